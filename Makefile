@@ -1,0 +1,40 @@
+# Every target creates .venv if needed and installs into it; nothing is assumed to be on the
+# machine beyond Python 3.11+. Outside tools the tests need (browsers, npm packages, …) are
+# installed by the scripts in scripts/setup.d/, each of which does nothing when its tool is there.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-dev
+
+.PHONY: test lint types pytest practice setup clean venv
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+setup: $(STAMP)
+	@for script in scripts/setup.d/*.sh; do \
+	  [ -e "$$script" ] || continue; \
+	  echo "setup: $$script"; bash "$$script" || exit 1; \
+	done
+
+lint: $(STAMP)
+	$(BIN)/ruff format --check quizgym tests benchmarks
+	$(BIN)/ruff check quizgym tests benchmarks
+
+types: $(STAMP)
+	$(BIN)/mypy quizgym
+
+pytest: setup
+	$(BIN)/python -m pytest -q
+
+test: lint types pytest
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache node_modules

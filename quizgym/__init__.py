@@ -1,0 +1,3 @@
+"""quizgym: one plain-text question bank, checked like code."""
+
+__version__ = "0.1.0"
