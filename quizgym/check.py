@@ -1,0 +1,266 @@
+"""Bank lint: schema, keys against stated values, variant stress test, mistake collisions.
+
+``check_banks`` validates every bank it is given and returns all findings at once; it never stops at
+the first problem. Findings carry ``path:line:col`` so editors can jump to them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from quizgym.errors import BankError, Finding
+from quizgym.loader import load_bank, resolve_bank
+from quizgym.model import Bank
+from quizgym.resources import bundled_banks
+
+
+@dataclass
+class BankReport:
+    """What checking one bank found."""
+
+    path: str
+    bank: Bank | None
+    findings: list[Finding] = field(default_factory=list)
+    variants_checked: int = 0
+
+    @property
+    def errors(self) -> list[Finding]:
+        """Findings that make the bank unusable."""
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        """Findings worth a look that do not stop the bank from working."""
+        return [f for f in self.findings if f.severity == "warning"]
+
+    def summary(self) -> str:
+        """One line: the bank, its size and the outcome."""
+        if self.bank is None:
+            return f"{self.path}: {len(self.errors)} error(s)"
+        count = len(self.bank.questions)
+        outcome = (
+            "ok"
+            if not self.findings
+            else (f"{len(self.errors)} error(s), {len(self.warnings)} warning(s)")
+        )
+        extra = f", {self.variants_checked} variants checked" if self.variants_checked else ""
+        return f"{self.path}: {self.bank.bank}, {count} questions{extra}: {outcome}"
+
+
+def expand_paths(names: Iterable[str]) -> list[Path]:
+    """Turn command-line names (files, folders, bundled names) into bank files.
+
+    No names means every bundled bank.
+    """
+    names = list(names)
+    if not names:
+        return list(bundled_banks().values())
+    paths: list[Path] = []
+    for name in names:
+        path = Path(name)
+        if path.is_dir():
+            paths.extend(sorted(path.glob("*.yaml")) + sorted(path.glob("*.yml")))
+        else:
+            paths.append(resolve_bank(name))
+    return paths
+
+
+def check_bank(path: Path, *, variant_seeds: int = 200) -> BankReport:
+    """Validate one bank file and lint its content.
+
+    Args:
+        path: the bank file.
+        variant_seeds: how many seeds the variant stress test draws per question.
+
+    Returns:
+        The report; never raises for problems inside the bank.
+    """
+    try:
+        bank = load_bank(path)
+    except BankError as exc:
+        return BankReport(path=str(path), bank=None, findings=exc.findings)
+    report = BankReport(path=str(path), bank=bank)
+    report.findings, report.variants_checked = lint_bank(bank, variant_seeds=variant_seeds)
+    return report
+
+
+def check_banks(names: Iterable[str], *, variant_seeds: int = 200) -> list[BankReport]:
+    """Check every bank named (see :func:`expand_paths`)."""
+    return [check_bank(p, variant_seeds=variant_seeds) for p in expand_paths(names)]
+
+
+# --- lint -------------------------------------------------------------------------------------
+
+
+def lint_bank(bank: Bank, *, variant_seeds: int = 200) -> tuple[list[Finding], int]:
+    """Hold every key to the author's numbers and stress-test the variants.
+
+    Checks: every key and mistake parses and evaluates; ``value`` agrees with the default
+    variant's key under the question's tolerance; no mistake lies within tolerance of the key or of
+    another mistake, for any variant drawn; parametric questions yield distinct, finite variants;
+    the correct choices are not all in the same position.
+
+    Returns:
+        The findings and the number of variants evaluated.
+    """
+    from quizgym.errors import AnswerParseError
+    from quizgym.model import MultipleChoice, Numeric, SpotTheError
+
+    findings: list[Finding] = []
+    checked = 0
+
+    def at(loc: tuple[str | int, ...], message: str, severity: str = "error") -> None:
+        path, line, col = bank.locate(loc)
+        findings.append(Finding(path, line, col, message, severity))
+
+    for index, question in enumerate(bank.questions):
+        if isinstance(question, Numeric):
+            try:
+                checked += _lint_numeric(bank, question, index, at, variant_seeds)
+            except BankError as exc:
+                findings.extend(exc.findings)
+            except AnswerParseError as exc:
+                at(("questions", index, "answer"), f"{question.id}: {exc.message}")
+    positions = [
+        [i for i, c in enumerate(q.choices) if c.correct][0]
+        for q in bank.questions
+        if isinstance(q, MultipleChoice | SpotTheError)
+        and not (isinstance(q, MultipleChoice) and q.multiple)
+        and not q.shuffle
+    ]
+    if len(positions) >= 4 and len(set(positions)) == 1:
+        letter = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[positions[0]]
+        at(
+            ("questions",),
+            f"every single-answer choice question has its key at {letter}; vary it",
+            "warning",
+        )
+    return findings, checked
+
+
+def _lint_numeric(bank: Bank, question: Any, index: int, at: Any, seeds: int) -> int:
+    from quizgym.errors import AnswerParseError
+    from quizgym.expr import parse
+    from quizgym.misconceptions import resolve_mistakes
+    from quizgym.solver import compile_numeric, keys_of, slots, variant_of
+    from quizgym.tolerance import compare
+
+    compiled = compile_numeric(bank, question)  # raises BankError with every unparsable key
+    qid = question.id
+    default = variant_of(bank, question)
+    for slot_index, ((part_id, slot), part) in enumerate(
+        zip(slots(question), compiled, strict=True)
+    ):
+        base: tuple[str | int, ...] = ("questions", index)
+        if part_id is not None:
+            base = (*base, "parts", slot_index)
+        name = qid if part_id is None else f"{qid}.{part_id}"
+        try:
+            key = keys_of(bank, question, default)[slot_index]
+        except AnswerParseError as exc:
+            at((*base, "answer"), f"{name}: the key cannot be evaluated: {exc.message}")
+            return 0
+        if slot.value is not None:
+            typed = parse(_decimal_text(slot.value))
+            match = compare(
+                value=float(slot.value),
+                key=key.number,
+                tolerance=part.tolerance,
+                kind=typed.kind,
+                decimals=typed.decimals,
+                sigfigs=typed.sigfigs,
+            )
+            if not match.ok:
+                at(
+                    (*base, "value"),
+                    f"{name}: value {_decimal_text(slot.value)} disagrees with the key {key} "
+                    "under the question's tolerance",
+                )
+    # Stress test: many students' variants must all evaluate, and no mistake may pass for the key.
+    seen_params = set()
+    distinct_keys = set()
+    reported: set[tuple[int, str]] = set()
+    draws = seeds if question.params else 1
+    for seed in range(draws):
+        variant = (
+            default
+            if seed == 0
+            else variant_of(bank, question, student=f"stress-{seed}", seed=seed)
+        )
+        seen_params.add(tuple(sorted(variant.params.items())))
+        try:
+            keys = keys_of(bank, question, variant)
+        except AnswerParseError as exc:
+            at(
+                ("questions", index, "params"),
+                f"{qid}: variant {dict(variant.params)} fails: {exc.message}",
+            )
+            return seed
+        distinct_keys.add(tuple(round(k.number, 9) for k in keys))
+        for slot_index, part in enumerate(compiled):
+            base = (
+                ("questions", index)
+                if part.id is None
+                else ("questions", index, "parts", slot_index)
+            )
+            if keys[slot_index].value != keys[slot_index].value:  # NaN guard
+                at((*base, "answer"), f"{qid}: key is not finite for {dict(variant.params)}")
+            values = [keys[slot_index].number]
+            for m_index, mistake in enumerate(
+                resolve_mistakes(bank, question, variant, slot_index)
+            ):
+                if mistake.derived:
+                    continue
+                for other in values:
+                    clash = compare(
+                        value=mistake.value,
+                        key=other,
+                        tolerance=part.tolerance,
+                        kind="mixed",
+                        decimals=0,
+                        sigfigs=0,
+                    ).ok
+                    if clash and (slot_index, str(m_index)) not in reported:
+                        reported.add((slot_index, str(m_index)))
+                        what = "the key" if other == values[0] else "an earlier mistake"
+                        where = "" if variant is default else f" for {_params_text(variant)}"
+                        at(
+                            (*base, "mistakes", m_index, "answer"),
+                            f"{qid}: mistake {m_index + 1} lies within tolerance of {what}{where}; "
+                            "a student giving it could not be told apart",
+                        )
+                values.append(mistake.value)
+    if question.params and len(seen_params) > 1 and len(distinct_keys) < min(len(seen_params), 2):
+        at(
+            ("questions", index, "params"),
+            f"{qid}: different parameters give the same key",
+            "warning",
+        )
+    if (
+        question.params
+        and any(len(_values(p)) > 1 for p in question.params.values())
+        and len(seen_params) < 2
+    ):
+        at(("questions", index, "params"), f"{qid}: {draws} draws gave only one variant", "warning")
+    return draws
+
+
+def _values(param: Any) -> list[Any]:
+    from quizgym.solver import param_values
+
+    return param_values(param)
+
+
+def _params_text(variant: Any) -> str:
+    from quizgym.solver import show_number
+
+    return ", ".join(f"{k}={show_number(v)}" for k, v in sorted(variant.params.items()))
+
+
+def _decimal_text(value: float) -> str:
+    """The author's number as they most likely typed it (YAML gives us a float)."""
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text

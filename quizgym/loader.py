@@ -1,0 +1,400 @@
+"""Load YAML banks into :class:`~quizgym.model.Bank`, reporting every problem at once.
+
+The YAML is composed into nodes first so that each field keeps its line and column; duplicate
+mapping keys are errors (PyYAML would silently keep the last one, losing an author's text).
+Pydantic errors are rendered one per field, ``path:line:col: field: message``. A bank either
+loads completely or raises :class:`~quizgym.errors.BankError`: it never half-loads.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from quizgym.errors import BankError, BankNotFoundError, Finding, QuizgymError
+from quizgym.model import QUESTION_TYPES, Bank, SourceMap, loc_key
+from quizgym.resources import bundled_banks
+
+Loc = tuple[str | int, ...]
+_BANK_SHAPE = "a bank is a mapping with bank, title and questions"
+
+_UNION_HINTS = {
+    "tolerance": "tolerance must be auto, {rel: R}, {abs: A}, {sigfigs: N} or {decimals: N}",
+    "params": "a parameter is a number, {choices: [...]} or {min: A, max: B, step: S}",
+}
+
+
+def resolve_bank(name: str | Path) -> Path:
+    """Find a bank by path or by the name of a bundled bank.
+
+    Raises:
+        BankNotFoundError: neither a readable file nor a bundled bank.
+    """
+    path = Path(name)
+    if path.is_file():
+        return path
+    bundled = bundled_banks()
+    if str(name) in bundled:
+        return bundled[str(name)]
+    raise BankNotFoundError(str(name), sorted(bundled))
+
+
+def load_bank(name: str | Path) -> Bank:
+    """Load and validate one bank, named by path or bundled name.
+
+    Raises:
+        BankNotFoundError: the bank does not exist.
+        QuizgymError: the file cannot be read.
+        BankError: the bank has errors (all of them, each with its line).
+    """
+    path = resolve_bank(name)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise QuizgymError(f"{path}: cannot read: {exc.strerror}") from exc
+    return parse_bank(raw, path=str(path))
+
+
+def parse_bank(raw: bytes | str, *, path: str = "<bank>") -> Bank:
+    """Validate bank text. See :func:`load_bank`.
+
+    Raises:
+        BankError: every problem found, each as a located finding.
+    """
+    text = _decode(raw, path)
+    data, positions, findings = _compose(text, path)
+    if findings and data is None:
+        raise BankError(findings)
+    if data is None:
+        raise BankError([_at(path, 1, 1, f"empty bank: {_BANK_SHAPE}")])
+    if not isinstance(data, dict):
+        kind = "list" if isinstance(data, list) else type(data).__name__
+        raise BankError(
+            [
+                _at(
+                    path,
+                    1,
+                    1,
+                    f"the top level is a {kind}; {_BANK_SHAPE}",
+                )
+            ]
+        )
+    source = SourceMap(path=path, positions=positions)
+    findings.extend(_duplicate_ids(data, source))
+    try:
+        bank = Bank.model_validate(data)
+    except ValidationError as exc:
+        findings.extend(_render_validation(exc, data, source))
+        raise BankError(_sorted(findings)) from None
+    bank._source = source
+    if findings:
+        raise BankError(_sorted(findings))
+    return bank
+
+
+def _sorted(findings: list[Finding]) -> list[Finding]:
+    return sorted(findings, key=lambda f: (f.path, f.line, f.col))
+
+
+# --- YAML ---------------------------------------------------------------------------------------
+
+
+def _at(path: str, line: int, col: int, message: str) -> Finding:
+    return Finding(path=path, line=line, col=col, message=message)
+
+
+def _decode(raw: bytes | str, path: str) -> str:
+    if isinstance(raw, str):
+        return raw
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        before = raw[: exc.start]
+        line = before.count(b"\n") + 1
+        col = exc.start - (before.rfind(b"\n") + 1) + 1
+        byte = raw[exc.start]
+        raise BankError(
+            [
+                _at(
+                    path,
+                    line,
+                    col,
+                    f"not UTF-8 text: byte 0x{byte:02x} cannot be decoded; save the file as UTF-8",
+                )
+            ]
+        ) from None
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader with YAML 1.2 booleans; used only to construct scalars from composed nodes."""
+
+
+# YAML 1.1 reads yes/no/on/off as booleans, so `feedback: yes` or a choice `text: No` would become
+# a bool. Banks are prose: like YAML 1.2, only true/false (any case) are booleans here.
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool",
+    re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+    list("tTfF"),
+)
+
+
+def _compose(text: str, path: str) -> tuple[Any, dict[str, tuple[int, int]], list[Finding]]:
+    tab = re.search(r"^( *)\t", text, flags=re.MULTILINE)
+    if tab:
+        line = text.count("\n", 0, tab.start()) + 1
+        col = len(tab.group(1)) + 1
+        return None, {}, [_at(path, line, col, "tab character in indentation; indent with spaces")]
+    loader = _Loader(text)
+    try:
+        root = loader.get_single_node()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problem = exc.problem or exc.context or "invalid YAML"
+        return None, {}, [_at(path, line, col, f"YAML syntax error: {problem}")]
+    except yaml.YAMLError as exc:
+        return None, {}, [_at(path, 1, 1, f"YAML error: {exc}")]
+    finally:
+        loader.dispose()
+    if root is None:
+        return None, {}, []
+    positions: dict[str, tuple[int, int]] = {}
+    findings: list[Finding] = []
+
+    def build(node: yaml.Node, loc: Loc) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            result: dict[Any, Any] = {}
+            first_seen: dict[Any, int] = {}
+            for key_node, value_node in node.value:
+                key = build(key_node, (*loc, "<key>"))
+                if not isinstance(key, str | int | float | bool) or key is None:
+                    findings.append(
+                        _mark(path, key_node, f"{_dotted(loc)}: mapping keys must be plain text")
+                    )
+                    continue
+                mark = key_node.start_mark
+                if key in first_seen:
+                    findings.append(
+                        _mark(
+                            path,
+                            key_node,
+                            f"{_dotted((*loc, str(key)))}: duplicate key {key!r} "
+                            f"(first at line {first_seen[key]}); YAML would keep only the last",
+                        )
+                    )
+                    continue
+                first_seen[key] = mark.line + 1
+                field = key if isinstance(key, str | int) else str(key)
+                positions[loc_key((*loc, field))] = (mark.line + 1, mark.column + 1)
+                result[key] = build(value_node, (*loc, field))
+            return result
+        if isinstance(node, yaml.SequenceNode):
+            items = []
+            for index, item in enumerate(node.value):
+                mark = item.start_mark
+                positions[loc_key((*loc, index))] = (mark.line + 1, mark.column + 1)
+                items.append(build(item, (*loc, index)))
+            return items
+        return loader.construct_object(node, deep=True)
+
+    data = build(root, ())
+    positions[""] = (1, 1)
+    return data, positions, findings
+
+
+def _mark(path: str, node: yaml.Node, message: str) -> Finding:
+    return _at(path, node.start_mark.line + 1, node.start_mark.column + 1, message)
+
+
+# --- validation errors --------------------------------------------------------------------------
+
+
+def _dotted(loc: Sequence[str | int]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "bank"
+
+
+def _data_loc(loc: Loc, data: Any, kind: str = "") -> tuple[Loc, Loc | None]:
+    """Keep the parts of a Pydantic loc that index into the data.
+
+    A part that is not in the data is either the missing field itself (the last part of a
+    ``missing`` error) or the name of a union member, which the author never wrote. Returns the
+    kept loc and, when a union was crossed, the loc of the union's own field (its anchor).
+    """
+    kept: list[str | int] = []
+    anchor: Loc | None = None
+    node = data
+    for position, part in enumerate(loc):
+        in_dict = isinstance(node, dict) and part in node
+        in_list = isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        if in_dict or in_list:
+            kept.append(part)
+            node = node[part]
+        elif isinstance(node, dict) and part in QUESTION_TYPES and node.get("type") == part:
+            continue  # the tag of the question union: not a data key
+        elif position == len(loc) - 1 and kind == "missing" and isinstance(part, str):
+            kept.append(part)
+        elif anchor is None:
+            anchor = tuple(kept)
+    return tuple(kept), anchor
+
+
+def _render_validation(
+    exc: ValidationError, data: dict[str, Any], source: SourceMap
+) -> list[Finding]:
+    groups: dict[Loc, list[tuple[Loc, ErrorDetails]]] = {}
+    order: list[Loc] = []
+    for error in exc.errors(include_url=False):
+        loc, union = _data_loc(tuple(error["loc"]), data, error["type"])
+        # Errors from the branches of one union collapse onto the union's own field.
+        anchor = loc if union is None else union
+        if anchor not in groups:
+            groups[anchor] = []
+            order.append(anchor)
+        groups[anchor].append((loc, error))
+    findings = []
+    for anchor in order:
+        members = groups[anchor]
+        loc, error = _pick(members)
+        hint = _union_hint(anchor)
+        if len(members) > 1 and hint and not _is_clear(members):
+            loc, message = anchor, f"{_dotted(anchor)}: {hint}"
+        else:
+            message = _message(error, loc, data)
+            if error["type"] in {"union_tag_invalid", "union_tag_not_found"}:
+                loc = (*loc, "type")
+        findings.append(_locate(source, loc, data, message))
+    return findings
+
+
+def _union_hint(anchor: Loc) -> str | None:
+    if not anchor:
+        return None
+    if len(anchor) >= 2 and anchor[-2] == "params":
+        return _UNION_HINTS["params"]
+    return _UNION_HINTS.get(str(anchor[-1]))
+
+
+def _is_clear(members: list[tuple[Loc, ErrorDetails]]) -> bool:
+    """Whether one union branch plainly matched (its only error is inside a value)."""
+    return _pick(members)[1]["type"] not in {
+        "missing",
+        "extra_forbidden",
+        "literal_error",
+        "model_type",
+    }
+
+
+def _pick(members: list[tuple[Loc, ErrorDetails]]) -> tuple[Loc, ErrorDetails]:
+    """Choose the most telling error among a union's branches."""
+    shape = {"missing", "extra_forbidden", "literal_error", "model_type", "float_type", "dict_type"}
+    for loc, error in members:
+        if error["type"] not in shape:
+            return loc, error
+    return members[0]
+
+
+def _message(error: ErrorDetails, loc: Loc, data: Any) -> str:
+    kind = error["type"]
+    field = _dotted(loc)
+    if kind == "missing":
+        return f"{field}: missing required field"
+    if kind == "extra_forbidden":
+        name = str(loc[-1]) if loc else "?"
+        parent = _parent_fields(error)
+        close = difflib.get_close_matches(name, parent, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        return f"{field}: unknown field {name!r}{hint}"
+    if kind in {"union_tag_invalid", "union_tag_not_found"}:
+        expected = ", ".join(QUESTION_TYPES)
+        got = error.get("ctx", {}).get("tag")
+        what = f"unknown question type {got!r}" if got else "missing type"
+        return f"{field}.type: {what} (expected one of {expected})"
+    if (
+        kind == "string_pattern_mismatch"
+        and loc
+        and loc[-1] in {"id", "bank"}
+        or (kind == "string_pattern_mismatch" and len(loc) >= 2 and loc[-2] == "tags")
+    ):
+        return (
+            f"{field}: {error['input']!r} is not a slug (lowercase letters, digits, single hyphens)"
+        )
+    if kind == "string_pattern_mismatch":
+        return f"{field}: {error['input']!r} is not a name (lowercase letters, digits, underscore)"
+    message = str(error["msg"])
+    if message.startswith("Value error, "):
+        message = message.removeprefix("Value error, ")
+    else:
+        message = message[:1].lower() + message[1:]
+    return f"{field}: {message}"
+
+
+def _parent_fields(error: ErrorDetails) -> list[str]:
+    from quizgym import model
+
+    names: set[str] = set()
+    classes: tuple[type[model.StrictModel], ...] = (
+        *QUESTION_TYPES.values(),
+        model.Bank,
+        model.Choice,
+        model.Part,
+        model.Mistake,
+        model.RubricCriterion,
+        model.Defaults,
+    )
+    for cls in classes:
+        names.update(cls.model_fields)
+    return sorted(names)
+
+
+def _locate(source: SourceMap, loc: Loc, data: Any, message: str) -> Finding:
+    positions = source.positions
+    for end in range(len(loc), -1, -1):
+        key = loc_key(loc[:end])
+        if key in positions:
+            line, col = positions[key]
+            return _at(source.path, line, col, _with_id(loc, data, message))
+    return _at(source.path, 1, 1, _with_id(loc, data, message))
+
+
+def _with_id(loc: Loc, data: Any, message: str) -> str:
+    """Name the question by id as well as by index, when it has one."""
+    if len(loc) >= 2 and loc[0] == "questions" and isinstance(loc[1], int):
+        questions = data.get("questions")
+        if isinstance(questions, list) and loc[1] < len(questions):
+            qid = questions[loc[1]].get("id") if isinstance(questions[loc[1]], dict) else None
+            prefix = f"questions[{loc[1]}]"
+            if isinstance(qid, str) and message.startswith(prefix):
+                return f"{prefix} ({qid}){message[len(prefix) :]}"
+    return message
+
+
+def _duplicate_ids(data: dict[str, Any], source: SourceMap) -> Iterable[Finding]:
+    """Question ids must be unique: progress and grades key on them."""
+    questions = data.get("questions")
+    if not isinstance(questions, list):
+        return
+    first: dict[str, int] = {}
+    for index, question in enumerate(questions):
+        qid = question.get("id") if isinstance(question, dict) else None
+        if not isinstance(qid, str):
+            continue
+        line, col = source.positions.get(loc_key(("questions", index, "id")), (1, 1))
+        if qid in first:
+            message = f"questions[{index}].id: duplicate id {qid!r} (first at line {first[qid]})"
+            yield _at(source.path, line, col, message)
+        else:
+            first[qid] = line

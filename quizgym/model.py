@@ -1,0 +1,342 @@
+"""Pydantic models of a question bank: the single definition of the bank format.
+
+Every model forbids unknown fields (a typo in a bank key must be an error, never a silent default)
+and is frozen. Questions form a union tagged by ``type``. This module imports nothing else from
+quizgym, so every other module can depend on it (a test keeps it that way).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+
+SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+NAME_PATTERN = r"^[a-z_][a-z0-9_]*$"
+
+Slug = Annotated[
+    str,
+    Field(pattern=SLUG_PATTERN, description="lowercase letters, digits and single hyphens"),
+]
+Name = Annotated[
+    str,
+    Field(
+        pattern=NAME_PATTERN,
+        description="an identifier usable in expressions: lowercase letters, digits, underscore",
+    ),
+]
+
+
+class StrictModel(BaseModel):
+    """Base of every bank model: unknown fields are errors; instances are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --- tolerance --------------------------------------------------------------------------------
+
+
+class RelTolerance(StrictModel):
+    """Relative tolerance, with an optional absolute floor: |s - t| <= abs + rel * |t|."""
+
+    rel: float = Field(gt=0, lt=1, description="relative tolerance, e.g. 1e-3 for 0.1%")
+    abs: float = Field(default=0.0, ge=0, description="absolute floor added to the relative band")
+
+
+class AbsTolerance(StrictModel):
+    """Absolute tolerance: |s - t| <= abs."""
+
+    abs: float = Field(gt=0, description="largest accepted absolute error")
+
+
+class SigfigsTolerance(StrictModel):
+    """Agreement to a number of significant figures (PrairieLearn's ``sigfig``)."""
+
+    sigfigs: int = Field(ge=1, le=15, description="significant figures that must agree")
+
+
+class DecimalsTolerance(StrictModel):
+    """Agreement to a number of decimal places (PrairieLearn's ``decdig``)."""
+
+    decimals: int = Field(ge=0, le=15, description="decimal places that must agree")
+
+
+Tolerance = Literal["auto"] | RelTolerance | AbsTolerance | SigfigsTolerance | DecimalsTolerance
+
+
+class Defaults(StrictModel):
+    """Bank-wide defaults for questions that do not set their own."""
+
+    points: float = Field(default=1.0, gt=0, description="points for a question or part")
+    tolerance: Tolerance = Field(default="auto", description="numeric comparison policy")
+
+
+# --- pieces of questions ----------------------------------------------------------------------
+
+
+class Choice(StrictModel):
+    """One option of a multiple-choice or spot-the-error question."""
+
+    text: str = Field(min_length=1, description="the option as shown")
+    correct: bool = Field(default=False, description="whether choosing it is right")
+    feedback: str | None = Field(default=None, description="shown to a student who chose it")
+    tag: Slug | None = Field(default=None, description="misconception tag for item analysis")
+
+
+class Mistake(StrictModel):
+    """A known wrong numeric answer with its feedback (first match wins)."""
+
+    answer: str = Field(min_length=1, description="the wrong value, in the expression language")
+    feedback: str = Field(min_length=1, description="what the student is told")
+    tag: Slug | None = Field(default=None, description="misconception tag for item analysis")
+    credit: float = Field(default=0.0, ge=0, lt=1, description="partial credit, 0 to <1")
+
+
+class RubricCriterion(StrictModel):
+    """One criterion of a free-text rubric, met when any of its phrases occurs."""
+
+    criterion: str = Field(min_length=1, description="what the answer must say")
+    any_of: list[str] = Field(min_length=1, description="phrases, any of which meets it")
+    points: float = Field(default=1.0, gt=0, description="points for meeting it")
+
+
+class ParamChoices(StrictModel):
+    """A parameter drawn from a list; the first value is the default."""
+
+    choices: list[float] = Field(min_length=1, description="candidate values")
+
+
+class ParamRange(StrictModel):
+    """A parameter drawn from min, min+step, ... <= max; min is the default."""
+
+    min: float = Field(description="smallest value, and the default")
+    max: float = Field(description="largest value")
+    step: float = Field(gt=0, description="spacing of the values")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ParamRange:
+        if self.max < self.min:
+            raise ValueError("max must not be smaller than min")
+        if (self.max - self.min) / self.step > 100_000:
+            raise ValueError("range has more than 100000 values; use a larger step")
+        return self
+
+
+Param = float | ParamChoices | ParamRange
+
+
+class Part(StrictModel):
+    """One numeric part of a multi-part problem."""
+
+    id: Name = Field(description="part id; later parts' keys may use it as a name")
+    prompt: str = Field(min_length=1, description="what this part asks")
+    answer: str = Field(min_length=1, description="key, in the expression language")
+    value: float | None = Field(default=None, description="the author's number, held to the key")
+    tolerance: Tolerance | None = Field(default=None, description="comparison policy")
+    units: str | None = Field(default=None, description="units shown beside the answer")
+    points: float | None = Field(default=None, gt=0, description="points for this part")
+    mistakes: list[Mistake] = Field(default_factory=list, description="known wrong answers")
+    hint: str | None = Field(default=None, description="shown on request")
+    explanation: str | None = Field(default=None, description="shown after answering")
+
+
+# --- questions --------------------------------------------------------------------------------
+
+
+class QuestionBase(StrictModel):
+    """Fields every question has."""
+
+    id: Slug = Field(description="unique, stable id: progress and grades key on it")
+    prompt: str = Field(min_length=1, description="the question; {name} shows a parameter")
+    tags: list[Slug] = Field(default_factory=list, description="topics and kinds")
+    points: float | None = Field(default=None, gt=0, description="points (bank default if unset)")
+    hint: str | None = Field(default=None, description="shown on request")
+    explanation: str | None = Field(default=None, description="shown after answering")
+    source: str | None = Field(default=None, description="which seed item this encodes")
+
+
+class TrueFalse(QuestionBase):
+    """A statement to judge true or false."""
+
+    type: Literal["true_false"]
+    answer: bool = Field(description="whether the statement is true")
+
+
+def _check_choices(choices: list[Choice], *, multiple: bool) -> None:
+    right = sum(c.correct for c in choices)
+    if multiple and right == 0:
+        raise ValueError("at least one choice must be marked correct: true")
+    if not multiple and right != 1:
+        raise ValueError(
+            f"exactly one choice must be marked correct: true (found {right}); "
+            "set multiple: true for several"
+        )
+    seen: set[str] = set()
+    for choice in choices:
+        if choice.text in seen:
+            raise ValueError(f"choice {choice.text!r} appears twice")
+        seen.add(choice.text)
+
+
+class MultipleChoice(QuestionBase):
+    """Choose one correct option, or several with ``multiple: true`` (partial credit)."""
+
+    type: Literal["multiple_choice"]
+    choices: list[Choice] = Field(min_length=2, max_length=26, description="the options")
+    multiple: bool = Field(default=False, description="several may be correct")
+    shuffle: bool = Field(default=False, description="show each student a seeded order")
+
+    @model_validator(mode="after")
+    def _one_correct(self) -> MultipleChoice:
+        _check_choices(self.choices, multiple=self.multiple)
+        return self
+
+
+class SpotTheError(QuestionBase):
+    """A flawed statement; the student chooses the right diagnosis."""
+
+    type: Literal["spot_the_error"]
+    prompt: str = Field(
+        default="What is wrong with this statement?", min_length=1, description="the question"
+    )
+    statement: str = Field(min_length=1, description="the flawed statement")
+    choices: list[Choice] = Field(min_length=2, max_length=26, description="candidate diagnoses")
+    correction: str = Field(min_length=1, description="what is actually true")
+    shuffle: bool = Field(default=False, description="show each student a seeded order")
+
+    @model_validator(mode="after")
+    def _one_correct(self) -> SpotTheError:
+        _check_choices(self.choices, multiple=False)
+        return self
+
+
+class FreeText(QuestionBase):
+    """A free-text answer scored by a rubric and marked for review."""
+
+    type: Literal["free_text"]
+    model_answer: str = Field(min_length=1, description="a full-credit answer")
+    rubric: list[RubricCriterion] = Field(min_length=1, description="criteria and their points")
+
+
+class Numeric(QuestionBase):
+    """A number computed from a key expression, optionally in several parts, with variants."""
+
+    type: Literal["numeric"]
+    params: dict[Name, Param] = Field(
+        default_factory=dict, description="variant parameters; the first value is the default"
+    )
+    answer: str | None = Field(default=None, description="key, in the expression language")
+    value: float | None = Field(default=None, description="the author's number, held to the key")
+    tolerance: Tolerance | None = Field(default=None, description="comparison policy")
+    units: str | None = Field(default=None, description="units shown beside the answer")
+    mistakes: list[Mistake] = Field(default_factory=list, description="known wrong answers")
+    parts: list[Part] = Field(default_factory=list, description="parts of a multi-part problem")
+
+    @model_validator(mode="after")
+    def _answer_or_parts(self) -> Numeric:
+        if self.parts:
+            if self.answer is not None or self.value is not None or self.mistakes:
+                raise ValueError(
+                    "a question with parts keeps answer, value and mistakes in its parts"
+                )
+            ids = [p.id for p in self.parts]
+            dupes = sorted({i for i in ids if ids.count(i) > 1})
+            if dupes:
+                raise ValueError(f"part id {dupes[0]!r} is used twice")
+            clash = sorted(set(ids) & set(self.params))
+            if clash:
+                raise ValueError(f"{clash[0]!r} is both a part id and a parameter")
+        elif self.answer is None:
+            raise ValueError("a numeric question needs answer (or parts)")
+        return self
+
+    @model_validator(mode="after")
+    def _placeholders_are_params(self) -> Numeric:
+        texts = [self.prompt, *(p.prompt for p in self.parts)]
+        for text in texts:
+            for name in placeholders(text):
+                if name not in self.params:
+                    raise ValueError(f"placeholder {{{name}}} names no parameter in params")
+        return self
+
+
+Question = Annotated[
+    TrueFalse | MultipleChoice | SpotTheError | FreeText | Numeric,
+    Field(discriminator="type"),
+]
+
+QUESTION_TYPES: dict[str, type[QuestionBase]] = {
+    "true_false": TrueFalse,
+    "multiple_choice": MultipleChoice,
+    "spot_the_error": SpotTheError,
+    "free_text": FreeText,
+    "numeric": Numeric,
+}
+
+
+class SourceMap(StrictModel):
+    """Where each field of a bank stands in its file (filled by the loader)."""
+
+    path: str = ""
+    positions: dict[str, tuple[int, int]] = Field(default_factory=dict)
+
+
+class Bank(StrictModel):
+    """A question bank: the unit that is checked, practised, rendered, exported and graded."""
+
+    bank: Slug = Field(description="the bank's slug, e.g. bert-mlm")
+    title: str = Field(min_length=1, description="human title")
+    version: int = Field(default=1, ge=1, description="bump when keys change")
+    description: str | None = Field(default=None, description="what the bank covers")
+    defaults: Defaults = Field(default_factory=Defaults, description="bank-wide defaults")
+    questions: list[Question] = Field(min_length=1, description="the questions")
+
+    _source: SourceMap = PrivateAttr(default_factory=SourceMap)
+
+    def question(self, qid: str) -> TrueFalse | MultipleChoice | SpotTheError | FreeText | Numeric:
+        """Return the question with this id.
+
+        Raises:
+            KeyError: no such question.
+        """
+        for q in self.questions:
+            if q.id == qid:
+                return q
+        raise KeyError(qid)
+
+    def locate(self, loc: tuple[str | int, ...]) -> tuple[str, int, int]:
+        """Return ``(path, line, col)`` of the deepest known field on ``loc`` (1-based)."""
+        positions = self._source.positions
+        for end in range(len(loc), -1, -1):
+            key = loc_key(loc[:end])
+            if key in positions:
+                line, col = positions[key]
+                return self._source.path, line, col
+        return self._source.path, 1, 1
+
+    @property
+    def path(self) -> str:
+        """The file the bank was loaded from ('' when built in code)."""
+        return self._source.path
+
+
+def loc_key(loc: tuple[str | int, ...]) -> str:
+    """Encode a field path as the key of :attr:`SourceMap.positions`."""
+    return "/".join(str(part) for part in loc)
+
+
+PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+
+
+def placeholders(text: str) -> list[str]:
+    """Return the ``{name}`` placeholders of a prompt, in order.
+
+    Only identifiers in braces are placeholders, so ``M = {3, 5}`` in a prompt stays literal.
+    """
+    return PLACEHOLDER.findall(text)
+
+
+def points_of(question: QuestionBase | Part, defaults: Defaults) -> float:
+    """The points a question or part is worth, after bank defaults."""
+    return question.points if question.points is not None else defaults.points

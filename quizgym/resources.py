@@ -1,0 +1,32 @@
+"""Find the data shipped with quizgym: bundled banks and templates.
+
+In a source checkout they live at the repository's top level (``banks/``, ``templates/``); in an
+installed wheel they are package data under ``quizgym/_data/``. One function serves both.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from quizgym.errors import QuizgymError
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def resource_dir(name: Literal["banks", "templates"]) -> Path:
+    """Return the folder holding the bundled ``banks`` or ``templates``.
+
+    Raises:
+        QuizgymError: the installation is broken (neither location exists).
+    """
+    for candidate in (_PACKAGE / "_data" / name, _PACKAGE.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise QuizgymError(f"quizgym is installed without its {name}/ folder; reinstall it")
+
+
+def bundled_banks() -> dict[str, Path]:
+    """Map each bundled bank's name (file stem) to its path."""
+    folder = resource_dir("banks")
+    return {p.stem: p for p in sorted(folder.glob("*.yaml"))}

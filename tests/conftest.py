@@ -1,0 +1,28 @@
+"""Shared fixtures and the rule for tests that need an outside tool."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-goldens", action="store_true", default=False, help="update goldens")
+
+
+@pytest.fixture
+def update_goldens(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-goldens"))
+
+
+def require_tool(name: str) -> str:
+    """Return the path of an outside tool; skip without it on a laptop, fail under CI=true."""
+    path = shutil.which(name)
+    if path is None:
+        message = f"{name} is not installed (make test installs it)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
