@@ -1,0 +1,1214 @@
+"""The one safe expression language: keys, mistakes and student answers all go through it.
+
+Pipeline (see ``numeric-answers.md`` §3)::
+
+    raw → normalize → tokenize → parse (own recursive descent, implicit *) → checked tree
+        → evaluate (guarded mpmath, 30 digits)  or  to_sympy (exact, same guards)
+
+Student mode is :func:`parse` with its defaults (numbers, ``+ - * / ^ **``, parentheses, ``ln``,
+``log`` (= ``ln``), ``log10``, ``lg``, ``log2``, ``exp``, ``sqrt``, ``abs``, ``e``, ``pi``).
+Author mode (keys and mistakes) passes extra ``names`` (parameters, earlier part ids) and a wider
+function table (domain functions such as ``mlm_loss(p1, p2)``).
+
+Decision: evaluation runs in-process, without a worker process. The reference recommends a worker
+with rlimits because sympy/mpmath can hang inside one C-level or big-integer call. Here nothing
+reaches such a call: student text never meets sympy (only our tree does, through
+:func:`to_sympy`, for keys), there is no factorial or other unbounded function in the
+vocabulary, and the walker bounds every operation's *result* before computing it (``|b|·log2|a|``
+for powers, the argument of ``exp``) and every intermediate value after it, so each mpmath call
+works on 30-digit numbers below 2^4096. The input is capped at 300 characters, 150 tree nodes and
+20 levels of nesting before any evaluation.
+"""
+
+# Threat model (why this module looks the way it does):
+# - Student text is hostile. sympy's string parsers run Python's own evaluator on their input
+#   (code execution: "__import__('os').system('id')"), and eager big-number arithmetic hangs the
+#   process ("9**9**9", "exp(exp(exp(10)))", "factorial(10**6)"). So no string ever reaches
+#   sympy, Python's evaluator or float(): we tokenize with a closed vocabulary, build our own tree,
+#   and construct mpmath/sympy numbers from token digits (ints), never from the raw text.
+# - Bounding each literal exponent is not enough: "((9**9)**9999)**9999" passes a per-exponent
+#   check. We bound the result magnitude |b|*log2|a| <= 4096 of every power before computing it,
+#   and check |x| < 2**4096 (and x == 0 or |x| >= 2**-4096) after every operation.
+# - Parsers themselves can be attacked: CPython's parser overflows on 200 nested parentheses and
+#   on 100,000 unary minus signs; regex engines can backtrack. We cap the length (300 characters)
+#   before anything else, nest at most 20 levels, build at most 150 nodes, and use only regexes
+#   without nested quantifiers.
+# - Silent misreading is a threat too: "2³" must not become 23, "10⁻³" not 10-3, "1,000" is
+#   ambiguous (1000 or 1.0?), "2,30" is not. Superscripts are rewritten before NFKC, ambiguous
+#   separators are refused with an explanation, and every reading is echoed (Reading.read_as).
+# - Exact keys (to_sympy) trigger sympy's automatic evaluation, which works on exact rationals:
+#   (1.000001)^(10^9) is a modest number but a gigantic fraction. Before each exact power we bound
+#   the size of the fraction it would produce, and refuse roots of very large fractions.
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Callable, Collection, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+import mpmath
+import sympy
+from mpmath import mpf
+from sympy.printing.str import StrPrinter
+
+from quizgym.errors import AnswerParseError
+
+__all__ = [
+    "CONSTANTS",
+    "DPS",
+    "MAX_DEPTH",
+    "MAX_LENGTH",
+    "MAX_NODES",
+    "STUDENT_FUNCTIONS",
+    "Constant",
+    "Function",
+    "ParseFailure",
+    "Parsed",
+    "Reading",
+    "evaluate",
+    "format_value",
+    "parse",
+    "read_answer",
+    "to_sympy",
+    "to_text",
+]
+
+MAX_LENGTH = 300
+"""Longest accepted input, in characters, checked before anything else."""
+MAX_NODES = 150
+"""Most tree nodes (numbers, names, operations, calls) in one expression."""
+MAX_DEPTH = 20
+"""Deepest nesting of parentheses, calls, signs and exponents."""
+DPS = 30
+"""Decimal digits mpmath works with."""
+MAX_LOG2 = 4096
+"""Every value stays below 2**MAX_LOG2 in magnitude (and nonzero values above its inverse)."""
+
+_MAX_NORMALIZED = 2 * MAX_LENGTH  # NFKC may expand a character ("π" → "pi", "½" → "(1/2)")
+_MAX_LITERAL_LOG10 = 1233  # 2**4096 ≈ 1.04e1233
+_EXACT_BITS = 8192  # numerators/denominators stay below 2**8192 (~2466 digits) in to_sympy
+_ROOT_BITS = 256  # sympy factors the base of a root; above ~256 bits that takes > 10 ms
+_BIG = mpmath.ldexp(1, MAX_LOG2)
+_TINY = mpmath.ldexp(1, -MAX_LOG2)
+
+_TOO_BIG = "The number is too large or too small to work with (beyond 2^4096)."
+_ONE_ARGUMENT = "Functions take one argument; use log10(x) or log2(x) for other bases."
+_PERCENT = "Percent signs are not accepted; enter e.g. 0.15 instead of 15%."
+_TWO_NUMBERS = "Two numbers separated by a space; use * to multiply."
+_AMBIGUOUS_COMMA = (
+    "{text} is ambiguous: write it with a decimal point (e.g. {point}) "
+    "or without separators (e.g. {plain})."
+)
+
+
+# --- vocabulary -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Function:
+    """A callable name in the language.
+
+    The table key is how it is typed; ``name`` is how it is printed (``log`` prints as ``ln``).
+    """
+
+    name: str
+    min_args: int
+    max_args: int | None
+    """None = any number of arguments."""
+    mp: Callable[..., mpf]
+    """Guarded mpmath implementation; raises AnswerParseError outside its domain."""
+    sym: Callable[..., sympy.Expr]
+    """Exact sympy implementation."""
+
+
+@dataclass(frozen=True)
+class Constant:
+    """A named constant: ``e`` or ``pi``."""
+
+    name: str
+    mp: Callable[[], mpf]
+    """The value at the working precision."""
+    sym: sympy.Expr
+
+
+def _positive(name: str, x: mpf) -> mpf:
+    if x <= 0:
+        raise AnswerParseError(f"{name} needs a positive number, but got {format_value(x)}.")
+    return x
+
+
+def _mp_sqrt(x: mpf) -> mpf:
+    if x < 0:
+        raise AnswerParseError(
+            f"sqrt needs a number that is not negative, but got {format_value(x)}."
+        )
+    return mpmath.sqrt(x)
+
+
+_EXP_LIMIT = MAX_LOG2 * mpmath.log(2)  # exp(x) < 2**4096  ⇔  x < 4096·ln 2 ≈ 2839.8
+
+
+def _mp_exp(x: mpf) -> mpf:
+    if abs(x) >= _EXP_LIMIT:
+        raise AnswerParseError(
+            f"exp argument too large: exp(x) needs |x| < 2839, but got {format_value(x)}."
+        )
+    return mpmath.exp(x)
+
+
+def _sym_sqrt(x: sympy.Expr) -> sympy.Expr:
+    if _bits(x) > _ROOT_BITS:
+        raise AnswerParseError("sqrt of a number this large cannot be taken exactly.")
+    return sympy.sqrt(x)
+
+
+_LN = Function("ln", 1, 1, lambda x: mpmath.log(_positive("ln", x)), sympy.log)
+_LOG10 = Function(
+    "log10", 1, 1, lambda x: mpmath.log10(_positive("log10", x)), lambda x: sympy.log(x, 10)
+)
+STUDENT_FUNCTIONS: Mapping[str, Function] = MappingProxyType(
+    {
+        "ln": _LN,
+        "log": _LN,  # natural log, as in sympy, mpmath, PyTorch and PrairieLearn
+        "log10": _LOG10,
+        "lg": _LOG10,
+        "log2": Function(
+            "log2", 1, 1, lambda x: mpmath.log(_positive("log2", x), 2), lambda x: sympy.log(x, 2)
+        ),
+        "exp": Function("exp", 1, 1, _mp_exp, sympy.exp),
+        "sqrt": Function("sqrt", 1, 1, _mp_sqrt, _sym_sqrt),
+        "abs": Function("abs", 1, 1, abs, sympy.Abs),
+    }
+)
+"""Functions a student may use: each takes one argument."""
+
+CONSTANTS: Mapping[str, Constant] = MappingProxyType(
+    {
+        "e": Constant("e", lambda: +mpmath.e, sympy.E),
+        "pi": Constant("pi", lambda: +mpmath.pi, sympy.pi),
+    }
+)
+
+_NAME_RE = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+# --- the checked tree -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Num:
+    mantissa: int
+    exponent: int  # value = mantissa * 10**exponent, exactly as typed
+    text: str  # canonical spelling: digits as typed, "." for the separator, no grouping
+    decimal: bool  # typed with a decimal separator
+    decimals: int
+    sigfigs: int
+    comma: bool  # typed with a decimal comma
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Const:
+    constant: Constant
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Name:
+    name: str
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Unary:
+    op: str
+    operand: _Node
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Binary:
+    op: str  # + - * / ^
+    left: _Node
+    right: _Node
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    function: Function
+    args: tuple[_Node, ...]
+    offset: int
+
+
+_Node = _Num | _Const | _Name | _Unary | _Binary | _Call
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A checked expression and how it was read."""
+
+    source: str
+    """The raw text."""
+    canonical: str
+    """How it was read, e.g. ``8*ln(2)``, ``2.30``, ``-ln(0.2) - ln(0.5)``."""
+    kind: Literal["decimal", "expression", "mixed"]
+    """``decimal``: one plain (optionally signed) decimal literal; ``expression``: no literal with
+    a decimal separator; ``mixed``: an expression with decimal literals (``8*0.6931``)."""
+    decimals: int
+    """For a decimal: the place of the last digit typed, as decimal places: ``2.30`` → 2,
+    ``2.5e-3`` → 4, ``30000`` → 0, ``1.23e4`` → -2 (typed to the hundreds); else 0."""
+    sigfigs: int
+    """For a decimal: significant figures typed (trailing zeros count); else 0."""
+    names: frozenset[str]
+    """Free names used (parameters, part ids); empty for student answers."""
+    tree: _Node = field(repr=False)
+    """The checked tree (internal)."""
+
+
+# --- normalize ----------------------------------------------------------------------------------
+
+_SUPERSCRIPTS = {
+    **{chr(0x2070 + d): str(d) for d in (0, 4, 5, 6, 7, 8, 9)},
+    "\u00b9": "1",
+    "\u00b2": "2",
+    "\u00b3": "3",
+    "\u207a": "+",
+    "\u207b": "-",
+    "\u207d": "(",
+    "\u207e": ")",
+}
+_CHAR_MAP = {
+    **dict.fromkeys("\u2212\u2010\u2011\u2012\u2013\u2014\ufe63\uff0d", "-"),
+    **dict.fromkeys("\u00d7\u00b7\u22c5\u2219\u2217", "*"),
+    **dict.fromkeys("\u00f7\u2215\u2044", "/"),
+    **dict.fromkeys("\t\n\r\f\v", " "),
+    "\u03c0": "pi",
+}
+_PREFIX_RE = re.compile(r" *(?:[A-Za-z_][A-Za-z0-9_]* *)?[=\u2248~] *")
+_NATS_RE = re.compile(r"(?<![A-Za-z_])nats? *$", re.IGNORECASE)
+_BITS_RE = re.compile(r"(?<![A-Za-z_])bits? *$", re.IGNORECASE)
+
+
+def _normalize(source: str) -> tuple[str, list[int]]:
+    """Map raw text to ASCII, keeping for each output character the source offset it came from."""
+    if len(source) > MAX_LENGTH:
+        raise AnswerParseError(
+            f"The text is too long ({len(source)} characters; at most {MAX_LENGTH}).", MAX_LENGTH
+        )
+    chars: list[str] = []
+    where: list[int] = []
+
+    def emit(text: str, offset: int) -> None:
+        chars.extend(text)
+        where.extend([offset] * len(text))
+
+    i = 0
+    while i < len(source):
+        if source[i] in _SUPERSCRIPTS:
+            # Before NFKC, which would silently turn "2³" into "23" and "10⁻³" into "10-3".
+            start = i
+            while i < len(source) and source[i] in _SUPERSCRIPTS:
+                i += 1
+            emit("^(", start)
+            for k in range(start, i):
+                emit(_SUPERSCRIPTS[source[k]], k)
+            emit(")", i - 1)
+            continue
+        folded = unicodedata.normalize("NFKC", source[i])
+        if len(folded) > 1 and "\u2044" in folded:  # a vulgar fraction, "½" → "(1/2)"
+            if chars and chars[-1].isdigit():
+                raise AnswerParseError("Write a mixed number such as 1½ as 1 + 1/2.", i)
+            folded = "(" + folded + ")"
+        for ch in folded:
+            emit(_CHAR_MAP.get(ch, ch), i)
+        i += 1
+        if len(chars) > _MAX_NORMALIZED:
+            raise AnswerParseError(f"The text is too long (at most {MAX_LENGTH} characters).", i)
+
+    text = "".join(chars)
+    start, end = 0, len(text)
+    prefix = _PREFIX_RE.match(text)
+    if prefix:  # "≈ 2.30", "L = 2.30", "L_MLM ≈ 2.3026"
+        start = prefix.end()
+    bits = _BITS_RE.search(text, start)
+    if bits:
+        raise AnswerParseError(
+            "The unit 'bits' is not accepted: answers are in nats (natural log). A value in bits "
+            "times ln(2) ≈ 0.6931 is in nats; type the number only.",
+            where[bits.start()],
+        )
+    nats = _NATS_RE.search(text, start)
+    if nats:
+        end = nats.start()
+    while start < end and text[start] == " ":
+        start += 1
+    while end > start and text[end - 1] == " ":
+        end -= 1
+    if start == end:
+        raise AnswerParseError("There is no number or expression to read.", None)
+    text, offsets = text[start:end], where[start:end]
+    for k, ch in enumerate(text):
+        if not " " <= ch <= "~":
+            raise AnswerParseError(
+                f"The character {ch!r} (U+{ord(ch):04X}) is not allowed.", offsets[k]
+            )
+    return text, offsets
+
+
+# --- tokenize -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    kind: Literal["num", "name", "func", "const", "op", "(", ")", ",", "end"]
+    text: str
+    offset: int  # in the source
+    num: _Num | None = None
+    function: Function | None = None
+    constant: Constant | None = None
+
+
+_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_EXPONENT_RE = re.compile(r"[eE]([+-]?)([0-9]+)")
+
+
+class _Tokenizer:
+    def __init__(
+        self,
+        text: str,
+        offsets: list[int],
+        names: frozenset[str],
+        functions: Mapping[str, Function],
+    ) -> None:
+        self.text = text
+        self.offsets = offsets
+        self.names = names
+        self.functions = functions
+        self.end_offset = offsets[-1] + 1
+
+    def at(self, i: int) -> int:
+        return self.offsets[i] if i < len(self.offsets) else self.end_offset
+
+    def tokens(self) -> list[_Token]:
+        text, out = self.text, []
+        contexts: list[bool] = []  # per open parenthesis: does "," separate arguments there?
+        i = 0
+        while i < len(text):
+            ch = text[i]
+            if ch == " ":
+                i += 1
+            elif ch.isdigit() or (ch == "." and text[i + 1 : i + 2].isdigit()):
+                allow_comma = not (contexts and contexts[-1])
+                num, i = self.number(i, allow_comma=allow_comma)
+                out.append(_Token("num", num.text, num.offset, num=num))
+            elif ch.isalpha() or ch == "_":
+                token, i = self.identifier(i)
+                out.append(token)
+            elif ch == "*" and text[i + 1 : i + 2] == "*":
+                out.append(_Token("op", "^", self.at(i)))
+                i += 2
+            elif ch in "+-*/^":
+                out.append(_Token("op", ch, self.at(i)))
+                i += 1
+            elif ch == "(":
+                previous = out[-1] if out else None
+                contexts.append(
+                    previous is not None
+                    and previous.function is not None
+                    and previous.function.max_args != 1
+                )
+                out.append(_Token("(", ch, self.at(i)))
+                i += 1
+            elif ch == ")":
+                if contexts:
+                    contexts.pop()
+                out.append(_Token(")", ch, self.at(i)))
+                i += 1
+            elif ch == ",":
+                out.append(_Token(",", ch, self.at(i)))
+                i += 1
+            elif ch == "%":
+                raise AnswerParseError(_PERCENT, self.at(i))
+            elif ch == "!":
+                raise AnswerParseError("Factorials (!) are not supported.", self.at(i))
+            else:
+                raise AnswerParseError(f"Unexpected character {ch!r}.", self.at(i))
+        out.append(_Token("end", "", self.end_offset))
+        return out
+
+    def number(self, i: int, *, allow_comma: bool) -> tuple[_Num, int]:
+        """Read a number: digits, one decimal separator, digit groups, e-notation."""
+        text, j = self.text, i
+        while j < len(text):
+            ch = text[j]
+            nxt = text[j + 1 : j + 2]
+            if ch.isdigit() or ch == ".":
+                j += 1
+            elif ch in ", " and nxt.isdigit() and text[j - 1].isdigit():
+                # A comma between digits may be a decimal comma, a space a digit group; both
+                # are judged below once the whole run is known.
+                if ch == "," and not allow_comma:
+                    break
+                j += 1
+            else:
+                break
+        body = text[i:j]
+        offset = self.at(i)
+        exp_sign, exp_digits = "", ""
+        match = _EXPONENT_RE.match(text, j)
+        if match:
+            exp_sign, exp_digits = match.group(1), match.group(2)
+            j = match.end()
+        if body.count(".") and body.count(","):
+            raise AnswerParseError(
+                f"{body} mixes '.' and ',' (mixed separators): write the number with a decimal "
+                "point only and without thousands separators, e.g. 1000.5.",
+                offset,
+            )
+        if body.count(".") > 1:
+            raise AnswerParseError(
+                f"{body} has more than one decimal point; write numbers without thousands "
+                "separators.",
+                offset,
+            )
+        if body.count(",") > 1:
+            raise AnswerParseError(
+                f"{body} is ambiguous: write it without separators (e.g. "
+                f"{body.replace(',', '').replace(' ', '')}) or with one decimal point.",
+                offset,
+            )
+        separator = "." if "." in body else "," if "," in body else ""
+        whole, _, fraction = body.partition(separator) if separator else (body, "", "")
+        if (
+            separator == ","
+            and len(fraction.split(" ")[0]) == 3
+            and re.fullmatch(r"[1-9][0-9]{0,2}", whole)
+        ):
+            # "1,000" and "2,302": thousands separator or decimal comma? Refuse to guess.
+            raise AnswerParseError(
+                _AMBIGUOUS_COMMA.format(
+                    text=body, point=body.replace(",", "."), plain=body.replace(",", "")
+                ),
+                offset,
+            )
+        if not _grouped(whole, first=True) or not _grouped(fraction, first=False):
+            raise AnswerParseError(_TWO_NUMBERS, self.at(i + body.index(" ")))
+        whole, fraction = whole.replace(" ", ""), fraction.replace(" ", "")
+        digits = whole + fraction
+        if len(exp_digits.lstrip("0")) > 6:
+            raise AnswerParseError(_TOO_BIG, offset)
+        exponent = int(exp_sign + exp_digits) if exp_digits else 0
+        mantissa = int(digits)
+        if mantissa and not (
+            -_MAX_LITERAL_LOG10
+            <= len(str(mantissa)) - 1 + exponent - len(fraction)
+            < _MAX_LITERAL_LOG10
+        ):
+            raise AnswerParseError(_TOO_BIG, offset)
+        significant = digits.lstrip("0")
+        canonical = (whole or "0") + ("." + fraction if separator else "")
+        if exp_digits:
+            canonical += "e" + ("-" if exp_sign == "-" else "") + (exp_digits.lstrip("0") or "0")
+        num = _Num(
+            mantissa=mantissa,
+            exponent=exponent - len(fraction),
+            text=canonical,
+            decimal=bool(separator),
+            decimals=len(fraction) - exponent,  # "2.5e-3" → 4, "1.23e4" → -2
+            sigfigs=len(significant) if significant else max(1, len(fraction)),
+            comma=separator == ",",
+            offset=offset,
+        )
+        return num, j
+
+    def identifier(self, i: int) -> tuple[_Token, int]:
+        match = _IDENT_RE.match(self.text, i)
+        assert match is not None  # called on a letter or underscore
+        word = match.group()
+        low = word.lower()
+        offset = self.at(i)
+        if low in self.names:
+            return _Token("name", low, offset), match.end()
+        if low in self.functions:
+            return _Token("func", low, offset, function=self.functions[low]), match.end()
+        if low in CONSTANTS:
+            return _Token("const", low, offset, constant=CONSTANTS[low]), match.end()
+        # "8ln2", "sqrt2": a function name glued to its number; "log28" could be log(28) or
+        # log2(8), so a glued name is split only when exactly one split exists.
+        splits = [f for f in self.functions if low.startswith(f) and low[len(f) :].isdigit()]
+        if len(splits) == 1:
+            name = splits[0]
+            return _Token("func", name, offset, function=self.functions[name]), i + len(name)
+        if splits:
+            options = " or ".join(f"{f}({low[len(f) :]})" for f in sorted(splits))
+            raise AnswerParseError(f"{word} is ambiguous: write {options}.", offset)
+        if word.startswith("_"):
+            raise AnswerParseError("Unexpected character '_'.", offset)
+        known = sorted({*self.functions, *CONSTANTS, *self.names})
+        shown = word if len(word) <= 20 else word[:20] + "..."
+        raise AnswerParseError(
+            f"Unknown name {shown!r}; the known names are {', '.join(known)}.", offset
+        )
+
+
+def _grouped(part: str, *, first: bool) -> bool:
+    """Whether spaces in a digit run are digit grouping: "30 000", or "539 816 3" after a point."""
+    if " " not in part:
+        return True
+    groups = part.split(" ")
+    if first:
+        return 1 <= len(groups[0]) <= 3 and all(len(g) == 3 for g in groups[1:])
+    return all(len(g) == 3 for g in groups[:-1]) and 1 <= len(groups[-1]) <= 3
+
+
+# --- parse ------------------------------------------------------------------------------------
+
+_ATOM_START = frozenset({"num", "name", "func", "const", "("})
+
+
+class _Parser:
+    """Recursive descent; precedence low to high: + -, * / (and implicit *), unary sign, ^."""
+
+    def __init__(self, tokens: list[_Token]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+        self.depth = 0
+        self.nodes = 0
+
+    # token helpers
+    def peek(self, ahead: int = 0) -> _Token:
+        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
+
+    def take(self) -> _Token:
+        token = self.peek()
+        self.pos += 1
+        return token
+
+    def node(self, node: _Node) -> _Node:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise AnswerParseError(
+                f"The expression is too complex (more than {MAX_NODES} parts).", node.offset
+            )
+        return node
+
+    def nested(self, offset: int) -> _Nesting:
+        return _Nesting(self, offset)
+
+    # grammar
+    def parse(self) -> _Node:
+        tree = self.sum()
+        token = self.peek()
+        if token.kind != "end":
+            raise AnswerParseError(self.unexpected(token), token.offset)
+        return tree
+
+    def sum(self) -> _Node:
+        tree = self.product()
+        while self.peek().kind == "op" and self.peek().text in "+-":
+            op = self.take()
+            tree = self.node(_Binary(op.text, tree, self.product(), op.offset))
+        return tree
+
+    def product(self) -> _Node:
+        tree = self.signed()
+        while True:
+            token = self.peek()
+            if token.kind == "op" and token.text in "*/":
+                self.take()
+                tree = self.node(_Binary(token.text, tree, self.signed(), token.offset))
+            elif token.kind in _ATOM_START:
+                # Implicit multiplication: "8 ln 2", "2(3)", "(2)(3)", "2 pi", "2e".
+                if token.kind == "num" and self.tokens[self.pos - 1].kind == "num":
+                    raise AnswerParseError(_TWO_NUMBERS, token.offset)
+                tree = self.node(_Binary("*", tree, self.power(), token.offset))
+            else:
+                return tree
+
+    def signed(self) -> _Node:
+        token = self.peek()
+        if token.kind == "op" and token.text in "+-":
+            self.take()
+            with self.nested(token.offset):
+                return self.node(_Unary(token.text, self.signed(), token.offset))
+        return self.power()
+
+    def power(self) -> _Node:
+        base = self.atom()
+        token = self.peek()
+        if token.kind == "op" and token.text == "^":
+            self.take()
+            with self.nested(token.offset):
+                # Right-associative, and the exponent may carry a sign: 2^3^2 = 2^9, 10^-3.
+                return self.node(_Binary("^", base, self.signed(), token.offset))
+        return base
+
+    def atom(self) -> _Node:
+        token = self.take()
+        if token.kind == "num":
+            assert token.num is not None
+            return self.node(token.num)
+        if token.kind == "const":
+            assert token.constant is not None
+            return self.node(_Const(token.constant, token.offset))
+        if token.kind == "name":
+            return self.node(_Name(token.text, token.offset))
+        if token.kind == "(":
+            with self.nested(token.offset):
+                if self.peek().kind == ")":
+                    raise AnswerParseError("Empty parentheses.", token.offset)
+                inner = self.sum()
+                self.close(token)
+            return inner
+        if token.kind == "func":
+            return self.call(token)
+        self.pos -= 1
+        raise AnswerParseError(self.unexpected(token), token.offset)
+
+    def close(self, opening: _Token) -> None:
+        token = self.peek()
+        if token.kind == ")":
+            self.take()
+            return
+        if token.kind == "end":
+            raise AnswerParseError("A '(' is never closed; add ')'.", opening.offset)
+        if token.kind == ",":
+            raise AnswerParseError(
+                "Unexpected ','; write decimals as 2.30 or 2,30 (no space).", token.offset
+            )
+        raise AnswerParseError(self.unexpected(token), token.offset)
+
+    def call(self, token: _Token) -> _Node:
+        function = token.function
+        assert function is not None
+        if self.peek().kind == "(":
+            opening = self.take()
+            with self.nested(opening.offset):
+                args: list[_Node] = []
+                if self.peek().kind != ")":
+                    args.append(self.sum())
+                    while self.peek().kind == ",":
+                        comma = self.take()
+                        if function.max_args == 1:
+                            raise AnswerParseError(_ONE_ARGUMENT, comma.offset)
+                        args.append(self.sum())
+                self.close(opening)
+            self.check_arity(function, len(args), token)
+            return self.node(_Call(function, tuple(args), token.offset))
+        return self.bare_call(token, function)
+
+    def bare_call(self, token: _Token, function: Function) -> _Node:
+        """``ln 10``: a one-argument function applied to a single number, name or constant."""
+        name = function.name
+        argument = self.peek()
+        if function.max_args != 1:
+            raise AnswerParseError(f"Write {name}(...) with parentheses.", token.offset)
+        if argument.kind == "func":
+            raise AnswerParseError(
+                f"Use parentheses with nested functions, e.g. {name}({argument.text}(2)).",
+                argument.offset,
+            )
+        if argument.kind not in {"num", "name", "const"}:
+            raise AnswerParseError(
+                f"{name} needs its argument in parentheses here, e.g. {name}(10).", token.offset
+            )
+        with self.nested(token.offset):
+            arg = self.atom()
+        after = self.peek()
+        if after.kind == "op" and after.text == "^":
+            raise AnswerParseError(
+                f"{token.text} {argument.text}^... is ambiguous; use parentheses: "
+                f"{name}({argument.text}^2) or {name}({argument.text})^2.",
+                after.offset,
+            )
+        if after.kind in _ATOM_START:
+            raise AnswerParseError(
+                f"{token.text} {argument.text} {after.text}... is ambiguous; use parentheses, "
+                f"e.g. {name}({argument.text}) * {after.text}.",
+                after.offset,
+            )
+        return self.node(_Call(function, (arg,), token.offset))
+
+    @staticmethod
+    def check_arity(function: Function, count: int, token: _Token) -> None:
+        if function.min_args <= count and (function.max_args is None or count <= function.max_args):
+            return
+        if function.max_args == 1:
+            raise AnswerParseError(f"{function.name} needs one argument.", token.offset)
+        most = "any number of" if function.max_args is None else f"at most {function.max_args}"
+        raise AnswerParseError(
+            f"{function.name} takes at least {function.min_args} and {most} arguments, "
+            f"but got {count}.",
+            token.offset,
+        )
+
+    @staticmethod
+    def unexpected(token: _Token) -> str:
+        if token.kind == "end":
+            return "The expression ends too early."
+        if token.kind == ",":
+            return "Unexpected ','; write decimals as 2.30 or 2,30 (no space)."
+        if token.kind == ")":
+            return "Unexpected ')'."
+        return f"Unexpected {token.text!r}."
+
+
+class _Nesting:
+    """Counts one level of nesting for the duration of a ``with`` block."""
+
+    def __init__(self, parser: _Parser, offset: int) -> None:
+        self.parser = parser
+        self.offset = offset
+
+    def __enter__(self) -> None:
+        self.parser.depth += 1
+        if self.parser.depth > MAX_DEPTH:
+            raise AnswerParseError(
+                f"The expression is nested too deeply (more than {MAX_DEPTH} levels).", self.offset
+            )
+
+    def __exit__(self, *exc: object) -> None:
+        self.parser.depth -= 1
+
+
+def _walk(node: _Node) -> Iterator[_Node]:
+    yield node
+    if isinstance(node, _Unary):
+        yield from _walk(node.operand)
+    elif isinstance(node, _Binary):
+        yield from _walk(node.left)
+        yield from _walk(node.right)
+    elif isinstance(node, _Call):
+        for arg in node.args:
+            yield from _walk(arg)
+
+
+def parse(
+    text: str,
+    *,
+    names: Collection[str] = (),
+    functions: Mapping[str, Function] = STUDENT_FUNCTIONS,
+) -> Parsed:
+    """Read text in the expression language, without evaluating it.
+
+    Args:
+        text: the raw text (a student answer, a key or a mistake).
+        names: free names allowed (author mode): parameters, earlier part ids.
+        functions: the function table; keys are the spellings accepted.
+
+    Returns:
+        The checked expression and how it was read.
+
+    Raises:
+        AnswerParseError: the text cannot be read; ``offset`` points into ``text``.
+        ValueError: a name is not an identifier or collides with a function or constant.
+    """
+    name_set = frozenset(names)
+    for name in name_set:
+        if not _NAME_RE.fullmatch(name) or name in functions or name in CONSTANTS:
+            raise ValueError(f"{name!r} cannot be used as a name in expressions")
+    normalized, offsets = _normalize(text)
+    tokens = _Tokenizer(normalized, offsets, name_set, functions).tokens()
+    tree = _Parser(tokens).parse()
+    literals = [n for n in _walk(tree) if isinstance(n, _Num)]
+    comma = next((n for n in literals if n.comma), None)
+    if comma is not None and any(n.decimal and not n.comma for n in literals):
+        raise AnswerParseError(
+            "Both '.' and ',' are used as decimal separators (mixed separators); use one.",
+            comma.offset,
+        )
+    single = tree.operand if isinstance(tree, _Unary) else tree
+    if isinstance(single, _Num):
+        kind: Literal["decimal", "expression", "mixed"] = "decimal"
+        decimals, sigfigs = single.decimals, single.sigfigs
+    else:
+        kind = "mixed" if any(n.decimal for n in literals) else "expression"
+        decimals = sigfigs = 0
+    used = frozenset(n.name for n in _walk(tree) if isinstance(n, _Name))
+    return Parsed(text, _render(tree), kind, decimals, sigfigs, used, tree)
+
+
+# --- print the tree -----------------------------------------------------------------------------
+
+
+def _precedence(node: _Node) -> int:
+    if isinstance(node, _Binary):
+        return {"+": 1, "-": 1, "*": 2, "/": 2, "^": 4}[node.op]
+    return 3 if isinstance(node, _Unary) else 5
+
+
+def _render(node: _Node) -> str:
+    if isinstance(node, _Num):
+        return node.text
+    if isinstance(node, _Const):
+        return node.constant.name
+    if isinstance(node, _Name):
+        return node.name
+    if isinstance(node, _Call):
+        return f"{node.function.name}({', '.join(_render(a) for a in node.args)})"
+    if isinstance(node, _Unary):
+        return node.op + _wrap(node.operand, _precedence(node.operand) <= 3)
+    level = _precedence(node)
+    if node.op == "^":
+        left = _wrap(node.left, _precedence(node.left) <= 4)
+        return f"{left}^{_wrap(node.right, _precedence(node.right) < 4)}"
+    left = _wrap(node.left, _precedence(node.left) < level)
+    right = _wrap(node.right, _precedence(node.right) <= level and not _is_unary(node.right))
+    return f"{left} {node.op} {right}" if level == 1 else f"{left}{node.op}{right}"
+
+
+def _is_unary(node: _Node) -> bool:
+    return isinstance(node, _Unary)
+
+
+def _wrap(node: _Node, parenthesize: bool) -> str:
+    text = _render(node)
+    return f"({text})" if parenthesize else text
+
+
+# --- evaluate (mpmath) ----------------------------------------------------------------------------
+
+
+def _guard(x: Any, offset: int | None) -> mpf:
+    """Every intermediate value: a real, finite mpf with 2**-4096 <= |x| < 2**4096 (or 0)."""
+    if not isinstance(x, mpf):
+        if isinstance(x, int | float):
+            x = mpf(x)
+        else:
+            raise AnswerParseError("The result is not a real number.", offset)
+    if not mpmath.isfinite(x):
+        raise AnswerParseError("The result is not a finite number.", offset)
+    if x and not _TINY <= abs(x) < _BIG:
+        raise AnswerParseError(_TOO_BIG, offset)
+    return x
+
+
+def _literal(node: _Num) -> mpf:
+    if node.exponent >= 0:
+        return mpf(node.mantissa * 10**node.exponent)
+    return mpf(node.mantissa) / 10 ** (-node.exponent)
+
+
+def _mp_binary(op: str, a: mpf, b: mpf, offset: int) -> mpf:
+    if op == "+":
+        result = a + b
+    elif op == "-":
+        result = a - b
+    elif op == "*":
+        result = a * b
+    elif op == "/":
+        if not b:
+            raise AnswerParseError("Division by zero.", offset)
+        result = a / b
+    else:
+        result = _mp_power(a, b, offset)
+    return _guard(result, offset)
+
+
+def _mp_power(a: mpf, b: mpf, offset: int) -> mpf:
+    if not a:
+        if b <= 0:
+            raise AnswerParseError("0 cannot be raised to a zero or negative power.", offset)
+        return mpf(0)
+    if a < 0 and not mpmath.isint(b):
+        raise AnswerParseError("A negative number cannot be raised to a fractional power.", offset)
+    # Bound the result before computing it: |a^b| = 2^(b·log2|a|).
+    if abs(b) * abs(mpmath.log(abs(a), 2)) > MAX_LOG2:
+        raise AnswerParseError(_TOO_BIG, offset)
+    return mpmath.power(a, b)
+
+
+def _mp_call(function: Function, args: list[mpf], offset: int) -> mpf:
+    try:
+        result = function.mp(*args)
+    except AnswerParseError as exc:
+        raise AnswerParseError(exc.message, offset if exc.offset is None else exc.offset) from exc
+    except (ArithmeticError, ValueError, TypeError) as exc:
+        raise AnswerParseError(
+            f"{function.name} cannot be evaluated here ({exc}).", offset
+        ) from exc
+    return _guard(result, offset)
+
+
+def _mp_env(env: Mapping[str, Any] | None) -> dict[str, mpf]:
+    values: dict[str, mpf] = {}
+    for name, value in (env or {}).items():
+        try:
+            values[name] = _guard(value if isinstance(value, mpf) else mpf(value), None)
+        except (TypeError, ValueError) as exc:
+            raise AnswerParseError(f"{name} has no numeric value.", None) from exc
+    return values
+
+
+def _mp_eval(node: _Node, env: Mapping[str, mpf]) -> mpf:
+    if isinstance(node, _Num):
+        return _guard(_literal(node), node.offset)
+    if isinstance(node, _Const):
+        return node.constant.mp()
+    if isinstance(node, _Name):
+        if node.name not in env:
+            raise AnswerParseError(f"{node.name} has no value here.", node.offset)
+        return env[node.name]
+    if isinstance(node, _Unary):
+        value = _mp_eval(node.operand, env)
+        return -value if node.op == "-" else value
+    if isinstance(node, _Binary):
+        left = _mp_eval(node.left, env)
+        return _mp_binary(node.op, left, _mp_eval(node.right, env), node.offset)
+    return _mp_call(node.function, [_mp_eval(a, env) for a in node.args], node.offset)
+
+
+def evaluate(parsed: Parsed, env: Mapping[str, mpf] | None = None) -> mpf:
+    """Evaluate a parsed expression with mpmath at 30 digits, bounding every step.
+
+    Args:
+        parsed: the result of :func:`parse`.
+        env: values of the free names (mpf, int or float).
+
+    Returns:
+        The value, a real finite mpf.
+
+    Raises:
+        AnswerParseError: a name has no value, an operation is undefined (``ln(-1)``,
+            ``1/0``, ``0^0``), or a value leaves the range 2**-4096 .. 2**4096.
+    """
+    with mpmath.workdps(DPS):
+        return _mp_eval(parsed.tree, _mp_env(env))
+
+
+# --- to_sympy (exact) -------------------------------------------------------------------------
+
+
+def _bits(expr: sympy.Expr) -> int:
+    """Size of the largest exact rational inside ``expr``, in bits."""
+    sizes = [
+        max(abs(int(r.p)).bit_length(), int(r.q).bit_length()) for r in expr.atoms(sympy.Rational)
+    ]
+    return max(sizes, default=1)
+
+
+def _checked(expr: sympy.Expr, offset: int) -> sympy.Expr:
+    if _bits(expr) > _EXACT_BITS:
+        raise AnswerParseError("The exact value has too many digits to work with.", offset)
+    return expr
+
+
+def _sym_power(a: sympy.Expr, b: sympy.Expr, offset: int) -> sympy.Expr:
+    if b.is_Rational:
+        # sympy evaluates powers of fractions eagerly: (1000001/10^6)^(10^9) is a modest number
+        # but a fraction with billions of digits. Bound its size before building it.
+        if -(-abs(int(b.p)) // int(b.q)) * _bits(a) > _EXACT_BITS:
+            raise AnswerParseError("The exact value has too many digits to work with.", offset)
+        if not b.is_Integer and _bits(a) > _ROOT_BITS:
+            raise AnswerParseError("A root of a number this large cannot be taken exactly.", offset)
+    return a**b
+
+
+def _sym_value(name: str, value: Any, offset: int) -> tuple[sympy.Expr, mpf | None]:
+    if isinstance(value, bool) or not isinstance(value, sympy.Basic | int):
+        raise AnswerParseError(f"{name} has no exact value.", offset)
+    expr = sympy.Integer(value) if isinstance(value, int) else value
+    if not expr.free_symbols:
+        approx = expr.evalf(DPS)
+        if not (approx.is_Number and approx.is_finite and approx.is_extended_real):
+            raise AnswerParseError(f"{name} is not a finite real number.", offset)
+        return expr, _guard(mpf(approx), offset)
+    return expr, None
+
+
+def _sym_eval(node: _Node, env: Mapping[str, Any]) -> tuple[sympy.Expr, mpf | None]:
+    """The exact form of a node, and its guarded mpmath value (None if it has free symbols)."""
+    if isinstance(node, _Num):
+        exact = sympy.Rational(
+            node.mantissa * 10 ** max(node.exponent, 0), 10 ** max(-node.exponent, 0)
+        )
+        return exact, _guard(_literal(node), node.offset)
+    if isinstance(node, _Const):
+        return node.constant.sym, node.constant.mp()
+    if isinstance(node, _Name):
+        if node.name not in env:
+            raise AnswerParseError(f"{node.name} has no value here.", node.offset)
+        return _sym_value(node.name, env[node.name], node.offset)
+    if isinstance(node, _Unary):
+        exact, approx = _sym_eval(node.operand, env)
+        if node.op == "+":
+            return exact, approx
+        return -exact, None if approx is None else -approx
+    if isinstance(node, _Binary):
+        (a, a_mp), (b, b_mp) = _sym_eval(node.left, env), _sym_eval(node.right, env)
+        approx = None
+        if a_mp is not None and b_mp is not None:
+            approx = _mp_binary(node.op, a_mp, b_mp, node.offset)  # checks before sympy computes
+        elif node.op == "/" and b.is_zero:
+            raise AnswerParseError("Division by zero.", node.offset)
+        if node.op == "+":
+            exact = a + b
+        elif node.op == "-":
+            exact = a - b
+        elif node.op == "*":
+            exact = a * b
+        elif node.op == "/":
+            exact = a / b
+        else:
+            exact = _sym_power(a, b, node.offset)
+        return _checked(exact, node.offset), approx
+    pairs = [_sym_eval(arg, env) for arg in node.args]
+    values = [p[1] for p in pairs]
+    approx = None
+    if all(v is not None for v in values):
+        approx = _mp_call(node.function, values, node.offset)
+    try:
+        exact = node.function.sym(*(p[0] for p in pairs))
+    except AnswerParseError as exc:
+        raise AnswerParseError(
+            exc.message, node.offset if exc.offset is None else exc.offset
+        ) from exc
+    except (ArithmeticError, ValueError, TypeError) as exc:
+        raise AnswerParseError(
+            f"{node.function.name} cannot be evaluated here ({exc}).", node.offset
+        ) from exc
+    return _checked(exact, node.offset), approx
+
+
+def to_sympy(parsed: Parsed, env: Mapping[str, sympy.Expr] | None = None) -> sympy.Expr:
+    """Build the exact sympy expression of a parsed expression, from the checked tree.
+
+    Decimal literals become rationals (``0.2`` → ``1/5``), ``ln``/``log`` → ``sympy.log``,
+    ``e`` → ``sympy.E``. Every node is first evaluated with the same guarded mpmath walker as
+    :func:`evaluate` (so sympy's automatic evaluation only ever sees numbers below 2**4096), and
+    exact powers and roots are refused when the fraction they would produce is too large.
+
+    Args:
+        parsed: the result of :func:`parse`.
+        env: exact values of the free names (sympy expressions or ints; symbols are allowed).
+
+    Returns:
+        The exact expression.
+
+    Raises:
+        AnswerParseError: as :func:`evaluate`, or the exact form would be too large.
+    """
+    with mpmath.workdps(DPS):
+        exact, _ = _sym_eval(parsed.tree, env or {})
+    if exact.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+        raise AnswerParseError("The result is not a finite number.", 0)
+    return exact
+
+
+class _Printer(StrPrinter):  # type: ignore[misc]  # sympy is untyped
+    """sympy's str printer in our notation: ln, e, ^, abs.
+
+    sympy dispatches on ``_print_<ClassName>``, hence the method names.
+    """
+
+    def _print_log(self, expr: sympy.Expr) -> str:
+        return f"ln({self._print(expr.args[0])})"
+
+    def _print_Exp1(self, expr: sympy.Expr) -> str:  # noqa: N802
+        return "e"
+
+    def _print_Abs(self, expr: sympy.Expr) -> str:  # noqa: N802
+        return f"abs({self._print(expr.args[0])})"
+
+    def _print_Pow(self, expr: sympy.Expr, rational: bool = False) -> str:  # noqa: N802
+        text: str = super()._print_Pow(expr, rational)
+        return text.replace("**", "^")
+
+
+def to_text(expr: sympy.Expr) -> str:
+    """Print a sympy expression the way our language reads it: ``ln(10)``, ``8*ln(2)``."""
+    text: str = _Printer().doprint(expr)
+    return text
+
+
+# --- student answers -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A student answer that could be read."""
+
+    parsed: Parsed
+    value: mpf
+    read_as: str
+    """How it was read: ``ln(10) ≈ 2.302585``; a plain decimal reads as itself, ``2.30``."""
+
+
+@dataclass(frozen=True)
+class ParseFailure:
+    """A student answer that could not be read (the response is invalid, no attempt used)."""
+
+    message: str
+    offset: int | None
+    pointer: str
+    """The answer around ``offset`` and a caret under it (empty without an offset)."""
+
+
+def _pointer(source: str, offset: int | None, width: int = 12) -> str:
+    if offset is None:
+        return ""
+    offset = max(0, min(offset, len(source)))
+    lo, hi = max(0, offset - width), min(len(source), offset + width)
+    excerpt = "".join(ch if ch.isprintable() else " " for ch in source[lo:hi])
+    lead = "..." if lo else ""
+    tail = "..." if hi < len(source) else ""
+    return f"{lead}{excerpt}{tail}\n{' ' * (len(lead) + offset - lo)}^"
+
+
+@functools.lru_cache(maxsize=65536)
+def read_answer(text: str) -> Reading | ParseFailure:
+    """Read and evaluate a student's answer (memoized: answers repeat heavily across a class).
+
+    Args:
+        text: the raw answer.
+
+    Returns:
+        A :class:`Reading`, or a :class:`ParseFailure` whose message starts "Your answer".
+    """
+    stage = "read"
+    try:
+        parsed = parse(text)
+        stage = "evaluated"
+        value = evaluate(parsed)
+    except AnswerParseError as exc:
+        return ParseFailure(
+            f"Your answer could not be {stage}. {exc.message}",
+            exc.offset,
+            _pointer(text, exc.offset),
+        )
+    if parsed.kind == "decimal" and "e" not in parsed.canonical:
+        read_as = parsed.canonical
+    else:
+        shown = format_value(value)
+        with mpmath.workdps(DPS):
+            same = mpf(shown) == value  # our own digits, not the student's text
+        read_as = f"{parsed.canonical} {'=' if same else '≈'} {shown}"
+    return Reading(parsed, value, read_as)
+
+
+def format_value(x: mpf | float, digits: int = 7) -> str:
+    """Show a value to ``digits`` significant figures, without trailing zeros.
+
+    ``2.302585``, ``0.1053605``, ``1e8``, ``1.234568e-7``: always text our language reads back.
+    """
+    with mpmath.workdps(max(DPS, digits + 5)):
+        value = mpf(x)
+        if mpmath.isnan(value):
+            return "nan"
+        if mpmath.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        if not value:
+            return "0"
+        text: str = mpmath.nstr(value, digits)
+    mantissa, _, exponent = text.partition("e")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    if exponent:
+        sign = "-" if exponent.startswith("-") else ""
+        return f"{mantissa}e{sign}{exponent.lstrip('+-').lstrip('0') or '0'}"
+    return mantissa

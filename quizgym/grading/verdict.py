@@ -1,0 +1,473 @@
+"""One response → one :class:`Verdict`: the single source of truth for what counts as right.
+
+The drill, the worksheets' keys, the exports and the batch grader all defer to this module (the
+batch grader re-implements only the numeric comparison in NumPy, and a property test holds the two
+paths to the same verdict on every response).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from quizgym.expr import ParseFailure, Reading, format_value, read_answer
+from quizgym.misconceptions import ResolvedMistake, resolve_mistakes
+from quizgym.model import (
+    Bank,
+    FreeText,
+    MultipleChoice,
+    Numeric,
+    Part,
+    QuestionBase,
+    SpotTheError,
+    TrueFalse,
+    points_of,
+)
+from quizgym.solver import (
+    CompiledPart,
+    Key,
+    Variant,
+    carried_forward,
+    compile_numeric,
+    keys_of,
+    slot_env,
+    slots,
+    variant_of,
+)
+from quizgym.tolerance import Match, compare
+
+
+class Status(StrEnum):
+    """The outcome of grading one response."""
+
+    CORRECT = "correct"
+    PARTIAL = "partial"
+    INCORRECT = "incorrect"
+    INVALID = "invalid"
+    BLANK = "blank"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How one response was graded, and everything a student or teacher is told about it."""
+
+    question: str
+    """The question id, or ``id.part`` for a part."""
+    status: Status
+    score: float
+    max_score: float
+    read_as: str = ""
+    """How the response was read, e.g. ``ln(10) ≈ 2.302585`` or ``B: GPT``."""
+    feedback: str = ""
+    tag: str | None = None
+    """Misconception tag of the matched mistake or choice."""
+    expected: str = ""
+    """The correct answer, as shown to the student afterwards."""
+    needs_review: bool = False
+    """Free text: the rubric score is a suggestion a person should confirm."""
+    value: float | None = None
+    """Numeric answers: the value read (used for error carried forward)."""
+
+    @property
+    def is_correct(self) -> bool:
+        """Full credit."""
+        return self.status is Status.CORRECT
+
+
+TRUE_WORDS = frozenset({"true", "t", "yes", "y", "1"})
+FALSE_WORDS = frozenset({"false", "f", "no", "n", "0"})
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def is_blank(response: str | None) -> bool:
+    """No answer at all (missing, empty or whitespace)."""
+    return response is None or not response.strip()
+
+
+# --- true/false ---------------------------------------------------------------------------------
+
+
+def read_bool(response: str) -> bool | None:
+    """Read true/false/t/f/yes/no/1/0 in any case; None when it is none of them."""
+    word = response.strip().rstrip(".!").strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    return None
+
+
+def _grade_true_false(question: TrueFalse, response: str, points: float) -> Verdict:
+    expected = "true" if question.answer else "false"
+    value = read_bool(response)
+    if value is None:
+        return Verdict(
+            question.id,
+            Status.INVALID,
+            0.0,
+            points,
+            feedback="Your answer should be true or false (or t/f, yes/no, 1/0).",
+            expected=expected,
+        )
+    right = value == question.answer
+    return Verdict(
+        question.id,
+        Status.CORRECT if right else Status.INCORRECT,
+        points if right else 0.0,
+        points,
+        read_as="true" if value else "false",
+        feedback="" if right else f"The statement is {expected}.",
+        expected=expected,
+    )
+
+
+# --- choices ------------------------------------------------------------------------------------
+
+
+def shown_choices(question: MultipleChoice | SpotTheError, variant: Variant) -> list[int]:
+    """Bank indices of the choices in the order this student sees them."""
+    return list(variant.order) if variant.order else list(range(len(question.choices)))
+
+
+def read_choices(
+    response: str, question: MultipleChoice | SpotTheError, variant: Variant
+) -> list[int] | str:
+    """Read a letter, a 1-based number or the exact text of a choice (several for ``multiple``).
+
+    Letters and numbers refer to the order the student saw. Returns bank indices, or an error
+    message for the student.
+    """
+    order = shown_choices(question, variant)
+    texts = {_fold(question.choices[i].text): i for i in order}
+    folded = _fold(response)
+    if folded in texts:
+        return [texts[folded]]
+    multiple = isinstance(question, MultipleChoice) and question.multiple
+    tokens = (
+        [t for t in re.split(r"[\s,;]+", response.strip()) if t] if multiple else [response.strip()]
+    )
+    picked: list[int] = []
+    for token in tokens:
+        token = token.strip().rstrip(").").lstrip("(")
+        index: int | None = None
+        if len(token) == 1 and token.upper() in LETTERS[: len(order)]:
+            index = LETTERS.index(token.upper())
+        elif token.isdigit() and 1 <= int(token) <= len(order):
+            index = int(token) - 1
+        if index is None:
+            last = LETTERS[len(order) - 1]
+            return (
+                f"Your answer {token!r} is not one of the choices; "
+                f"answer with a letter A–{last}, a number 1–{len(order)} or the choice's text."
+            )
+        if order[index] not in picked:
+            picked.append(order[index])
+    if not multiple and len(picked) != 1:
+        return "Choose exactly one answer."
+    return picked
+
+
+def _fold(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def _label(question: MultipleChoice | SpotTheError, variant: Variant, index: int) -> str:
+    position = shown_choices(question, variant).index(index)
+    return f"{LETTERS[position]}: {question.choices[index].text}"
+
+
+def _grade_choice(
+    question: MultipleChoice | SpotTheError, variant: Variant, response: str, points: float
+) -> Verdict:
+    right = [i for i, c in enumerate(question.choices) if c.correct]
+    expected = "; ".join(_label(question, variant, i) for i in right)
+    picked = read_choices(response, question, variant)
+    if isinstance(picked, str):
+        return Verdict(question.id, Status.INVALID, 0.0, points, feedback=picked, expected=expected)
+    read_as = "; ".join(_label(question, variant, i) for i in picked)
+    wrong = [i for i in picked if not question.choices[i].correct]
+    feedback = " ".join(f for i in wrong if (f := question.choices[i].feedback))
+    tag = next((question.choices[i].tag for i in wrong if question.choices[i].tag), None)
+    if isinstance(question, MultipleChoice) and question.multiple:
+        # Canvas/Moodle convention: each right pick earns 1/k, each wrong pick costs 1/k, floor 0.
+        hits = sum(1 for i in picked if question.choices[i].correct)
+        fraction = max(0.0, (hits - len(wrong)) / len(right))
+        status = (
+            Status.CORRECT
+            if fraction == 1
+            else Status.PARTIAL
+            if fraction > 0
+            else Status.INCORRECT
+        )
+        if status is not Status.CORRECT and not feedback:
+            feedback = f"{hits} of {len(right)} correct choices picked, {len(wrong)} wrong."
+        return Verdict(
+            question.id, status, points * fraction, points, read_as, feedback, tag, expected
+        )
+    ok = not wrong
+    return Verdict(
+        question.id,
+        Status.CORRECT if ok else Status.INCORRECT,
+        points if ok else 0.0,
+        points,
+        read_as,
+        feedback,
+        tag,
+        expected,
+    )
+
+
+# --- free text ----------------------------------------------------------------------------------
+
+
+def _words(text: str) -> str:
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return " " + " ".join(re.sub(r"[^\w\s]", " ", folded).split()) + " "
+
+
+def _grade_free_text(question: FreeText, response: str, points: float) -> Verdict:
+    words = _words(response)
+    met = [c for c in question.rubric if any(_words(p) in words for p in c.any_of)]
+    total = sum(c.points for c in question.rubric)
+    earned = sum(c.points for c in met)
+    fraction = earned / total
+    status = (
+        Status.CORRECT if fraction == 1 else Status.PARTIAL if fraction > 0 else Status.INCORRECT
+    )
+    missing = [c.criterion for c in question.rubric if c not in met]
+    parts = []
+    if met:
+        parts.append("Mentions: " + "; ".join(c.criterion for c in met) + ".")
+    if missing:
+        parts.append("Not yet: " + "; ".join(missing) + ".")
+    parts.append("Suggested score from the rubric; to be reviewed.")
+    return Verdict(
+        question.id,
+        status,
+        round(points * fraction, 6),
+        points,
+        read_as=f"rubric {format_value(earned)}/{format_value(total)}",
+        feedback=" ".join(parts),
+        expected=question.model_answer,
+        needs_review=True,
+    )
+
+
+# --- numeric ------------------------------------------------------------------------------------
+
+
+def _match(reading: Reading, target: float, tolerance: Any) -> Match:
+    return compare(
+        value=float(reading.value),
+        key=target,
+        tolerance=tolerance,
+        kind=reading.parsed.kind,
+        decimals=reading.parsed.decimals,
+        sigfigs=reading.parsed.sigfigs,
+    )
+
+
+def grade_slot(
+    bank: Bank,
+    question: Numeric,
+    variant: Variant,
+    index: int,
+    response: str | None,
+    *,
+    earlier_values: Mapping[str, Any] | None = None,
+) -> Verdict:
+    """Grade one answer slot of a numeric question (the question itself, or its part ``index``)."""
+    part_id, slot = slots(question)[index]
+    compiled = compile_numeric(bank, question)[index]
+    key = keys_of(bank, question, variant)[index]
+    points = points_of(slot, bank.defaults)
+    qid = question.id if part_id is None else f"{question.id}.{part_id}"
+    expected = str(key) + (f" {slot.units}" if slot.units else "")
+    if is_blank(response):
+        return Verdict(qid, Status.BLANK, 0.0, points, expected=expected)
+    assert response is not None
+    reading = read_answer(response)
+    if isinstance(reading, ParseFailure):
+        return Verdict(
+            qid, Status.INVALID, 0.0, points, feedback=reading.message, expected=expected
+        )
+    base = {
+        "question": qid,
+        "max_score": points,
+        "read_as": reading.read_as,
+        "expected": expected,
+        "value": float(reading.value),
+    }
+    match = _match(reading, key.number, compiled.tolerance)
+    if match.ok:
+        return Verdict(status=Status.CORRECT, score=points, **base)  # type: ignore[arg-type]
+    if compiled.earlier and earlier_values:
+        carried = carried_forward(compiled, variant, earlier_values)
+        if carried is not None and _match(reading, carried, compiled.tolerance).ok:
+            names = ", ".join(compiled.earlier)
+            feedback = (
+                f"Correct for your answer to {names} (error carried forward); "
+                f"with the right {names} it would be {key}."
+            )
+            return Verdict(status=Status.CORRECT, score=points, feedback=feedback, **base)  # type: ignore[arg-type]
+    for mistake in mistakes_for(bank, question, variant, index):
+        if _match(reading, mistake.value, compiled.tolerance).ok:
+            status = Status.PARTIAL if mistake.credit > 0 else Status.INCORRECT
+            return Verdict(
+                status=status,
+                score=points * mistake.credit,
+                feedback=mistake.feedback,
+                tag=mistake.tag,
+                **base,  # type: ignore[arg-type]
+            )
+    feedback = match.hint or ""
+    return Verdict(status=Status.INCORRECT, score=0.0, feedback=feedback, **base)  # type: ignore[arg-type]
+
+
+def mistakes_for(
+    bank: Bank, question: Numeric, variant: Variant, index: int
+) -> list[ResolvedMistake]:
+    """The bank's mistakes for a slot, then derived ones for values the author did not cover."""
+    return resolve_mistakes(bank, question, variant, index)
+
+
+# --- entry points -------------------------------------------------------------------------------
+
+
+def grade_response(
+    bank: Bank,
+    question: QuestionBase,
+    response: str | None,
+    *,
+    student: str | None = None,
+    seed: int | None = None,
+    part: str | None = None,
+    earlier: Mapping[str, str] | None = None,
+    variant: Variant | None = None,
+) -> Verdict:
+    """Grade one response to one question (or one part of it).
+
+    Args:
+        bank: the bank the question belongs to.
+        question: the question.
+        response: the raw text the student gave (None or blank = no answer).
+        student: the student's id (selects the variant).
+        seed: the seed (selects the variant).
+        part: for a multi-part question, the part's id.
+        earlier: the student's raw answers to earlier parts, by part id (error carried forward).
+        variant: the variant, when the caller already has it.
+
+    Returns:
+        The verdict.
+    """
+    variant = variant or variant_of(bank, question, student=student, seed=seed)
+    points = points_of(question, bank.defaults)
+    if isinstance(question, Numeric):
+        ids = [pid for pid, _ in slots(question)]
+        if part not in ids:
+            raise KeyError(
+                f"{question.id}: no part {part!r}" if part else f"{question.id}: name a part"
+            )
+        index = ids.index(part)
+        values = _earlier_values(earlier or {})
+        return grade_slot(bank, question, variant, index, response, earlier_values=values)
+    if part is not None:
+        raise KeyError(f"{question.id} has no parts")
+    if is_blank(response):
+        return Verdict(
+            question.id, Status.BLANK, 0.0, points, expected=expected_answer(question, variant)
+        )
+    assert response is not None
+    if isinstance(question, TrueFalse):
+        return _grade_true_false(question, response, points)
+    if isinstance(question, MultipleChoice | SpotTheError):
+        return _grade_choice(question, variant, response, points)
+    if isinstance(question, FreeText):
+        return _grade_free_text(question, response, points)
+    raise TypeError(f"cannot grade {type(question).__name__}")
+
+
+def grade_question(
+    bank: Bank,
+    question: QuestionBase,
+    responses: Mapping[str | None, str | None],
+    *,
+    student: str | None = None,
+    seed: int | None = None,
+) -> list[Verdict]:
+    """Grade every slot of a question; ``responses`` maps part id (None for no parts) to text."""
+    variant = variant_of(bank, question, student=student, seed=seed)
+    if not isinstance(question, Numeric) or not question.parts:
+        return [grade_response(bank, question, responses.get(None), variant=variant)]
+    verdicts: list[Verdict] = []
+    values: dict[str, Any] = {}
+    for index, (part_id, _) in enumerate(slots(question)):
+        verdict = grade_slot(
+            bank, question, variant, index, responses.get(part_id), earlier_values=values
+        )
+        if verdict.value is not None and part_id is not None:
+            values[part_id] = _mp(verdict.value)
+        verdicts.append(verdict)
+    return verdicts
+
+
+def _mp(value: float) -> Any:
+    import mpmath
+
+    return mpmath.mpf(value)
+
+
+def _earlier_values(earlier: Mapping[str, str]) -> dict[str, Any]:
+    values = {}
+    for name, text in earlier.items():
+        reading = read_answer(text) if not is_blank(text) else None
+        if isinstance(reading, Reading):
+            values[name] = reading.value
+    return values
+
+
+def expected_answer(question: QuestionBase, variant: Variant) -> str:
+    """The correct answer as shown to a student."""
+    if isinstance(question, TrueFalse):
+        return "true" if question.answer else "false"
+    if isinstance(question, MultipleChoice | SpotTheError):
+        return "; ".join(
+            _label(question, variant, i) for i, c in enumerate(question.choices) if c.correct
+        )
+    if isinstance(question, FreeText):
+        return question.model_answer
+    return ""
+
+
+def slot_keys(
+    bank: Bank, question: Numeric, variant: Variant
+) -> Sequence[tuple[str | None, Part | Numeric, Key, CompiledPart]]:
+    """Each slot of a numeric question with its key and compiled form, for renderers and exports."""
+    compiled = compile_numeric(bank, question)
+    keys = keys_of(bank, question, variant)
+    return [
+        (pid, slot, key, comp)
+        for (pid, slot), key, comp in zip(slots(question), keys, compiled, strict=True)
+    ]
+
+
+__all__ = [
+    "ResolvedMistake",
+    "Status",
+    "Verdict",
+    "expected_answer",
+    "grade_question",
+    "grade_response",
+    "grade_slot",
+    "is_blank",
+    "mistakes_for",
+    "read_bool",
+    "read_choices",
+    "shown_choices",
+    "slot_env",
+    "slot_keys",
+]

@@ -1,0 +1,504 @@
+"""Domain functions, exact keys and per-student variants.
+
+Keys are written in the expression language (:mod:`quizgym.expr`) and become exact sympy
+expressions, so the key to ``mlm_loss(0.2, 0.5)`` reads ``ln 10 ≈ 2.3026``. Variants are drawn
+deterministically from (bank, question, student, seed): the same inputs give the same numbers on
+paper, in the LMS export, in the drill and in the grader, because all of them call
+:func:`variant_of`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import mpmath
+import sympy
+
+from quizgym.errors import AnswerParseError, BankError, Finding
+from quizgym.expr import (
+    STUDENT_FUNCTIONS,
+    Function,
+    Parsed,
+    evaluate,
+    format_value,
+    parse,
+    to_sympy,
+    to_text,
+)
+from quizgym.model import (
+    Bank,
+    MultipleChoice,
+    Numeric,
+    Param,
+    ParamChoices,
+    ParamRange,
+    Part,
+    SpotTheError,
+    Tolerance,
+    placeholders,
+)
+
+DPS = 30
+
+
+# --- domain functions ----------------------------------------------------------------------------
+
+
+def _probability_mp(p: Any) -> Any:
+    if not 0 < p <= 1:
+        raise AnswerParseError(f"a probability must lie in (0, 1], got {format_value(p)}")
+    return p
+
+
+def _probability_sym(p: sympy.Expr) -> sympy.Expr:
+    if not (p.is_number and 0 < p <= 1):
+        raise AnswerParseError(f"a probability must lie in (0, 1], got {p}")
+    return p
+
+
+def _mlm_mp(*ps: Any) -> Any:
+    return -mpmath.fsum(mpmath.log(_probability_mp(p)) for p in ps) if ps else mpmath.mpf(0)
+
+
+def _mlm_sym(*ps: sympy.Expr) -> sympy.Expr:
+    return -sympy.Add(*(sympy.log(_probability_sym(p)) for p in ps))
+
+
+def _vocab_mp(v: Any) -> Any:
+    if v < 1:
+        raise AnswerParseError(f"a vocabulary size must be at least 1, got {format_value(v)}")
+    return mpmath.log(v)
+
+
+def _vocab_sym(v: sympy.Expr) -> sympy.Expr:
+    if not (v.is_number and v >= 1):
+        raise AnswerParseError(f"a vocabulary size must be at least 1, got {v}")
+    return sympy.log(v)
+
+
+def _round_half_up_mp(x: Any) -> Any:
+    return mpmath.floor(x + mpmath.mpf("0.5"))
+
+
+DOMAIN_FUNCTIONS: dict[str, Function] = {
+    "mlm_loss": Function("mlm_loss", 0, None, _mlm_mp, _mlm_sym),
+    "nsp_loss": Function(
+        "nsp_loss",
+        1,
+        1,
+        lambda p: -mpmath.log(_probability_mp(p)),
+        lambda p: -sympy.log(_probability_sym(p)),
+    ),
+    "uniform_loss": Function("uniform_loss", 1, 1, _vocab_mp, _vocab_sym),
+    "round": Function(
+        "round", 1, 1, _round_half_up_mp, lambda x: sympy.floor(x + sympy.Rational(1, 2))
+    ),
+    "floor": Function("floor", 1, 1, mpmath.floor, sympy.floor),
+    "ceil": Function("ceil", 1, 1, mpmath.ceil, sympy.ceiling),
+}
+"""Functions available in keys and mistakes (not in student answers).
+
+``mlm_loss(p1, …, pk) = −Σ ln pᵢ`` (k ≥ 0: the empty mask set gives 0), ``nsp_loss(p) = −ln p``,
+``uniform_loss(V) = ln V``; ``round`` rounds half up.
+"""
+
+KEY_FUNCTIONS: dict[str, Function] = {**STUDENT_FUNCTIONS, **DOMAIN_FUNCTIONS}
+
+
+# --- keys -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Key:
+    """An exact key: the sympy form, its 30-digit value and how it reads."""
+
+    exact: sympy.Expr
+    value: mpmath.mpf
+
+    @property
+    def number(self) -> float:
+        """The key as a float, for comparisons."""
+        return float(self.value)
+
+    @property
+    def text(self) -> str:
+        """The exact form in our notation, e.g. ``ln 10``, ``8 ln 2``."""
+        return display(self.exact)
+
+    def __str__(self) -> str:
+        approx = format_value(self.value, 5)
+        exact = self.text
+        return approx if exact == approx or _is_plain_number(exact) else f"{exact} ≈ {approx}"
+
+
+def _is_plain_number(text: str) -> bool:
+    return re.fullmatch(r"-?\d+(\.\d+)?", text) is not None
+
+
+def display(expr: sympy.Expr) -> str:
+    """Print an exact expression for people: ``8*ln(2)`` → ``8 ln 2``, ``ln(10)`` → ``ln 10``."""
+    text = to_text(expr)
+    text = re.sub(r"\b(ln|log10|log2|exp|sqrt)\((\d+)\)", r"\1 \2", text)
+    return re.sub(r"(\d)\*(ln|log10|log2|exp|sqrt|pi|e)\b", r"\1 \2", text)
+
+
+def tidy(expr: sympy.Expr) -> sympy.Expr:
+    """Bring a key into its most readable exact form (``ln 10``, ``8 ln 2``, ``ln(10/9)``)."""
+    if not expr.has(sympy.log):
+        return sympy.nsimplify(expr) if expr.is_Float else expr
+    expanded = sympy.expand_log(expr, force=True)
+    if not isinstance(expanded, sympy.Add):
+        return expanded
+    combined = sympy.logcombine(expr, force=True)
+    if isinstance(combined, sympy.log):
+        return combined
+    if (
+        isinstance(combined, sympy.Mul)
+        and combined.args[0] == -1
+        and isinstance(combined.args[1], sympy.log)
+    ):
+        return sympy.log(1 / combined.args[1].args[0], evaluate=True)
+    return expr
+
+
+def exact_key(parsed: Parsed, env: Mapping[str, sympy.Expr]) -> Key:
+    """Evaluate a parsed key exactly.
+
+    Raises:
+        AnswerParseError: the key cannot be evaluated (e.g. a probability outside (0, 1]).
+    """
+    exact = tidy(to_sympy(parsed, env))
+    value = mpmath.mpf(sympy.N(exact, DPS)) if exact.is_real else None
+    if value is None or not mpmath.isfinite(value):
+        raise AnswerParseError(f"the key evaluates to {exact}, not a finite real number")
+    return Key(exact=exact, value=value)
+
+
+# --- variants ---------------------------------------------------------------------------------
+
+
+def _number(value: float) -> sympy.Rational:
+    """An author's decimal as the exact rational it was written as (0.2 → 1/5)."""
+    return (
+        sympy.Rational(repr(float(value)))
+        if not float(value).is_integer()
+        else sympy.Integer(int(value))
+    )
+
+
+def param_values(param: Param) -> list[sympy.Rational]:
+    """Every value a parameter can take; the first is the default."""
+    if isinstance(param, ParamChoices):
+        return [_number(v) for v in param.choices]
+    if isinstance(param, ParamRange):
+        start, step = _number(param.min), _number(param.step)
+        count = int(sympy.floor((_number(param.max) - start) / step)) + 1
+        return [start + k * step for k in range(count)]
+    return [_number(param)]
+
+
+def _rng(*parts: object) -> random.Random:
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))  # noqa: S311 (not for security)
+
+
+def show_number(value: sympy.Expr) -> str:
+    """Show a parameter value the way an author writes it: 0.2, 40, 0.125."""
+    if value.is_Integer:
+        return str(int(value))
+    return format_value(mpmath.mpf(sympy.N(value, DPS)), 15)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One student's version of a question: parameter values and choice order."""
+
+    question: str
+    params: Mapping[str, sympy.Rational] = field(default_factory=dict)
+    order: tuple[int, ...] = ()
+    """For shuffled choices: ``order[k]`` is the index in the bank of the k-th choice shown."""
+
+    def fill(self, text: str) -> str:
+        """Replace ``{name}`` placeholders by this variant's values."""
+        if not self.params:
+            return text
+        return re.sub(
+            r"\{([a-z_][a-z0-9_]*)\}",
+            lambda m: (
+                show_number(self.params[m.group(1)]) if m.group(1) in self.params else m.group(0)
+            ),
+            text,
+        )
+
+    @property
+    def is_default(self) -> bool:
+        """Whether every parameter has its first (default) value and choices their bank order."""
+        return not self.order or self.order == tuple(range(len(self.order)))
+
+
+def variant_of(
+    bank: Bank,
+    question: Any,
+    *,
+    student: str | None = None,
+    seed: int | None = None,
+) -> Variant:
+    """The variant a student sees; the default variant when student and seed are both None.
+
+    Args:
+        bank: the bank (its slug enters the draw).
+        question: the question.
+        student: the student's id.
+        seed: the class-wide or per-student seed.
+    """
+    default = student is None and seed is None
+    rng = _rng(bank.bank, question.id, student or "", "" if seed is None else seed)
+    params: dict[str, sympy.Rational] = {}
+    if isinstance(question, Numeric):
+        for name in sorted(question.params):
+            values = param_values(question.params[name])
+            params[name] = values[0] if default else values[rng.randrange(len(values))]
+    order: tuple[int, ...] = ()
+    if isinstance(question, MultipleChoice | SpotTheError):
+        indices = list(range(len(question.choices)))
+        if question.shuffle and not default:
+            _rng(
+                bank.bank, question.id, student or "", "" if seed is None else seed, "order"
+            ).shuffle(indices)
+        order = tuple(indices)
+    return Variant(question=question.id, params=params, order=order)
+
+
+# --- compiled questions -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CompiledMistake:
+    """A bank mistake, parsed."""
+
+    parsed: Parsed
+    feedback: str
+    tag: str | None
+    credit: float
+
+
+@dataclass(frozen=True)
+class CompiledPart:
+    """The key and mistakes of one answer slot (a question or one of its parts)."""
+
+    id: str | None
+    key: Parsed
+    mistakes: tuple[CompiledMistake, ...]
+    tolerance: Tolerance
+    earlier: tuple[str, ...]
+    """Earlier part ids this key names (error carried forward applies to them)."""
+
+
+def slots(question: Numeric) -> list[tuple[str | None, Numeric | Part]]:
+    """The answer slots of a numeric question: itself, or each of its parts."""
+    if question.parts:
+        return [(part.id, part) for part in question.parts]
+    return [(None, question)]
+
+
+def compile_numeric(bank: Bank, question: Numeric) -> tuple[CompiledPart, ...]:
+    """Parse every key and mistake of a numeric question (cached per bank object).
+
+    Raises:
+        BankError: a key or mistake cannot be parsed, each with its line.
+    """
+    memo = bank_memo(bank)
+    key = ("compiled", question.id)
+    if key not in memo:
+        memo[key] = _compile(bank, question.id)
+    result: tuple[CompiledPart, ...] = memo[key]
+    return result
+
+
+_MEMOS: dict[int, tuple[Bank, dict[Any, Any]]] = {}
+
+
+def bank_memo(bank: Bank) -> dict[Any, Any]:
+    """A cache that lives as long as the bank object (banks are immutable)."""
+    entry = _MEMOS.get(id(bank))
+    if entry is None or entry[0] is not bank:
+        if len(_MEMOS) > 64:
+            _MEMOS.clear()
+        entry = _MEMOS[id(bank)] = (bank, {})
+    return entry[1]
+
+
+def _compile(bank: Bank, qid: str) -> tuple[CompiledPart, ...]:
+    index = next(i for i, q in enumerate(bank.questions) if q.id == qid)
+    question = bank.questions[index]
+    assert isinstance(question, Numeric)
+    findings: list[Finding] = []
+    compiled: list[CompiledPart] = []
+    names: list[str] = list(question.params)
+    for slot_index, (part_id, slot) in enumerate(slots(question)):
+        base: tuple[str | int, ...] = ("questions", index)
+        if part_id is not None:
+            base = (*base, "parts", slot_index)
+        key_text = slot.answer
+        assert key_text is not None
+
+        def _parse(text: str, loc: tuple[str | int, ...], allowed: list[str]) -> Parsed | None:
+            try:
+                return parse(text, names=allowed, functions=KEY_FUNCTIONS)
+            except AnswerParseError as exc:
+                path, line, col = bank.locate(loc)
+                findings.append(
+                    Finding(
+                        path,
+                        line,
+                        col,
+                        f"{question.id}: {'.'.join(map(str, loc[2:]))}: {exc.message}",
+                    )
+                )
+                return None
+
+        key = _parse(key_text, (*base, "answer"), names)
+        mistakes = []
+        for m_index, mistake in enumerate(slot.mistakes):
+            parsed = _parse(mistake.answer, (*base, "mistakes", m_index, "answer"), names)
+            if parsed is not None:
+                mistakes.append(
+                    CompiledMistake(parsed, mistake.feedback, mistake.tag, mistake.credit)
+                )
+        tolerance = slot.tolerance if slot.tolerance is not None else bank.defaults.tolerance
+        if key is not None:
+            earlier = tuple(n for n in names if n in key.names and n not in question.params)
+            compiled.append(CompiledPart(part_id, key, tuple(mistakes), tolerance, earlier))
+        if part_id is not None:
+            names.append(part_id)
+    if findings:
+        raise BankError(findings)
+    return tuple(compiled)
+
+
+def _keys(
+    bank: Bank, question: Numeric, params: tuple[tuple[str, sympy.Rational], ...]
+) -> tuple[Key, ...]:
+    env: dict[str, sympy.Expr] = dict(params)
+    keys = []
+    for part in compile_numeric(bank, question):
+        key = exact_key(part.key, env)
+        keys.append(key)
+        if part.id is not None:
+            env[part.id] = key.exact
+    return tuple(keys)
+
+
+def keys_of(bank: Bank, question: Numeric, variant: Variant) -> tuple[Key, ...]:
+    """The exact key of each answer slot for this variant (cached).
+
+    Raises:
+        AnswerParseError: a key cannot be evaluated for these parameter values.
+    """
+    memo = bank_memo(bank)
+    key = ("keys", question.id, tuple(sorted(variant.params.items())))
+    if key not in memo:
+        memo[key] = _keys(bank, question, key[2])
+    result: tuple[Key, ...] = memo[key]
+    return result
+
+
+def mistake_value(mistake: CompiledMistake, env: Mapping[str, sympy.Expr]) -> float | None:
+    """The numeric value of a mistake for one variant, or None when it is undefined there."""
+    try:
+        return float(mpmath.mpf(sympy.N(tidy(to_sympy(mistake.parsed, env)), DPS)))
+    except (AnswerParseError, TypeError, ValueError):
+        return None
+
+
+def slot_env(bank: Bank, question: Numeric, variant: Variant, upto: int) -> dict[str, sympy.Expr]:
+    """Names visible to slot ``upto``: the parameters and the earlier parts' exact keys."""
+    env: dict[str, sympy.Expr] = dict(variant.params)
+    keys = keys_of(bank, question, variant)
+    for (part_id, _), key in zip(slots(question)[:upto], keys[:upto], strict=True):
+        if part_id is not None:
+            env[part_id] = key.exact
+    return env
+
+
+def carried_forward(
+    part: CompiledPart, variant: Variant, earlier_values: Mapping[str, Any]
+) -> float | None:
+    """A part's key recomputed from the student's own earlier answers (error carried forward)."""
+    env: dict[str, Any] = {name: mpmath.mpf(sympy.N(v, DPS)) for name, v in variant.params.items()}
+    for name in part.earlier:
+        if name not in earlier_values:
+            return None
+        env[name] = earlier_values[name]
+    try:
+        return float(evaluate(part.key, env))
+    except AnswerParseError:
+        return None
+
+
+@dataclass(frozen=True)
+class Solution:
+    """How ``quizgym solve`` reads an expression."""
+
+    read_as: str
+    exact: str
+    value: mpmath.mpf
+
+    def __str__(self) -> str:
+        digits = format_value(self.value, 16)
+        lines = [f"read as: {self.read_as}"]
+        if self.exact not in {digits, self.read_as}:
+            lines.append(f"exact:   {self.exact}")
+        lines.append(f"value:   {digits}")
+        return "\n".join(lines)
+
+
+def solve(text: str) -> Solution:
+    """Read an expression as the grader does (keys' vocabulary included) and evaluate it.
+
+    Raises:
+        AnswerParseError: the text cannot be read or evaluated.
+    """
+    parsed = parse(text, functions=KEY_FUNCTIONS)
+    value = evaluate(parsed)
+    try:
+        exact = display(tidy(to_sympy(parsed)))
+    except AnswerParseError:
+        exact = format_value(value, 16)
+    return Solution(read_as=parsed.canonical, exact=exact, value=value)
+
+
+def prompt_of(question: Any, variant: Variant) -> str:
+    """The question's prompt with this variant's numbers."""
+    return variant.fill(question.prompt)
+
+
+__all__ = [
+    "DOMAIN_FUNCTIONS",
+    "KEY_FUNCTIONS",
+    "CompiledMistake",
+    "CompiledPart",
+    "Key",
+    "Variant",
+    "carried_forward",
+    "compile_numeric",
+    "display",
+    "exact_key",
+    "keys_of",
+    "bank_memo",
+    "mistake_value",
+    "param_values",
+    "placeholders",
+    "prompt_of",
+    "show_number",
+    "slot_env",
+    "slots",
+    "solve",
+    "tidy",
+    "variant_of",
+]
