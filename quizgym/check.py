@@ -57,7 +57,7 @@ def expand_paths(names: Iterable[str]) -> list[Path]:
     """
     names = list(names)
     if not names:
-        return list(bundled_banks().values())
+        return [resolve_bank(name) for name in bundled_banks()]
     paths: list[Path] = []
     for name in names:
         path = Path(name)

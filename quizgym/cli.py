@@ -100,19 +100,21 @@ def schema(indent: int) -> None:
     click.echo(bank_json_schema(indent=indent))
 
 
-@cli.command()
-@click.argument("expression")
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.argument("words", nargs=-1, required=True, metavar="EXPRESSION")
 @click.pass_context
 @_example('quizgym solve "8 ln 2"')
-def solve(ctx: click.Context, expression: str) -> None:
+def solve(ctx: click.Context, words: tuple[str, ...]) -> None:
     """Evaluate an expression exactly as the grader reads it.
 
     Accepts what students may type (2.30, ln 10, 8 ln 2, 1/2) and the keys' domain functions
-    (mlm_loss, nsp_loss, uniform_loss). Exits 1 with the reason when it cannot be read.
+    (mlm_loss, nsp_loss, uniform_loss). A leading minus needs no quoting: quizgym solve -ln 0.9.
+    Exits 1 with the reason when it cannot be read.
     """
     from quizgym.errors import AnswerParseError
     from quizgym.solver import solve as solve_expression
 
+    expression = " ".join(words)
     try:
         solution = solve_expression(expression)
     except AnswerParseError as exc:

@@ -42,8 +42,16 @@ def resolve_bank(name: str | Path) -> Path:
         return path
     bundled = bundled_banks()
     if str(name) in bundled:
-        return bundled[str(name)]
+        return _shortest(bundled[str(name)])
     raise BankNotFoundError(str(name), sorted(bundled))
+
+
+def _shortest(path: Path) -> Path:
+    """Show a path relative to the working folder when it lies inside it."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
 
 
 def load_bank(name: str | Path) -> Bank:

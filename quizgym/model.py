@@ -159,7 +159,7 @@ class QuestionBase(StrictModel):
 class TrueFalse(QuestionBase):
     """A statement to judge true or false."""
 
-    type: Literal["true_false"]
+    type: Literal["true_false"] = Field(description="question type")
     answer: bool = Field(description="whether the statement is true")
 
 
@@ -182,7 +182,7 @@ def _check_choices(choices: list[Choice], *, multiple: bool) -> None:
 class MultipleChoice(QuestionBase):
     """Choose one correct option, or several with ``multiple: true`` (partial credit)."""
 
-    type: Literal["multiple_choice"]
+    type: Literal["multiple_choice"] = Field(description="question type")
     choices: list[Choice] = Field(min_length=2, max_length=26, description="the options")
     multiple: bool = Field(default=False, description="several may be correct")
     shuffle: bool = Field(default=False, description="show each student a seeded order")
@@ -196,7 +196,7 @@ class MultipleChoice(QuestionBase):
 class SpotTheError(QuestionBase):
     """A flawed statement; the student chooses the right diagnosis."""
 
-    type: Literal["spot_the_error"]
+    type: Literal["spot_the_error"] = Field(description="question type")
     prompt: str = Field(
         default="What is wrong with this statement?", min_length=1, description="the question"
     )
@@ -214,7 +214,7 @@ class SpotTheError(QuestionBase):
 class FreeText(QuestionBase):
     """A free-text answer scored by a rubric and marked for review."""
 
-    type: Literal["free_text"]
+    type: Literal["free_text"] = Field(description="question type")
     model_answer: str = Field(min_length=1, description="a full-credit answer")
     rubric: list[RubricCriterion] = Field(min_length=1, description="criteria and their points")
 
@@ -222,7 +222,7 @@ class FreeText(QuestionBase):
 class Numeric(QuestionBase):
     """A number computed from a key expression, optionally in several parts, with variants."""
 
-    type: Literal["numeric"]
+    type: Literal["numeric"] = Field(description="question type")
     params: dict[Name, Param] = Field(
         default_factory=dict, description="variant parameters; the first value is the default"
     )

@@ -133,7 +133,20 @@ class Key:
     def __str__(self) -> str:
         approx = format_value(self.value, 5)
         exact = self.text
+        if _is_terminating(self.exact):
+            return format_value(self.value, 15)
         return approx if exact == approx or _is_plain_number(exact) else f"{exact} ≈ {approx}"
+
+
+def _is_terminating(expr: sympy.Expr) -> bool:
+    """A rational with a finite decimal expansion (3/2 → 1.5): shown as that decimal."""
+    if not expr.is_Rational:
+        return False
+    q = int(expr.q)
+    for prime in (2, 5):
+        while q % prime == 0:
+            q //= prime
+    return q == 1
 
 
 def _is_plain_number(text: str) -> bool:
@@ -148,9 +161,16 @@ def display(expr: sympy.Expr) -> str:
 
 
 def tidy(expr: sympy.Expr) -> sympy.Expr:
-    """Bring a key into its most readable exact form (``ln 10``, ``8 ln 2``, ``ln(10/9)``)."""
+    """Bring a key into its most readable exact form (``ln 10``, ``8 ln 2``, ``ln(10/9)``).
+
+    A sum of logarithms becomes one multiple of a single log when it can (``8 ln 2``), else one
+    log of a rational (``ln(125/24)``); products and quotients are tidied factor by factor, so
+    a ratio of losses reads ``ln(10/9)/ln(100/99)``.
+    """
     if not expr.has(sympy.log):
         return sympy.nsimplify(expr) if expr.is_Float else expr
+    if isinstance(expr, sympy.Mul | sympy.Pow) and not _is_log_term(expr):
+        return expr.func(*(tidy(arg) for arg in expr.args))
     expanded = sympy.expand_log(expr, force=True)
     if not isinstance(expanded, sympy.Add):
         return expanded
@@ -164,6 +184,18 @@ def tidy(expr: sympy.Expr) -> sympy.Expr:
     ):
         return sympy.log(1 / combined.args[1].args[0], evaluate=True)
     return expr
+
+
+def _is_log_term(expr: sympy.Expr) -> bool:
+    """``c * ln(x)``: a number times one logarithm."""
+    if isinstance(expr, sympy.log):
+        return True
+    if isinstance(expr, sympy.Mul):
+        logs = [a for a in expr.args if isinstance(a, sympy.log)]
+        return len(logs) == 1 and all(
+            a.is_number and not a.has(sympy.log) for a in expr.args if a not in logs
+        )
+    return False
 
 
 def exact_key(parsed: Parsed, env: Mapping[str, sympy.Expr]) -> Key:

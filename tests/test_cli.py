@@ -1,0 +1,118 @@
+"""The command line: forwarding to the library, end to end, and meta-tests."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from unittest import mock
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from quizgym.cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args: str) -> click.testing.Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_help_lists_every_command_with_a_one_line_summary() -> None:
+    result = run("--help")
+    assert result.exit_code == 0
+    for name, command in cli.commands.items():
+        assert re.search(rf"^  {name}\s+\S", result.output, flags=re.MULTILINE), name
+        assert command.help and "Example:" in command.help, f"{name} has no example"
+
+
+def test_readme_lists_exactly_the_commands_that_exist() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## Commands", 1)[1].split("\n## ", 1)[0]
+    documented = set(re.findall(r"^\| `quizgym (\w+)", table, flags=re.MULTILINE))
+    assert documented == set(cli.commands)
+
+
+def test_check_bundled_bank() -> None:
+    result = run("check", "bert-mlm")
+    assert result.exit_code == 0, result.output
+    assert re.fullmatch(
+        r"banks/bert-mlm\.yaml: bert-mlm, \d+ questions, \d+ variants checked: ok\n", result.output
+    )
+
+
+def test_check_forwards_its_options() -> None:
+    with mock.patch("quizgym.check.check_banks", return_value=[]) as check_banks:
+        result = run("check", "a.yaml", "b.yaml", "--seeds", "7")
+    assert result.exit_code == 0
+    check_banks.assert_called_once_with(("a.yaml", "b.yaml"), variant_seeds=7)
+
+
+def test_check_strict_fails_on_warnings(tmp_path: Path) -> None:
+    bank = tmp_path / "same-position.yaml"
+    choices = "[{text: right, correct: true}, {text: wrong}]"
+    questions = "".join(
+        f"  - {{id: mc-{i}, type: multiple_choice, prompt: Q{i}, choices: {choices}}}\n"
+        for i in range(4)
+    )
+    bank.write_text(f"bank: demo\ntitle: Demo\nquestions:\n{questions}", encoding="utf-8")
+    assert run("check", str(bank)).exit_code == 0
+    strict = run("check", "--strict", str(bank))
+    assert strict.exit_code == 1
+    assert "warning: every single-answer choice question has its key at A" in strict.stderr
+
+
+def test_solve_prints_reading_exact_form_and_value() -> None:
+    result = run("solve", "8 ln 2")
+    assert result.exit_code == 0
+    assert result.output == "read as: 8*ln(2)\nexact:   8 ln 2\nvalue:   5.545177444479562\n"
+
+
+def test_solve_knows_the_domain_functions() -> None:
+    result = run("solve", "mlm_loss(0.2, 0.5)")
+    assert result.output.splitlines()[1:] == ["exact:   ln 10", "value:   2.302585092994046"]
+
+
+def test_solve_refuses_hostile_text_in_one_line() -> None:
+    result = run("solve", "__import__('os')")
+    assert result.exit_code == 1
+    assert result.stderr == "Error: cannot read \"__import__('os')\": Unexpected character '_'.\n"
+
+
+def test_schema_is_json_with_every_field_described() -> None:
+    result = run("schema")
+    schema = json.loads(result.output)
+    assert schema["title"] == "Bank"
+    for name, definition in schema["$defs"].items():
+        for field, spec in definition.get("properties", {}).items():
+            assert "description" in spec, f"{name}.{field}"
+
+
+def test_debug_shows_tracebacks_and_default_does_not(tmp_path: Path) -> None:
+    result = run("check", str(tmp_path / "missing.yaml"))
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+
+
+def test_python_dash_m_and_lazy_imports() -> None:
+    code = (
+        "import sys, runpy; sys.argv = ['quizgym', '--help']\n"
+        "try:\n    runpy.run_module('quizgym', run_name='__main__')\n"
+        "except SystemExit as e:\n    assert e.code == 0\n"
+        "heavy = [m for m in ('sympy', 'numpy', 'jinja2', 'mpmath') if m in sys.modules]\n"
+        "print('HEAVY', heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "Commands:" in out.stdout
+    assert "HEAVY []" in out.stdout
+
+
+@pytest.mark.parametrize("name", ["check", "schema", "solve"])
+def test_each_command_has_help(name: str) -> None:
+    result = run(name, "--help")
+    assert result.exit_code == 0
+    assert "Example:" in result.output
