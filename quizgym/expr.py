@@ -516,7 +516,8 @@ class _Tokenizer:
             canonical += "e" + ("-" if exp_sign == "-" else "") + (exp_digits.lstrip("0") or "0")
         num = _Num(
             mantissa=mantissa,
-            exponent=exponent - len(fraction),
+            # 0e999999 is 0: never let a zero carry its exponent into 10**exponent.
+            exponent=exponent - len(fraction) if mantissa else 0,
             text=canonical,
             decimal=bool(separator),
             decimals=len(fraction) - exponent,  # "2.5e-3" → 4, "1.23e4" → -2
@@ -805,13 +806,19 @@ def parse(
         The checked expression and how it was read.
 
     Raises:
-        AnswerParseError: the text cannot be read; ``offset`` points into ``text``.
-        ValueError: a name is not an identifier or collides with a function or constant.
+        AnswerParseError: the text cannot be read (``offset`` points into ``text``), or a name
+            is already a function or constant.
+        ValueError: a name is not an identifier (``[a-z_][a-z0-9_]*``).
     """
     name_set = frozenset(names)
     for name in name_set:
-        if not _NAME_RE.fullmatch(name) or name in functions or name in CONSTANTS:
+        if not _NAME_RE.fullmatch(name):
             raise ValueError(f"{name!r} cannot be used as a name in expressions")
+        if name in functions or name in CONSTANTS:
+            # An author's parameter or part id; reported like any other problem in a key.
+            raise AnswerParseError(
+                f"The name {name!r} is already a function or constant; rename it.", None
+            )
     normalized, offsets = _normalize(text)
     tokens = _Tokenizer(normalized, offsets, name_set, functions).tokens()
     tree = _Parser(tokens).parse()
@@ -858,12 +865,10 @@ def _render(node: _Node) -> str:
         left = _wrap(node.left, _precedence(node.left) <= 4)
         return f"{left}^{_wrap(node.right, _precedence(node.right) < 4)}"
     left = _wrap(node.left, _precedence(node.left) < level)
-    right = _wrap(node.right, _precedence(node.right) <= level and not _is_unary(node.right))
+    # A signed right operand needs no parentheses: "1 - -2", "2*-3" read back the same.
+    signed = isinstance(node.right, _Unary)
+    right = _wrap(node.right, _precedence(node.right) <= level and not signed)
     return f"{left} {node.op} {right}" if level == 1 else f"{left}{node.op}{right}"
-
-
-def _is_unary(node: _Node) -> bool:
-    return isinstance(node, _Unary)
 
 
 def _wrap(node: _Node, parenthesize: bool) -> str:

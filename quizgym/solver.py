@@ -198,6 +198,12 @@ def _is_log_term(expr: sympy.Expr) -> bool:
     return False
 
 
+def to_mpf(expr: sympy.Expr) -> mpmath.mpf:
+    """An exact expression as a 30-digit mpmath number (the conversion keeps all 30 digits)."""
+    with mpmath.workdps(DPS):
+        return mpmath.mpf(sympy.N(expr, DPS))
+
+
 def exact_key(parsed: Parsed, env: Mapping[str, sympy.Expr]) -> Key:
     """Evaluate a parsed key exactly.
 
@@ -205,7 +211,7 @@ def exact_key(parsed: Parsed, env: Mapping[str, sympy.Expr]) -> Key:
         AnswerParseError: the key cannot be evaluated (e.g. a probability outside (0, 1]).
     """
     exact = tidy(to_sympy(parsed, env))
-    value = mpmath.mpf(sympy.N(exact, DPS)) if exact.is_real else None
+    value = to_mpf(exact) if exact.is_real else None
     if value is None or not mpmath.isfinite(value):
         raise AnswerParseError(f"the key evaluates to {exact}, not a finite real number")
     return Key(exact=exact, value=value)
@@ -243,7 +249,7 @@ def show_number(value: sympy.Expr) -> str:
     """Show a parameter value the way an author writes it: 0.2, 40, 0.125."""
     if value.is_Integer:
         return str(int(value))
-    return format_value(mpmath.mpf(sympy.N(value, DPS)), 15)
+    return format_value(to_mpf(value), 15)
 
 
 @dataclass(frozen=True)
@@ -443,7 +449,7 @@ def keys_of(bank: Bank, question: Numeric, variant: Variant) -> tuple[Key, ...]:
 def mistake_value(mistake: CompiledMistake, env: Mapping[str, sympy.Expr]) -> float | None:
     """The numeric value of a mistake for one variant, or None when it is undefined there."""
     try:
-        return float(mpmath.mpf(sympy.N(tidy(to_sympy(mistake.parsed, env)), DPS)))
+        return float(to_mpf(tidy(to_sympy(mistake.parsed, env))))
     except (AnswerParseError, TypeError, ValueError):
         return None
 
@@ -462,7 +468,7 @@ def carried_forward(
     part: CompiledPart, variant: Variant, earlier_values: Mapping[str, Any]
 ) -> float | None:
     """A part's key recomputed from the student's own earlier answers (error carried forward)."""
-    env: dict[str, Any] = {name: mpmath.mpf(sympy.N(v, DPS)) for name, v in variant.params.items()}
+    env: dict[str, Any] = {name: to_mpf(v) for name, v in variant.params.items()}
     for name in part.earlier:
         if name not in earlier_values:
             return None

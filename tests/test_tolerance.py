@@ -239,7 +239,9 @@ def test_describe(tolerance: Tolerance, text: str) -> None:
     ],
 )
 def test_interval(tolerance: Tolerance, key: float, low: float, high: float) -> None:
-    assert interval(key=key, tolerance=tolerance) == (pytest.approx(low), pytest.approx(high))
+    lower, upper = interval(key=key, tolerance=tolerance)
+    assert lower == pytest.approx(low)
+    assert upper == pytest.approx(high)
 
 
 def test_interval_needs_a_finite_key() -> None:

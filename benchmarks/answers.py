@@ -1,0 +1,96 @@
+"""How long does reading and comparing one student answer take?
+
+Prints the median time per answer (read_answer + compare against a key) for plain decimals and
+for expressions, with the memo cache cold (every answer parsed and evaluated) and warm (answers
+repeat, as they do across a class), each as a ratio against Python's own ``float()`` of the same
+decimal strings, timed the same way in the same process. Goal: warm well under 1 ms.
+
+Run: ``.venv/bin/python benchmarks/answers.py`` (a few seconds).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+from quizgym.expr import Reading, read_answer
+from quizgym.tolerance import compare
+
+N = 2000
+KEY = math.log(10)
+
+
+def _decimals(rng: random.Random) -> list[str]:
+    texts = {f"{rng.uniform(0.01, 100):.{rng.randint(1, 5)}f}" for _ in range(3 * N)}
+    return sorted(texts)[:N]
+
+
+def _expressions(rng: random.Random) -> list[str]:
+    shapes: list[Callable[[], str]] = [
+        lambda: f"{rng.randint(1, 99)} ln {rng.randint(2, 999)}",
+        lambda: f"-ln(0.{rng.randint(1, 99):02d}) - ln(0.{rng.randint(1, 99):02d})",
+        lambda: f"log({rng.randint(2, 99)})+log({rng.randint(2, 99)})",
+        lambda: f"{rng.randint(1, 99)}/{rng.randint(1, 99)}",
+        lambda: f"sqrt({rng.randint(2, 999)}) * e^{rng.randint(1, 9)}",
+    ]
+    texts = {rng.choice(shapes)() for _ in range(3 * N)}
+    return sorted(texts)[:N]
+
+
+def _grade(text: str) -> bool:
+    reading = read_answer(text)
+    if not isinstance(reading, Reading):
+        return False
+    parsed = reading.parsed
+    return compare(
+        value=float(reading.value),
+        key=KEY,
+        tolerance="auto",
+        kind=parsed.kind,
+        decimals=parsed.decimals,
+        sigfigs=parsed.sigfigs,
+    ).ok
+
+
+def _median_ns(work: Callable[[str], object], texts: list[str]) -> float:
+    """Median wall time of ``work(text)`` over the texts, each call timed on its own."""
+    times = []
+    clock = time.perf_counter_ns
+    for text in texts:
+        start = clock()
+        work(text)
+        times.append(clock() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    rng = random.Random(20260821)
+    corpora = {"decimals": _decimals(rng), "expressions": _expressions(rng)}
+    baseline = _median_ns(float, corpora["decimals"])  # Python's float() of the same decimals
+    rows = []
+    for name, texts in corpora.items():
+        read_answer.cache_clear()
+        cold = _median_ns(_grade, texts)
+        warm = _median_ns(_grade, texts)  # every text is now in the memo cache
+        rows.append((name, cold, warm))
+
+    print(f"parse + compare, median per answer, {N} distinct answers per row")
+    print(f"baseline: Python float() of the same decimal strings = {baseline / 1000:.2f} µs\n")
+    print(
+        f"{'':12} {'cold':>10} {'warm':>10} {'cold/float':>11} {'warm/float':>11} {'cold/warm':>10}"
+    )
+    for name, cold, warm in rows:
+        print(
+            f"{name:12} {cold / 1000:>8.1f}µs {warm / 1000:>8.2f}µs {cold / baseline:>10.0f}x "
+            f"{warm / baseline:>10.1f}x {cold / warm:>9.0f}x"
+        )
+    worst_warm = max(warm for _, _, warm in rows) / 1e6
+    verdict = "met" if worst_warm < 0.1 else "NOT met"
+    print(f"\ngoal 'warm well under 1 ms' (< 0.1 ms): {verdict} ({worst_warm * 1000:.2f} µs)")
+
+
+if __name__ == "__main__":
+    main()
