@@ -14,6 +14,7 @@ import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import mpmath
@@ -125,12 +126,17 @@ class Key:
         """The key as a float, for comparisons."""
         return float(self.value)
 
-    @property
+    @cached_property
     def text(self) -> str:
         """The exact form in our notation, e.g. ``ln 10``, ``8 ln 2``."""
         return display(self.exact)
 
     def __str__(self) -> str:
+        return self.shown
+
+    @cached_property
+    def shown(self) -> str:
+        """How the key is shown to people: ``ln 10 ≈ 2.3026``, ``1.5``, ``6``."""
         approx = format_value(self.value, 5)
         exact = self.text
         if _is_terminating(self.exact):
@@ -297,9 +303,13 @@ def variant_of(
     default = student is None and seed is None
     rng = _rng(bank.bank, question.id, student or "", "" if seed is None else seed)
     params: dict[str, sympy.Rational] = {}
-    if isinstance(question, Numeric):
-        for name in sorted(question.params):
-            values = param_values(question.params[name])
+    if isinstance(question, Numeric) and question.params:
+        memo = bank_memo(bank)
+        if ("params", question.id) not in memo:
+            memo["params", question.id] = [
+                (name, param_values(question.params[name])) for name in sorted(question.params)
+            ]
+        for name, values in memo["params", question.id]:
             params[name] = values[0] if default else values[rng.randrange(len(values))]
     order: tuple[int, ...] = ()
     if isinstance(question, MultipleChoice | SpotTheError):
