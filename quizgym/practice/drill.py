@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
+import secrets
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -212,6 +212,16 @@ def content_sha(question: AnyQuestion) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def review_seed(seed: int, bank_id: str, item_id: str, reviews: int) -> int:
+    """The variant seed of an item's review: fresh numbers each time it is logged again.
+
+    ``reviews`` is how many answers to the item are already logged, so a new review draws new
+    numbers even under a fixed ``--seed``, while the same seed and history give the same ones.
+    """
+    digest = hashlib.sha256(f"{seed}\x1f{bank_id}\x1f{item_id}\x1f{reviews}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") >> 1
+
+
 def is_due(card: Card | None, now: datetime) -> bool:
     """New items are due; learning steps within :data:`LEARN_AHEAD`; others at their due time."""
     if card is None:
@@ -287,7 +297,7 @@ class Drill:
         ui: DrillUI,
         clock: Clock,
         scheduler: Scheduler,
-        rng: random.Random,
+        seed: int,
         cram: bool,
     ) -> None:
         self.banks = banks
@@ -295,7 +305,7 @@ class Drill:
         self.ui = ui
         self.clock = clock
         self.scheduler = scheduler
-        self.rng = rng
+        self.seed = seed
         self.cram = cram
         self.queue: list[Entry] = []
         self.done: list[Done] = []
@@ -334,7 +344,9 @@ class Drill:
 
     def _item(self, entry: Entry) -> None:
         question = entry.question
-        variant = variant_of(entry.bank, question, seed=self.rng.randrange(2**31))
+        count = self.store.attempt_count(entry.bank.bank, question.id)
+        draw = review_seed(self.seed, entry.bank.bank, question.id, count)
+        variant = variant_of(entry.bank, question, seed=draw)
         self.ui.show_item(self._view(entry, variant))
         shown_at = self.clock()
         hints = 0
@@ -655,8 +667,10 @@ def practice(
         banks, rows, now=now, new=new, limit=limit, tags=tags, types=types, cram=cram
     )
     scheduler = Scheduler(enable_fuzzing=seed is None)
-    rng = random.Random(seed) if seed is not None else random.Random()  # noqa: S311 (variants)
-    drill = Drill(banks, store=store, ui=ui, clock=clock, scheduler=scheduler, rng=rng, cram=cram)
+    session_seed = seed if seed is not None else secrets.randbelow(2**31)
+    drill = Drill(
+        banks, store=store, ui=ui, clock=clock, scheduler=scheduler, seed=session_seed, cram=cram
+    )
     session_id = store.start_session(
         banks=[b.bank for b in banks], mode="cram" if cram else "review", now=now
     )
@@ -680,6 +694,7 @@ __all__ = [
     "content_sha",
     "is_due",
     "practice",
+    "review_seed",
     "utc_now",
     "when",
 ]

@@ -244,6 +244,13 @@ class Store:
                 return row
         raise KeyError((bank_id, item_id))
 
+    def attempt_count(self, bank_id: str, item_id: str) -> int:
+        """How many answers to an item are logged."""
+        row = self.conn.execute(
+            "SELECT count(*) FROM attempt WHERE bank_id = ? AND item_id = ?", (bank_id, item_id)
+        ).fetchone()
+        return int(row[0])
+
     # --- sessions and attempts ------------------------------------------------------------------
 
     def start_session(self, *, banks: Sequence[str], mode: str, now: datetime) -> int:
