@@ -356,7 +356,7 @@ class Drill:
         earlier: dict[str, str] = {}
         targets = slots(question) if isinstance(question, Numeric) else [(None, question)]
         for part_id, slot in targets:
-            if part_id is not None:
+            if part_id is not None and not skipped:
                 self.ui.show_slot(
                     SlotView(part_id, variant.fill(slot.prompt), getattr(slot, "units", None))
                 )
