@@ -40,7 +40,7 @@ def run_practice(
         limit: at most this many items in all.
         tags: only items with one of these tags.
         types: only items of these types.
-        cram: drill every matching item without moving the schedule of items not due.
+        cram: also drill learned items not yet due (their schedule is left alone).
         seed: reproducible variants and intervals (with ``QUIZGYM_NOW``, a reproducible session).
 
     Raises:

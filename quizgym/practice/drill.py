@@ -244,7 +244,7 @@ def build_queue(
 ) -> list[Entry]:
     """Due items first (most overdue first), then up to ``new`` new ones, ``limit`` in all.
 
-    With ``cram``, every matching item is drilled (due ones first), up to ``limit``.
+    With ``cram``, items already learned but not due come after the due ones (soonest first).
     """
     due: list[tuple[datetime, int, Entry]] = []
     fresh: list[Entry] = []
@@ -266,8 +266,8 @@ def build_queue(
             elif cram:
                 later.append((row.card.due, order, entry))
     queue = [e for *_, e in sorted(due, key=lambda t: t[:2])]
-    queue += fresh if cram else fresh[: max(new, 0)]
     queue += [e for *_, e in sorted(later, key=lambda t: t[:2])]
+    queue += fresh[: max(new, 0)]
     return queue[: max(limit, 0)]
 
 
@@ -646,7 +646,7 @@ def practice(
         limit: at most this many items in all (wrong ones returning do not count).
         tags: only items with one of these tags.
         types: only items of these types.
-        cram: drill every matching item; answers to items not due leave the schedule alone.
+        cram: also drill learned items that are not due; those answers leave the schedule alone.
         seed: makes variants, order and intervals reproducible (disables FSRS interval fuzz).
 
     Raises:
