@@ -165,7 +165,7 @@ _PRACTICE = _practice_defaults()
     "--all",
     "cram",
     is_flag=True,
-    help="Drill every matching item; items not due keep their schedule.",
+    help="Also drill learned items not yet due (extra practice: schedule left alone).",
 )
 @click.option("--db", type=click.Path(dir_okay=False), help=_DB_HELP)
 @click.option("--seed", type=int, help="Reproducible variants, order and intervals.")

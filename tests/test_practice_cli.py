@@ -33,7 +33,9 @@ def test_a_session_shows_verdicts_feedback_answers_and_a_summary(tmp_path: Path)
     assert "Session ended early" in out
     assert "Answered 2 · right 1 · partly 0 · wrong 1" in out
     assert "Missed: mc-def-masked-set" in out
-    logged = rows(db, "SELECT item_id, verdict, rating, scheduled, response FROM attempt ORDER BY id")
+    logged = rows(
+        db, "SELECT item_id, verdict, rating, scheduled, response FROM attempt ORDER BY id"
+    )
     assert logged == [
         ("mc-def-sequence", "correct", 3, 1, "B"),
         ("mc-def-masked-set", "incorrect", 1, 1, "B"),
@@ -44,7 +46,9 @@ def test_numeric_answer_typed_as_an_expression_shows_how_it_was_read_and_the_exa
     tmp_path: Path,
 ) -> None:
     key = key_for("num-uniform-baseline")
-    result = run(tmp_path / "p.sqlite3", [key.text, "", "q"], "--tag", "softmax", "--type", "numeric")
+    result = run(
+        tmp_path / "p.sqlite3", [key.text, "", "q"], "--tag", "softmax", "--type", "numeric"
+    )
     assert result.exit_code == 0, result.output
     vocab = re.search(r"ln (\d+)", key.text)
     assert vocab is not None and vocab.group(1) in result.output  # this review's variant number
