@@ -222,6 +222,22 @@ def review_seed(seed: int, bank_id: str, item_id: str, reviews: int) -> int:
     return int.from_bytes(digest[:4], "big") >> 1
 
 
+def explanation_for(bank: Bank, question: AnyQuestion, variant: Variant) -> str | None:
+    """The explanation for this variant: placeholders filled; a worked example written for the
+    default numbers says which numbers it uses when the student saw others.
+    """
+    if not question.explanation:
+        return None
+    text = variant.fill(question.explanation)
+    default = variant_of(bank, question)
+    if text == question.explanation and variant.params and variant.params != default.params:
+        numbers = ", ".join(
+            f"{name} = {default.fill('{' + name + '}')}" for name in sorted(default.params)
+        )
+        text = f"(worked for {numbers}) {text}"
+    return text
+
+
 def is_due(card: Card | None, now: datetime) -> bool:
     """New items are due; learning steps within :data:`LEARN_AHEAD`; others at their due time."""
     if card is None:
@@ -422,6 +438,7 @@ class Drill:
             hints=hints,
             tag=tag,
             shown_at=shown_at,
+            explanation=explanation_for(entry.bank, question, variant),
         )
 
     def _self_mark(self, score: float) -> Rating:
@@ -446,6 +463,7 @@ class Drill:
         hints: int,
         tag: str | None,
         shown_at: datetime,
+        explanation: str | None,
     ) -> None:
         now = self.clock()
         before = entry.row.card
@@ -486,7 +504,7 @@ class Drill:
                 scheduled=scheduled,
                 next_due=after.due if after is not None and scheduled else None,
                 now=now,
-                explanation=question.explanation,
+                explanation=explanation,
                 correction=question.correction if isinstance(question, SpotTheError) else None,
                 can_mark_easy=easy_ok,
             )
@@ -692,6 +710,7 @@ __all__ = [
     "build_queue",
     "clock_from",
     "content_sha",
+    "explanation_for",
     "is_due",
     "practice",
     "review_seed",
