@@ -36,5 +36,8 @@ pytest: setup
 
 test: lint types pytest
 
+practice: $(STAMP)
+	$(BIN)/quizgym practice
+
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache node_modules

@@ -123,6 +123,81 @@ def solve(ctx: click.Context, words: tuple[str, ...]) -> None:
     click.echo(str(solution))
 
 
+# --- practice and stats -------------------------------------------------------------------------
+
+_PRACTICE_TYPES = ("true_false", "multiple_choice", "spot_the_error", "free_text", "numeric")
+_DB_HELP = "Progress database (default: $QUIZGYM_DB, else progress.sqlite3 in the user data dir)."
+
+
+def _practice_defaults() -> dict[str, Any]:
+    from quizgym.practice import run_practice  # light: the drill itself is imported on use
+
+    return dict(run_practice.__kwdefaults__ or {})
+
+
+_PRACTICE = _practice_defaults()
+
+
+@cli.command()
+@click.argument("banks", nargs=-1)
+@click.option(
+    "--new",
+    "new",
+    type=click.IntRange(0),
+    default=_PRACTICE["new"],
+    show_default=True,
+    help="At most this many never-seen items.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(1),
+    default=_PRACTICE["limit"],
+    show_default=True,
+    help="At most this many items in all.",
+)
+@click.option("--tag", "tags", multiple=True, help="Only items with this tag (repeatable).")
+@click.option(
+    "--type",
+    "types",
+    multiple=True,
+    type=click.Choice(_PRACTICE_TYPES),
+    help="Only items of this type (repeatable).",
+)
+@click.option(
+    "--all",
+    "cram",
+    is_flag=True,
+    help="Also drill learned items not yet due (extra practice: schedule left alone).",
+)
+@click.option("--db", type=click.Path(dir_okay=False), help=_DB_HELP)
+@click.option("--seed", type=int, help="Reproducible variants, order and intervals.")
+@click.pass_context
+@_example("quizgym practice --new 5 --tag masking")
+def practice(ctx: click.Context, banks: tuple[str, ...], **options: Any) -> None:
+    """Drill banks with spaced repetition (the bundled BERT bank by default).
+
+    Due items come first, then new ones. At the answer prompt: ? hint, ! reveal, s skip,
+    u undo the last answer, q quit. Every answer is saved the moment it is graded.
+    """
+    from quizgym.practice import run_practice
+
+    with _errors(ctx):
+        run_practice(banks, **options)
+
+
+@cli.command()
+@click.argument("banks", nargs=-1)
+@click.option("--db", type=click.Path(dir_okay=False), help=_DB_HELP)
+@click.pass_context
+@_example("quizgym stats bert-mlm")
+def stats(ctx: click.Context, banks: tuple[str, ...], db: str | None) -> None:
+    """Drill progress per bank and tag: accuracy, retention, due forecast, streak, misses."""
+    from quizgym.practice import show_stats
+
+    with _errors(ctx):
+        show_stats(banks, db=db)
+
+
 def main() -> None:
     """Entry point for ``python -m quizgym``."""
     cli(prog_name="quizgym")

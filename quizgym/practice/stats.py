@@ -1,0 +1,157 @@
+"""``quizgym stats``: progress per bank and tag, from the progress database alone.
+
+Accuracy counts every logged answer (extra practice too); *retention* counts only scheduled
+reviews of items already in the Review state, passed with Hard or better ("true retention",
+fsrs4anki#614). Days for the forecast and the streak are local calendar days.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from fsrs import State
+
+from quizgym.practice.store import Store
+
+FORECAST_DAYS = 7
+MOST_MISSED = 5
+
+
+@dataclass
+class TagStats:
+    """Counts for one tag (or ``all``) of one bank."""
+
+    tag: str
+    items: int = 0
+    answers: int = 0
+    correct: int = 0
+    reviews: int = 0
+    recalled: int = 0
+    due_today: int = 0
+    due_week: int = 0
+
+    @property
+    def accuracy(self) -> float | None:
+        """Share of answers fully right."""
+        return self.correct / self.answers if self.answers else None
+
+    @property
+    def retention(self) -> float | None:
+        """Share of due reviews of learned items that were recalled."""
+        return self.recalled / self.reviews if self.reviews else None
+
+
+@dataclass
+class BankStats:
+    """Progress on one bank."""
+
+    bank: str
+    tags: list[TagStats]
+    forecast: list[tuple[str, int]]
+    """(local day, items due that day) for today and the next days; today includes overdue."""
+    streak: int
+    missed: list[tuple[str, int]] = field(default_factory=list)
+    new: int = 0
+
+
+def _end_of_day(now: datetime, days: int) -> float:
+    local = now.astimezone()
+    midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
+    return (midnight + timedelta(days=days + 1)).timestamp()
+
+
+def streak_of(days: set[str], now: datetime) -> int:
+    """Consecutive local days with answers, ending today (or yesterday, if today has none yet)."""
+    day = now.astimezone().date()
+    if day.isoformat() not in days:
+        day -= timedelta(days=1)
+    count = 0
+    while day.isoformat() in days:
+        count += 1
+        day -= timedelta(days=1)
+    return count
+
+
+def bank_stats(*, store: Store, now: datetime, banks: tuple[str, ...] = ()) -> list[BankStats]:
+    """Progress per bank (all banks in the database when ``banks`` is empty).
+
+    Args:
+        store: the progress database.
+        now: the current time (UTC).
+        banks: bank slugs to report.
+    """
+    conn = store.conn
+    known = [b for (b,) in conn.execute("SELECT DISTINCT bank_id FROM item ORDER BY bank_id")]
+    wanted = list(banks) if banks else known
+    ends = [_end_of_day(now, d) for d in range(FORECAST_DAYS + 1)]
+    result = []
+    for bank in wanted:
+        by_tag: dict[str, TagStats] = {}
+        tags_of: dict[str, list[str]] = {}
+        forecast = [0] * (FORECAST_DAYS + 1)
+        new = 0
+
+        def stats(tag: str, table: dict[str, TagStats] = by_tag) -> TagStats:
+            return table.setdefault(tag, TagStats(tag))
+
+        items = conn.execute(
+            "SELECT item_id, tags, due_ts FROM item WHERE bank_id = ? ORDER BY card_id", (bank,)
+        )
+        for item_id, tags, due_ts in items:
+            keys = ["all", *tags.split()]
+            tags_of[item_id] = keys
+            day = next(
+                (d for d, end in enumerate(ends) if due_ts is not None and due_ts < end), None
+            )
+            if due_ts is None:
+                new += 1
+            elif day is not None:
+                forecast[day] += 1
+            for key in keys:
+                entry = stats(key)
+                entry.items += 1
+                entry.due_today += day == 0
+                entry.due_week += day is not None
+        missed: Counter[str] = Counter()
+        days: set[str] = set()
+        attempts = conn.execute(
+            "SELECT item_id, verdict, rating, scheduled, card_before, answered_at FROM attempt"
+            " WHERE bank_id = ? ORDER BY id",
+            (bank,),
+        )
+        for item_id, verdict, rating, scheduled, before, answered_at in attempts:
+            days.add(datetime.fromisoformat(answered_at).astimezone().date().isoformat())
+            if verdict not in ("correct", "skipped"):
+                missed[item_id] += 1
+            review = (
+                bool(scheduled)
+                and before is not None
+                and json.loads(before)["state"] == State.Review
+            )
+            for key in tags_of.get(item_id, ["all"]):
+                entry = stats(key)
+                entry.answers += 1
+                entry.correct += verdict == "correct"
+                entry.reviews += review
+                entry.recalled += review and rating >= 2
+        local_days = [
+            (datetime.fromtimestamp(end - 1, tz=UTC).astimezone().date().isoformat(), n)
+            for end, n in zip(ends, forecast, strict=True)
+        ]
+        ordered = [by_tag.pop("all", TagStats("all"))] + sorted(
+            by_tag.values(), key=lambda s: s.tag
+        )
+        result.append(
+            BankStats(
+                bank=bank,
+                tags=ordered,
+                forecast=local_days,
+                streak=streak_of(days, now),
+                missed=sorted(missed.items(), key=lambda kv: (-kv[1], kv[0]))[:MOST_MISSED],
+                new=new,
+            )
+        )
+    return result

@@ -1,0 +1,245 @@
+"""The terminal face of the drill and of ``quizgym stats``: rich output, line input.
+
+Bank text is always printed as :class:`rich.text.Text` (markup off), so ``[MASK]`` or
+``logits[i]`` reach the screen literally. ``NO_COLOR`` and ``TERM=dumb`` are honoured by rich.
+When the terminal's encoding cannot print the bank's Unicode (``−``, ``≈``, ``∈``), every string
+goes through :func:`plain` first and boxes fall back to ASCII.
+"""
+
+from __future__ import annotations
+
+import sys
+import unicodedata
+from collections.abc import Callable
+
+from rich.console import Console, Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from quizgym.grading.verdict import Status, Verdict
+from quizgym.model import FreeText
+from quizgym.practice.drill import ItemView, Outcome, SlotView, Summary, when
+from quizgym.practice.stats import BankStats
+
+_ASCII = str.maketrans(
+    {
+        "−": "-",
+        "–": "-",
+        "—": "--",
+        "≈": "~",
+        "·": "*",
+        "×": "x",
+        "✓": "+",
+        "✗": "x",
+        "…": "...",
+        "∖": "\\",
+        "∈": " in ",
+        "∉": " not in ",
+        "Σ": "sum",
+        "≤": "<=",
+        "≥": ">=",
+        "≠": "!=",
+        "→": "->",
+        "‘": "'",
+        "’": "'",
+        "“": '"',
+        "”": '"',
+    }
+)
+_PROBE = "−≈·✓✗∈Σ…"
+
+_MARKS = {
+    "correct": ("✓ Correct", "bold green"),
+    "partial": ("~ Partly right", "bold yellow"),
+    "incorrect": ("✗ Not quite", "bold red"),
+    "invalid": ("✗ Not readable", "bold red"),
+    "blank": ("✗ No answer", "bold red"),
+}
+
+
+def plain(text: str) -> str:
+    """An ASCII rendering of bank text: ``−log 0.2 ≈ 1.6`` → ``-log 0.2 ~ 1.6``, ``x₁`` → ``x1``."""
+    folded = unicodedata.normalize("NFKC", text.translate(_ASCII))
+    return folded.encode("ascii", "replace").decode("ascii")
+
+
+def can_print_unicode(stream: object) -> bool:
+    """Whether a stream's encoding can print the symbols banks use."""
+    encoding = getattr(stream, "encoding", None) or "ascii"
+    try:
+        _PROBE.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def make_console() -> tuple[Console, bool]:
+    """The console for stdout (as it is at call time) and whether it needs the ASCII fallback."""
+    unicode_ok = can_print_unicode(sys.stdout)
+    if not unicode_ok and hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="replace")
+    return Console(highlight=False, emoji=False), not unicode_ok
+
+
+class RichUI:
+    """The drill's :class:`~quizgym.practice.drill.DrillUI` on a rich console."""
+
+    def __init__(
+        self,
+        console: Console,
+        *,
+        ascii_only: bool = False,
+        read: Callable[[str], str] | None = None,
+    ) -> None:
+        self.console = console
+        self.ascii_only = ascii_only
+        self._read = read
+
+    def t(self, text: str, style: str = "") -> Text:
+        """Bank or UI text as a literal rich Text (never parsed as markup)."""
+        return Text(plain(text) if self.ascii_only else text, style=style)
+
+    def say(self, *parts: tuple[str, str] | str) -> None:
+        """Print one line assembled from plain strings and (text, style) pairs."""
+        line = Text()
+        for part in parts:
+            text, style = (part, "") if isinstance(part, str) else part
+            line.append_text(self.t(text, style))
+        self.console.print(line)
+
+    def ask(self, label: str) -> str:
+        """Read one line after a label (EOFError when input ends)."""
+        prompt = self.t(f"{label} > ", "bold")
+        if self._read is not None:
+            self.console.print(prompt, end="")
+            return self._read(label)
+        return self.console.input(prompt)
+
+    def show_item(self, view: ItemView) -> None:
+        """The item panel: header with progress, prompt, statement and choices."""
+        flags = " · new" if view.new else " · again" if view.retry else ""
+        title = f"{view.bank} · {view.position}/{view.total} · ✓{view.right} ✗{view.wrong}{flags}"
+        body: list[RenderableType] = [self.t(view.prompt)]
+        if view.statement:
+            body.append(self.t(f"“{view.statement}”", "italic"))
+        for letter, text in view.choices:
+            line = self.t(f"{letter}. ", "bold")
+            line.append_text(self.t(text))
+            body.append(line)
+        if view.multiple:
+            body.append(self.t("(several may be right)", "dim"))
+        self.console.print()
+        self.console.print(
+            Panel(
+                Group(*body),
+                title=self.t(title),
+                title_align="left",
+                subtitle=self.t(view.item_id, "dim"),
+                subtitle_align="right",
+            )
+        )
+
+    def show_slot(self, slot: SlotView) -> None:
+        """A part's prompt."""
+        units = f" [{slot.units}]" if slot.units else ""
+        self.say((f"({slot.label}) ", "bold"), f"{slot.prompt or ''}{units}")
+
+    def show_note(self, text: str) -> None:
+        """A short message."""
+        self.say((text, "cyan"))
+
+    def show_verdict(self, verdict: Verdict, *, label: str | None, revealed: bool) -> None:
+        """Verdict, how the answer was read, the feedback, and the correct answer in exact form."""
+        prefix = f"({label}) " if label else ""
+        if revealed:
+            self.say((f"{prefix}Answer: ", "bold"), verdict.expected)
+            return
+        mark, style = _MARKS[str(verdict.status)]
+        read = f" · read as {verdict.read_as}" if verdict.read_as else ""
+        self.say((f"{prefix}{mark}", style), read)
+        if verdict.feedback:
+            self.say(("  ", ""), verdict.feedback)
+        if verdict.tag and verdict.status is not Status.CORRECT:
+            self.say(("  misconception: ", "dim"), (verdict.tag, "dim"))
+        if verdict.expected and verdict.expected != verdict.read_as:
+            self.say(("  Answer: ", "bold"), verdict.expected)
+
+    def show_free_text(self, question: FreeText, verdict: Verdict) -> None:
+        """Model answer, rubric, and the rubric's suggestion."""
+        self.say(("Model answer: ", "bold"), question.model_answer)
+        self.say(("Rubric:", "bold"))
+        for criterion in question.rubric:
+            self.say(f"  - {criterion.criterion} ({criterion.points:g} pt)")
+        self.say((f"Suggested from the rubric ({verdict.read_as}): ", "dim"), verdict.feedback)
+
+    def show_outcome(self, outcome: Outcome) -> None:
+        """Explanation, correction and when the item comes back."""
+        if outcome.verdict == "skipped":
+            self.say(("Skipped.", "dim"))
+        if outcome.correction:
+            self.say(("Correction: ", "bold"), outcome.correction)
+        if outcome.explanation and outcome.verdict != "skipped":
+            self.say(("Why: ", "bold"), outcome.explanation)
+        if outcome.scheduled and outcome.next_due is not None:
+            rating = outcome.rating.name.lower()
+            self.say((f"Rated {rating}; next review {when(outcome.next_due, outcome.now)}.", "dim"))
+        elif not outcome.scheduled:
+            self.say(("Extra practice: logged, schedule unchanged.", "dim"))
+
+    def show_summary(self, summary: Summary) -> None:
+        """The end-of-session summary."""
+        minutes, seconds = divmod(int(summary.seconds), 60)
+        lines = [
+            self.t(
+                f"Answered {summary.answered} · right {summary.right} · partly {summary.partial}"
+                f" · wrong {summary.wrong} · time {minutes}:{seconds:02d}"
+            )
+        ]
+        if summary.misconceptions:
+            met = ", ".join(f"{tag} ×{n}" for tag, n in summary.misconceptions)
+            lines.append(self.t(f"Misconceptions met: {met}"))
+        if summary.missed:
+            lines.append(self.t(f"Missed: {', '.join(summary.missed)}"))
+        due = f"Due now: {summary.due_now} · within 24 h: {summary.due_day}"
+        if summary.next_due is not None:
+            due += f" · next {when(summary.next_due, summary.now)}"
+        lines.append(self.t(due))
+        lines.append(self.t("Progress saved after every answer.", "dim"))
+        self.console.print()
+        title = "Session ended early" if summary.quit_early else "Session complete"
+        self.console.print(Panel(Group(*lines), title=self.t(title), title_align="left"))
+
+
+def _percent(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.0f}%"
+
+
+def render_stats(ui: RichUI, figures: list[BankStats]) -> None:
+    """Print ``quizgym stats``: a table per bank, forecast, streak and the items missed most."""
+    if not figures:
+        ui.say("No progress yet: run quizgym practice first.")
+        return
+    for bank in figures:
+        table = Table(title=ui.t(f"{bank.bank}"), title_justify="left")
+        for header in ("tag", "items", "answers", "accuracy", "retention", "due today", "due 7 d"):
+            table.add_column(ui.t(header), justify="left" if header == "tag" else "right")
+        for row in bank.tags:
+            table.add_row(
+                ui.t(row.tag, "bold" if row.tag == "all" else ""),
+                ui.t(str(row.items)),
+                ui.t(str(row.answers)),
+                ui.t(_percent(row.accuracy)),
+                ui.t(f"{_percent(row.retention)} of {row.reviews}" if row.reviews else "–"),
+                ui.t(str(row.due_today)),
+                ui.t(str(row.due_week)),
+            )
+        ui.console.print(table)
+        days = " · ".join(
+            f"{'today' if k == 0 else day[5:]} {n}" for k, (day, n) in enumerate(bank.forecast)
+        )
+        ui.say(("Due: ", "bold"), days, f" · never seen {bank.new}")
+        ui.say(("Streak: ", "bold"), f"{bank.streak} day" + ("" if bank.streak == 1 else "s"))
+        if bank.missed:
+            missed = ", ".join(f"{item} ×{n}" for item, n in bank.missed)
+            ui.say(("Missed most: ", "bold"), missed)
