@@ -191,7 +191,9 @@ def _verdict(
     if tolerance == "auto":
         if typed:
             if sigfigs < AUTO_SIGFIGS:
-                return False, HINT_SIGFIGS
+                # Hint only when more digits would have made it right: 2.3 for 2.3026, not 3 for 12.
+                close = rounds_to(value=value, key=key, decimals=decimals)
+                return False, HINT_SIGFIGS if close else HINT_NONE
             near = within_rel(value=value, key=key, rel=AUTO_REL, atol=AUTO_ABS)
             return near or rounds_to(value=value, key=key, decimals=decimals), HINT_NONE
         if kind == "mixed":
@@ -204,10 +206,14 @@ def _verdict(
     if isinstance(tolerance, SigfigsTolerance):
         if within_sigfigs(value=value, key=key, digits=tolerance.sigfigs):
             return True, HINT_NONE
-        return False, HINT_SIGFIGS if typed and sigfigs < tolerance.sigfigs else HINT_NONE
+        short = typed and sigfigs < tolerance.sigfigs
+        close = rounds_to(value=value, key=key, decimals=decimals)
+        return False, HINT_SIGFIGS if short and close else HINT_NONE
     if within_decimals(value=value, key=key, digits=tolerance.decimals):
         return True, HINT_NONE
-    return False, HINT_DECIMALS if typed and decimals < tolerance.decimals else HINT_NONE
+    short = typed and decimals < tolerance.decimals
+    close = rounds_to(value=value, key=key, decimals=decimals)
+    return False, HINT_DECIMALS if short and close else HINT_NONE
 
 
 def compare(
@@ -316,7 +322,8 @@ def compare_array(
             decimal_ok = ~short & (near | _rounds_to_array(s, t, dec))
             mixed_ok = (kind == KIND_CODES["mixed"]) & near
             ok = np.where(typed, decimal_ok, mixed_ok)
-            hint = np.where(short, HINT_SIGFIGS, no_hint)
+            close = _rounds_to_array(s, t, dec)
+            hint = np.where(short & close, HINT_SIGFIGS, no_hint)
         elif isinstance(tolerance, RelTolerance):
             ok, hint = _within_rel_array(s, t, tolerance.rel, tolerance.abs), no_hint
         elif isinstance(tolerance, AbsTolerance):
@@ -327,11 +334,13 @@ def compare_array(
             order = _order_array(np.where(magnitude > 0, magnitude, 1.0))
             exponent = np.where(magnitude > 0, order - digits + 1, -(digits - 1))
             ok = _strictly_within(s, t, 0.51 * _pow10_array(exponent))
-            hint = np.where(typed & (sig < digits), HINT_SIGFIGS, no_hint)
+            close = _rounds_to_array(s, t, dec)
+            hint = np.where(typed & (sig < digits) & close, HINT_SIGFIGS, no_hint)
         else:
             eps = np.full(shape, 0.51 * _pow10(-tolerance.decimals))
             ok = _strictly_within(s, t, eps)
-            hint = np.where(typed & (dec < tolerance.decimals), HINT_DECIMALS, no_hint)
+            close = _rounds_to_array(s, t, dec)
+            hint = np.where(typed & (dec < tolerance.decimals) & close, HINT_DECIMALS, no_hint)
         accepted: BoolArray = finite & (exact | ok)
     hints = np.where(accepted | ~finite, no_hint, hint).astype(np.int8)
     return accepted, hints

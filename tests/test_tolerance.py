@@ -76,7 +76,9 @@ AUTO = [
     (LN10, "-2.30", False, None),
     (1.0, "1", True, None),  # exact needs no 3 figures
     (0.5, "0.5", True, None),
-    (2.0, "2.1", False, SIGFIG_HINT),
+    (2.0, "2.1", False, None),  # short AND wrong when rounded: no precision hint
+    (12.0, "3", False, None),  # a hint about figures would mislead here
+    (2.04, "2.0", False, SIGFIG_HINT),  # right to the digits typed: ask for more
     (12345.6, "1.23e4", True, None),  # rounded to the hundreds it typed
     (12345.6, "12300", False, None),  # typed as 5 figures
     (0.00123456, "1.23e-3", True, None),
@@ -110,7 +112,8 @@ POLICIES = [
     (SigfigsTolerance(sigfigs=3), 1.234, "1.2", False, SIGFIG_HINT),
     (SigfigsTolerance(sigfigs=2), 0.0, "0.04", True, None),  # t = 0: n = digits - 1
     (SigfigsTolerance(sigfigs=2), 0.0, "0.060", False, None),
-    (SigfigsTolerance(sigfigs=2), 0.0, "0.06", False, "Give at least 2 significant figures."),
+    (SigfigsTolerance(sigfigs=2), 0.0, "0.06", False, None),
+    (SigfigsTolerance(sigfigs=2), 0.0123, "0.01", False, "Give at least 2 significant figures."),
     (SigfigsTolerance(sigfigs=4), LN10, "2.3", False, "Give at least 4 significant figures."),
     # PrairieLearn decdig: eps = 0.51 * 10^-digits, strict
     (DecimalsTolerance(decimals=2), math.pi, "3.14", True, None),
