@@ -428,6 +428,8 @@ class KeyView:
     groups: tuple[KeyGroup, ...]
     rubric: tuple[tuple[str, float], ...]
     explanation: str
+    worked_for: str
+    """For questions with variants: the numbers the explanation was written for."""
     correction: str
     hint: str
 
@@ -559,6 +561,10 @@ def key_view(
         if isinstance(question, FreeText)
         else (),
         explanation=question.explanation or "",
+        worked_for=", ".join(
+            f"{name} = {show_number(value)}"
+            for name, value in variant_of(bank, question).params.items()
+        ),
         correction=question.correction if isinstance(question, SpotTheError) else "",
         hint=question.hint or "",
     )
@@ -596,8 +602,11 @@ def _template(env: jinja2.Environment | None, name: str) -> jinja2.Template:
 
 
 def _tidy(text: str, fmt: str) -> str:
-    """Markdown: at most one blank line in a row, and one newline at the end."""
-    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n" if fmt == "md" else text
+    """Markdown: no trailing spaces, at most one blank line in a row, one newline at the end."""
+    if fmt != "md":
+        return text
+    text = re.sub(r"[ \t]+\n", "\n", text)
+    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
 
 
 def _ext(fmt: str) -> str:
