@@ -596,9 +596,14 @@ def _common(
     }
 
 
+@functools.lru_cache(maxsize=1)
+def _bundled_env() -> jinja2.Environment:
+    """The environment over the bundled templates, built once (compiling templates is slow)."""
+    return make_env(filters=FILTERS)
+
+
 def _template(env: jinja2.Environment | None, name: str) -> jinja2.Template:
-    env = env or make_env(filters=FILTERS)
-    return env.get_template(name)
+    return (env or _bundled_env()).get_template(name)
 
 
 def _tidy(text: str, fmt: str) -> str:
