@@ -750,10 +750,11 @@ class Rendered:
     def summary(self) -> str:
         """One line for the terminal."""
         kinds = sorted({p.suffix.lstrip(".") for p in self.files})
+        keys = f" and {self.keys} key{'s' if self.keys != 1 else ''}" if self.keys else ""
         return (
             f"{self.out_dir}: {self.worksheets} worksheet{'s' if self.worksheets != 1 else ''}"
-            f" and {self.keys} key{'s' if self.keys != 1 else ''} ({', '.join(kinds)}),"
-            f" {self.questions} question{'s' if self.questions != 1 else ''} each"
+            f"{keys} ({', '.join(kinds)}), {self.questions} question"
+            f"{'s' if self.questions != 1 else ''} each"
         )
 
 
