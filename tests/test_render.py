@@ -397,3 +397,36 @@ def test_letter_paper_and_unknown_bank() -> None:
     result = CliRunner().invoke(cli, ["render", "no-such-bank"])
     assert result.exit_code == 2
     assert result.output.startswith("Error: no-such-bank: no such file or bundled bank")
+
+
+def test_command_forwards_every_option(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import quizgym.render
+
+    seen: dict[str, object] = {}
+
+    def fake(bank: object, **kwargs: object) -> object:
+        seen.update(kwargs, bank=bank)
+        raise QuizgymError("stop here")
+
+    monkeypatch.setattr(quizgym.render, "render_files", fake)
+    args = ["render", str(SMALL), "--format", "pdf", "--tag", "loss", "--type", "numeric"]
+    args += ["--ids", "a, b", "--count", "2", "--seed", "9", "--paper", "letter", "--date", ""]
+    args += ["--key-per-student", "--title", "Quiz 3", "-o", str(tmp_path / "o")]
+    result = CliRunner().invoke(cli, args)
+    assert result.output == "Error: stop here\n" and result.exit_code == 2
+    assert {k: v for k, v in seen.items() if k not in ("bank", "progress")} == {
+        "out_dir": tmp_path / "o",
+        "formats": ("pdf",),
+        "key": False,
+        "key_per_student": True,
+        "tags": ("loss",),
+        "types": ("numeric",),
+        "ids": ["a", "b"],
+        "count": 2,
+        "seed": 9,
+        "roster": None,
+        "date": "",
+        "paper": "letter",
+        "title": "Quiz 3",
+        "templates": None,
+    }
