@@ -198,6 +198,99 @@ def stats(ctx: click.Context, banks: tuple[str, ...], db: str | None) -> None:
         show_stats(banks, db=db)
 
 
+# --- render: printable worksheets and answer keys ----------------------------------------------
+
+
+def _render_defaults() -> dict[str, Any]:
+    from quizgym.render import render_files
+
+    return dict(render_files.__kwdefaults__ or {})
+
+
+@contextmanager
+def _progress(label: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr when it is a terminal; nothing at all when piped."""
+    import sys
+
+    if not sys.stderr.isatty():
+        yield None
+        return
+    bars: list[Any] = []
+
+    def update(done: int, total: int) -> None:
+        if not bars:
+            bars.append(click.progressbar(length=total, label=label, file=sys.stderr))
+            bars[0].__enter__()
+        bars[0].update(done - bars[0].pos)
+
+    try:
+        yield update
+    finally:
+        if bars:
+            bars[0].__exit__(None, None, None)
+
+
+@cli.command()
+@click.argument("bank")
+@click.option(
+    "--format",
+    "formats",
+    type=click.Choice(["html", "md", "pdf"]),
+    multiple=True,
+    help="Output format; repeat for several.  [default: html]",
+)
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default="worksheets",
+    show_default=True,
+    help="Folder to write into.",
+)
+@click.option("--key", is_flag=True, help="Also write the answer key.")
+@click.option("--key-per-student", is_flag=True, help="One key per student (implies --key).")
+@click.option("--tag", "tags", multiple=True, help="Only questions with this tag (repeatable).")
+@click.option("--type", "types", multiple=True, help="Only questions of this type (repeatable).")
+@click.option("--ids", default="", help="Only these question ids, comma-separated, in order.")
+@click.option("--count", type=click.IntRange(1), help="Draw this many questions (seeded).")
+@click.option("--seed", type=int, help="Class seed: the draw of --count and every variant.")
+@click.option("--roster", type=click.Path(dir_okay=False), help="CSV: student[,name][,seed].")
+@click.option("--date", help="Date in the header (default today; '' leaves a blank).")
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
+@click.option("--title", help="Heading (default: the bank's title).")
+@click.option("--templates", type=click.Path(file_okay=False), help="Your own templates first.")
+@click.pass_context
+@_example("quizgym render bert-mlm --roster class.csv --seed 7 --key --format pdf -o out")
+def render(
+    ctx: click.Context,
+    bank: str,
+    out_dir: str,
+    ids: str,
+    roster: str | None,
+    templates: str | None,
+    **options: Any,
+) -> None:
+    """Print worksheets and answer keys: HTML, Markdown or PDF, one per student with --roster."""
+    from pathlib import Path
+
+    from quizgym.loader import load_bank
+    from quizgym.render import render_files
+
+    options["formats"] = options["formats"] or _render_defaults()["formats"]
+    with _errors(ctx), _progress("rendering") as progress:
+        result = render_files(
+            load_bank(bank),
+            out_dir=Path(out_dir),
+            ids=[i.strip() for i in ids.split(",") if i.strip()],
+            roster=Path(roster) if roster else None,
+            templates=Path(templates) if templates else None,
+            progress=progress,
+            **options,
+        )
+    click.echo(result.summary())
+
+
 def main() -> None:
     """Entry point for ``python -m quizgym``."""
     cli(prog_name="quizgym")
