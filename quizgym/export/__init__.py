@@ -14,10 +14,12 @@ import importlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, ClassVar
+from typing import TYPE_CHECKING, BinaryIO, ClassVar
 
 from quizgym.errors import ExportError
-from quizgym.model import Bank
+
+if TYPE_CHECKING:  # the CLI imports this module for FORMATS; keep it light
+    from quizgym.model import Bank
 
 FORMATS: dict[str, tuple[str, str]] = {
     "moodle": ("quizgym.export.moodle", "Moodle XML (.xml): cloze for multi-part numeric"),

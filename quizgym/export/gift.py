@@ -13,13 +13,8 @@ from __future__ import annotations
 from quizgym.export import Exporter
 from quizgym.export.moodle import moodle_percent
 from quizgym.export.plan import (
-    FreeText,
     Item,
-    MultipleChoice,
-    Numeric,
     Pool,
-    SpotTheError,
-    TrueFalse,
     category_path,
     decimal_text,
     html_text,
@@ -29,6 +24,13 @@ from quizgym.export.plan import (
     symmetric,
     tolerance_text,
     wrong_feedback_true_false,
+)
+from quizgym.model import (
+    FreeText,
+    MultipleChoice,
+    Numeric,
+    SpotTheError,
+    TrueFalse,
 )
 
 _SPECIAL = "~=#{}:"
@@ -65,7 +67,9 @@ class GiftExporter(Exporter):
         blocks = [f"// quizgym export of {bank.bank} version {bank.version}", home]
         for pool in plan(bank, variants=self.variants, seed=self.seed):
             if pool.variants:
-                blocks.append(f"$CATEGORY: $course$/top/{category_path(bank, 'variants', pool.ident)}")
+                blocks.append(
+                    f"$CATEGORY: $course$/top/{category_path(bank, 'variants', pool.ident)}"
+                )
                 blocks.extend(self._question(pool, item) for item in _items(pool))
                 blocks.append(home)
             else:
@@ -87,21 +91,21 @@ class GiftExporter(Exporter):
     def _answers(self, item: Item) -> str:
         question = item.question
         if isinstance(question, TrueFalse):
-            bank = self.bank
-            wrong = wrong_feedback_true_false(bank, question, answer=not question.answer)
-            right = f"Correct: the statement is {'true' if question.answer else 'false'}."
-            return f"{'TRUE' if question.answer else 'FALSE'}#{_field(wrong)}#{_field(right)}"
+            if_wrong = wrong_feedback_true_false(self.bank, question, answer=not question.answer)
+            if_right = f"Correct: the statement is {'true' if question.answer else 'false'}."
+            key = "TRUE" if question.answer else "FALSE"
+            return f"{key}#{_field(if_wrong)}#{_field(if_right)}"
         if isinstance(question, MultipleChoice | SpotTheError):
             multiple = isinstance(question, MultipleChoice) and question.multiple
-            right = sum(c.correct for c in question.choices)
+            n_right = sum(c.correct for c in question.choices)
             lines = []
             for choice in question.choices:
                 feedback = f"#{_field(choice.feedback)}" if choice.feedback else ""
                 if not multiple:
                     mark = "=" if choice.correct else "~"
                 else:
-                    share = (1 if choice.correct else -1) / right
-                    where = f"{locate(self.bank, question)}: {question.id}"
+                    share = (1 if choice.correct else -1) / n_right
+                    where = locate(self.bank, question, item.ident)
                     mark = f"~%{moodle_percent(share, where=where)}%"
                 lines.append(f"\n{mark}{_field(choice.text)}{feedback}")
             return "".join(lines) + "\n"
@@ -112,12 +116,12 @@ class GiftExporter(Exporter):
         lines = ["#"]
         for value, tol in symmetric(slot.accept):
             lines.append(f"=%100%{decimal_text(value)}:{tolerance_text(tol)}")
-        where = f"{locate(self.bank, question)}: {item.ident}"
-        for wrong in slot.wrong:
-            (value, tol), *_ = symmetric(wrong.range)
-            weight = moodle_percent(wrong.credit, where=where)
+        where = locate(self.bank, question, item.ident)
+        for mistake in slot.wrong:
+            (value, tol), *_ = symmetric(mistake.range)
+            weight = moodle_percent(mistake.credit, where=where)
             lines.append(
-                f"=%{weight}%{decimal_text(value)}:{tolerance_text(tol)}#{_field(wrong.feedback)}"
+                f"=%{weight}%{decimal_text(value)}:{tolerance_text(tol)}#{_field(mistake.feedback)}"
             )
         return "\n".join(lines) + "\n"
 

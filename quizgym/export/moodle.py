@@ -12,16 +12,10 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from quizgym.errors import ExportError
 from quizgym.export import Exporter
 from quizgym.export.plan import (
-    Bank,
-    FreeText,
     Item,
-    MultipleChoice,
-    Numeric,
-    SpotTheError,
-    TrueFalse,
+    Where,
     category_path,
     decimal_text,
     html_text,
@@ -31,6 +25,14 @@ from quizgym.export.plan import (
     tolerance_text,
     wrong_feedback_true_false,
 )
+from quizgym.model import (
+    Bank,
+    FreeText,
+    MultipleChoice,
+    Numeric,
+    SpotTheError,
+    TrueFalse,
+)
 
 ALLOWED_FRACTIONS: tuple[float, ...] = (
     1.0, 0.9, 0.8333333, 0.8, 0.75, 0.7, 0.6666667, 0.6, 0.5, 0.4, 0.3333333, 0.3, 0.25,
@@ -39,18 +41,18 @@ ALLOWED_FRACTIONS: tuple[float, ...] = (
 """``question_bank::fraction_options_full()``: grades Moodle accepts (and their negatives)."""
 
 
-def moodle_percent(fraction: float, *, where: str) -> str:
+def moodle_percent(fraction: float, *, where: Where) -> str:
     """A fraction of full credit as the percentage Moodle accepts: 1/3 → ``33.33333``.
 
     Raises:
-        ExportError: it is not one of Moodle's allowed grades (``where: …``).
+        BankError: it is not one of Moodle's allowed grades (located at ``where``).
     """
     for allowed in ALLOWED_FRACTIONS:
         if abs(abs(fraction) - allowed) < 5e-7:
             text = f"{allowed * 100:.5f}".rstrip("0").rstrip(".")
             return text if fraction >= 0 or allowed == 0 else f"-{text}"
-    raise ExportError(
-        f"{where}: Moodle accepts no weight of {fraction * 100:.5g}%; "
+    raise where.error(
+        f"Moodle accepts no weight of {fraction * 100:.5g}%; "
         "use a credit or a number of correct choices that gives an allowed grade "
         "(1/2, 1/3, …, 1/10, 1/20, 0.3, 0.4, …)"
     )
@@ -112,7 +114,7 @@ class MoodleExporter(Exporter):
 
     def _question(self, bank: Bank, item: Item) -> ET.Element:
         question = item.question
-        where = f"{locate(bank, question)}: {item.ident}"
+        where = locate(bank, question, item.ident)
         kind = {
             TrueFalse: "truefalse",
             MultipleChoice: "multichoice",
@@ -127,7 +129,9 @@ class MoodleExporter(Exporter):
         if isinstance(question, SpotTheError):
             stem = f"<blockquote>{_html(question.statement)}</blockquote>{stem}"
         if multipart:
-            stem += "".join(self._cloze(slot_index, item, where) for slot_index in range(len(item.slots)))
+            stem += "".join(
+                self._cloze(slot_index, item, where) for slot_index in range(len(item.slots))
+            )
         _texted(element, "questiontext", stem)
         _texted(element, "generalfeedback", _html(item.feedback))
         _sub(element, "defaultgrade", decimal_text(item.points))
@@ -136,7 +140,8 @@ class MoodleExporter(Exporter):
         _sub(element, "hidden", "0")
         _sub(element, "idnumber", item.ident)
         if isinstance(question, TrueFalse):
-            for value in (True, False):
+            for choice_value in (True, False):
+                value = choice_value
                 right = value == question.answer
                 feedback = (
                     f"Correct: the statement is {'true' if value else 'false'}."
@@ -152,10 +157,11 @@ class MoodleExporter(Exporter):
             _sub(element, "answernumbering", "abc")
             for tag in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback"):
                 _texted(element, tag, "")
-            right = sum(c.correct for c in question.choices)
+            n_right = sum(c.correct for c in question.choices)
             for choice in question.choices:
+                fraction: float
                 if multiple:
-                    fraction = (1 if choice.correct else -1) / right
+                    fraction = (1 if choice.correct else -1) / n_right
                 else:
                     fraction = 1.0 if choice.correct else 0.0
                 self._answer(element, _html(choice.text), fraction, choice.feedback or "", where)
@@ -172,7 +178,8 @@ class MoodleExporter(Exporter):
             _texted(
                 element,
                 "graderinfo",
-                f"<p>Model answer:</p>{_html(question.model_answer)}<p>Rubric:</p><ul>{rubric}</ul>",
+                f"<p>Model answer:</p>{_html(question.model_answer)}"
+                f"<p>Rubric:</p><ul>{rubric}</ul>",
             )
             _texted(element, "responsetemplate", "")
         elif not multipart:
@@ -180,10 +187,15 @@ class MoodleExporter(Exporter):
             for value, tol in symmetric(slot.accept):
                 answer = self._answer(element, decimal_text(value), 1.0, "", where, plain=True)
                 _sub(answer, "tolerance", tolerance_text(tol))
-            for wrong in slot.wrong:
-                (value, tol), *_ = symmetric(wrong.range)
+            for mistake in slot.wrong:
+                (value, tol), *_ = symmetric(mistake.range)
                 answer = self._answer(
-                    element, decimal_text(value), wrong.credit, wrong.feedback, where, plain=True
+                    element,
+                    decimal_text(value),
+                    mistake.credit,
+                    mistake.feedback,
+                    where,
+                    plain=True,
                 )
                 _sub(answer, "tolerance", tolerance_text(tol))
             _sub(element, "unitgradingtype", "0")
@@ -198,7 +210,13 @@ class MoodleExporter(Exporter):
 
     @staticmethod
     def _answer(
-        parent: ET.Element, text: str, fraction: float, feedback: str, where: str, *, plain: bool = False
+        parent: ET.Element,
+        text: str,
+        fraction: float,
+        feedback: str,
+        where: Where,
+        *,
+        plain: bool = False,
     ) -> ET.Element:
         fmt = "moodle_auto_format" if plain else "html"
         answer = _sub(parent, "answer", fraction=moodle_percent(fraction, where=where), format=fmt)
@@ -206,12 +224,11 @@ class MoodleExporter(Exporter):
         _texted(answer, "feedback", _html(feedback))
         return answer
 
-    def _cloze(self, index: int, item: Item, where: str) -> str:
+    def _cloze(self, index: int, item: Item, where: Where) -> str:
         slot = item.slots[index]
         if not float(slot.points).is_integer():
-            raise ExportError(
-                f"{where}.{slot.part}: a Cloze blank's weight must be a whole number, "
-                f"not {slot.points:g} points"
+            raise where.part(slot.part).error(
+                f"a Cloze blank's weight must be a whole number, not {slot.points:g} points"
             )
         alternatives = []
         for n, (value, tol) in enumerate(symmetric(slot.accept)):
@@ -219,7 +236,7 @@ class MoodleExporter(Exporter):
             alternatives.append(f"{mark}{decimal_text(value)}:{tolerance_text(tol)}")
         for wrong in slot.wrong:
             (value, tol), *_ = symmetric(wrong.range)
-            weight = moodle_percent(wrong.credit, where=f"{where}.{slot.part}")
+            weight = moodle_percent(wrong.credit, where=where.part(slot.part))
             feedback = cloze_escape(html_text(wrong.feedback))
             alternatives.append(f"%{weight}%{decimal_text(value)}:{tolerance_text(tol)}#{feedback}")
         blank = f"{{{int(slot.points)}:NUMERICAL:{'~'.join(alternatives)}}}"

@@ -1,7 +1,7 @@
 """What every export format needs to know about a bank, computed once from the engine.
 
-The formats differ in syntax, never in what is right: keys come from :func:`~quizgym.solver.keys_of`,
-accepted intervals from :func:`~quizgym.tolerance.interval` (``auto``'s rule), wrong-answer
+The formats differ in syntax, never in what is right: keys come from
+:func:`~quizgym.solver.keys_of`, accepted intervals from :func:`~quizgym.tolerance.interval` (``auto``'s rule), wrong-answer
 feedback from :func:`~quizgym.grading.verdict.mistakes_for`, variants from
 :func:`~quizgym.solver.variant_of`. This module turns a bank into :class:`Pool` objects (one per
 question, holding one item per exported variant) that the format modules only translate.
@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 
-from quizgym.errors import ExportError
+from quizgym.errors import BankError, ExportError, Finding
 from quizgym.grading.verdict import grade_response, mistakes_for
 from quizgym.model import (
     Bank,
@@ -146,11 +146,15 @@ def plan(bank: Bank, *, variants: int = 0, seed: int = 0) -> list[Pool]:
             pools.append(Pool(question, tuple(items), variants=True))
         else:
             variant = variant_of(bank, question)
-            pools.append(Pool(question, (_item(bank, question, variant, question.id, None),), False))
+            pools.append(
+                Pool(question, (_item(bank, question, variant, question.id, None),), False)
+            )
     return pools
 
 
-def _item(bank: Bank, question: AnyQuestion, variant: Variant, ident: str, seed: int | None) -> Item:
+def _item(
+    bank: Bank, question: AnyQuestion, variant: Variant, ident: str, seed: int | None
+) -> Item:
     prompt = variant.fill(question.prompt)
     if isinstance(question, Numeric) and not question.parts:
         prompt += units_note(question.units)
@@ -177,7 +181,10 @@ def _slots(bank: Bank, question: Numeric, variant: Variant) -> tuple[Slot, ...]:
             m_low, m_high = interval(key=mistake.value, tolerance=tolerance)
             wrong.append(
                 WrongAnswer(
-                    Range(mistake.value, m_low, m_high), mistake.feedback, mistake.credit, mistake.tag
+                    Range(mistake.value, m_low, m_high),
+                    mistake.feedback,
+                    mistake.credit,
+                    mistake.tag,
                 )
             )
         out.append(
@@ -286,11 +293,31 @@ def symmetric(accept: Range) -> list[tuple[float, float]]:
     return pairs
 
 
-def locate(bank: Bank, question: QuestionBase) -> str:
-    """``path:line`` of a question in its bank, for one-line export errors."""
+@dataclass(frozen=True)
+class Where:
+    """A question (or part) of a bank, to report what a format cannot express."""
+
+    path: str
+    line: int
+    col: int
+    label: str
+
+    def error(self, message: str) -> BankError:
+        """A one-finding error, ``path:line:col: label: message`` (exit 1 in the CLI)."""
+        return BankError([Finding(self.path, self.line, self.col, f"{self.label}: {message}")])
+
+    def part(self, name: str | None) -> Where:
+        """The same place, labelled with a part."""
+        return (
+            self if name is None else Where(self.path, self.line, self.col, f"{self.label}.{name}")
+        )
+
+
+def locate(bank: Bank, question: QuestionBase, label: str | None = None) -> Where:
+    """Where a question stands in its bank."""
     index = next(i for i, q in enumerate(bank.questions) if q.id == question.id)
-    path, line, _ = bank.locate(("questions", index))
-    return f"{path or bank.bank}:{line}"
+    path, line, col = bank.locate(("questions", index))
+    return Where(path or bank.bank, line, col, label or question.id)
 
 
 def category_path(bank: Bank, *parts: str) -> str:

@@ -17,17 +17,19 @@ import xml.etree.ElementTree as ET
 from quizgym.export import Exporter
 from quizgym.export.package import write_zip, xml_bytes
 from quizgym.export.plan import (
-    FreeText,
     Item,
-    MultipleChoice,
-    Numeric,
-    SpotTheError,
-    TrueFalse,
     decimal_text,
     html_text,
     plan,
     split_parts,
     wrong_feedback_true_false,
+)
+from quizgym.model import (
+    FreeText,
+    MultipleChoice,
+    Numeric,
+    SpotTheError,
+    TrueFalse,
 )
 
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
@@ -112,7 +114,9 @@ class Qti12Exporter(Exporter):
                 continue
             for index in range(len(parts[0])):
                 pieces = [variant[index] for variant in parts]
-                group = _sub(section, "section", ident=f"group-{pieces[0].ident}", title=pieces[0].ident)
+                group = _sub(
+                    section, "section", ident=f"group-{pieces[0].ident}", title=pieces[0].ident
+                )
                 selection = _sub(_sub(group, "selection_ordering"), "selection")
                 # Canvas also reads a selection_extension/points_per_item, but the 1.2.1 DTD
                 # has no such element: the points travel in each item's points_possible.
@@ -161,7 +165,9 @@ class Qti12Exporter(Exporter):
                 _mattext(_sub(choice, "response_label", ident=label), html_text(text))
         else:
             fib = _sub(presentation, "response_str", ident="response1", rcardinality="Single")
-            render = _sub(fib, "render_fib", **({} if kind == "essay_question" else {"fibtype": "Decimal"}))
+            render = _sub(
+                fib, "render_fib", **({} if kind == "essay_question" else {"fibtype": "Decimal"})
+            )
             _sub(render, "response_label", ident="answer1", rshuffle="No")
 
         processing = _sub(element, "resprocessing")
@@ -177,26 +183,30 @@ class Qti12Exporter(Exporter):
         if isinstance(question, TrueFalse):
             wrong_label = f"{ident}_{'false' if question.answer else 'true'}"
             right_label = f"{ident}_{'true' if question.answer else 'false'}"
-            wrong = wrong_feedback_true_false(self.bank, question, answer=not question.answer)
-            feedbacks.append((f"{wrong_label}_fb", wrong))
+            if_wrong = wrong_feedback_true_false(self.bank, question, answer=not question.answer)
+            feedbacks.append((f"{wrong_label}_fb", if_wrong))
             var = _condition(processing, go_on=True, feedback=f"{wrong_label}_fb")
             _sub(var, "varequal", wrong_label, respident="response1")
             var = _condition(processing, go_on=False, score=100)
             _sub(var, "varequal", right_label, respident="response1")
         elif isinstance(question, MultipleChoice | SpotTheError):
-            for (label, _), choice in zip(labels, question.choices, strict=True):
-                if choice.feedback:
-                    feedbacks.append((f"{label}_fb", choice.feedback))
+            for (label, _), option in zip(labels, question.choices, strict=True):
+                if option.feedback:
+                    feedbacks.append((f"{label}_fb", option.feedback))
                     var = _condition(processing, go_on=True, feedback=f"{label}_fb")
                     _sub(var, "varequal", label, respident="response1")
             var = _condition(processing, go_on=False, score=100)
             if kind == "multiple_answers_question":
                 both = _sub(var, "and")
-                for (label, _), choice in zip(labels, question.choices, strict=True):
-                    target = both if choice.correct else _sub(both, "not")
+                for (label, _), option in zip(labels, question.choices, strict=True):
+                    target = both if option.correct else _sub(both, "not")
                     _sub(target, "varequal", label, respident="response1")
             else:
-                right = next(label for (label, _), c in zip(labels, question.choices, strict=True) if c.correct)
+                right = next(
+                    label
+                    for (label, _), c in zip(labels, question.choices, strict=True)
+                    if c.correct
+                )
                 _sub(var, "varequal", right, respident="response1")
         elif isinstance(question, Numeric):
             slot = item.slots[0]
@@ -204,12 +214,12 @@ class Qti12Exporter(Exporter):
             either = _sub(var, "or")
             _sub(either, "varequal", decimal_text(slot.accept.value), respident="response1")
             _range(either, slot.accept.low, slot.accept.high)
-            for n, wrong in enumerate(slot.wrong, start=1):
+            for n, mistake in enumerate(slot.wrong, start=1):
                 label = f"{ident}_mistake{n}_fb"
-                feedbacks.append((label, wrong.feedback))
-                score = wrong.credit * 100 if wrong.credit else None
+                feedbacks.append((label, mistake.feedback))
+                score = mistake.credit * 100 if mistake.credit else None
                 var = _condition(processing, go_on=True, score=score, feedback=label)
-                _range(var, wrong.range.low, wrong.range.high)
+                _range(var, mistake.range.low, mistake.range.high)
         else:
             _sub(_condition(processing, go_on=False), "other")
         for label, text in feedbacks:

@@ -18,18 +18,20 @@ import xml.etree.ElementTree as ET
 from quizgym.export import Exporter
 from quizgym.export.package import write_zip, xml_bytes
 from quizgym.export.plan import (
-    FreeText,
     Item,
-    MultipleChoice,
-    Numeric,
     Pool,
-    SpotTheError,
-    TrueFalse,
     decimal_text,
     plan,
     tolerance_text,
     widen,
     wrong_feedback_true_false,
+)
+from quizgym.model import (
+    FreeText,
+    MultipleChoice,
+    Numeric,
+    SpotTheError,
+    TrueFalse,
 )
 
 QTI_NS = "http://www.imsglobal.org/xsd/imsqti_v2p1"
@@ -188,8 +190,12 @@ class Qti21Exporter(Exporter):
     ) -> None:
         question = item.question
         points = decimal_text(item.points)
+        choices: list[tuple[str, str, bool, str | None]]
         if isinstance(question, TrueFalse):
-            choices = [("TRUE", "True", question.answer, None), ("FALSE", "False", not question.answer, None)]
+            choices = [
+                ("TRUE", "True", question.answer, None),
+                ("FALSE", "False", not question.answer, None),
+            ]
             wrong = choices[1 if question.answer else 0]
             text = wrong_feedback_true_false(self.bank, question, answer=not question.answer)
             choices[1 if question.answer else 0] = (wrong[0], wrong[1], False, text)
@@ -208,10 +214,17 @@ class Qti21Exporter(Exporter):
         )  # fmt: skip
         _value(declaration, "correctResponse", *right)
         if multiple:
-            mapping = _sub(declaration, "mapping", lowerBound="0", upperBound=points, defaultValue="0")
+            mapping = _sub(
+                declaration, "mapping", lowerBound="0", upperBound=points, defaultValue="0"
+            )
             share = item.points / len(right)
             for ident, _, correct, _ in choices:
-                _sub(mapping, "mapEntry", mapKey=ident, mappedValue=decimal_text(share if correct else -share))
+                _sub(
+                    mapping,
+                    "mapEntry",
+                    mapKey=ident,
+                    mappedValue=decimal_text(share if correct else -share),
+                )
         if isinstance(question, SpotTheError):
             _sub(_sub(body, "blockquote"), "p", question.statement)
         interaction = _sub(
@@ -225,7 +238,9 @@ class Qti21Exporter(Exporter):
                 feedback.append((ident, note))
         condition = _sub(_sub(processing, "responseCondition"), "responseIf")
         if multiple:
-            _sub(_sub(condition, "not"), "isNull").append(ET.Element("variable", identifier="RESPONSE"))
+            _sub(_sub(condition, "not"), "isNull").append(
+                ET.Element("variable", identifier="RESPONSE")
+            )
             setter = _sub(condition, "setOutcomeValue", identifier="SCORE")
             _sub(setter, "mapResponse", identifier="RESPONSE")
         else:
@@ -279,7 +294,9 @@ class Qti21Exporter(Exporter):
             root, "testPart", identifier="main", navigationMode="nonlinear",
             submissionMode="individual",
         )  # fmt: skip
-        section = _sub(part, "assessmentSection", identifier="questions", title=self.bank.title, visible="true")
+        section = _sub(
+            part, "assessmentSection", identifier="questions", title=self.bank.title, visible="true"
+        )
         for pool in pools:
             target = section
             if pool.variants:
@@ -289,7 +306,9 @@ class Qti21Exporter(Exporter):
                 )  # fmt: skip
                 _sub(target, "selection", select="1")
             for item in pool.items:
-                _sub(target, "assessmentItemRef", identifier=ncname(item.ident), href=item_href(item))
+                _sub(
+                    target, "assessmentItemRef", identifier=ncname(item.ident), href=item_href(item)
+                )
         processing = _sub(root, "outcomeProcessing")
         setter = _sub(processing, "setOutcomeValue", identifier="SCORE")
         _sub(_sub(setter, "sum"), "testVariables", variableIdentifier="SCORE")
