@@ -184,14 +184,14 @@ class MoodleExporter(Exporter):
             _texted(element, "responsetemplate", "")
         elif not multipart:
             slot = item.slots[0]
-            for value, tol in symmetric(slot.accept):
-                answer = self._answer(element, decimal_text(value), 1.0, "", where, plain=True)
+            for number, tol in symmetric(slot.accept):
+                answer = self._answer(element, decimal_text(number), 1.0, "", where, plain=True)
                 _sub(answer, "tolerance", tolerance_text(tol))
             for mistake in slot.wrong:
-                (value, tol), *_ = symmetric(mistake.range)
+                (number, tol), *_ = symmetric(mistake.range)
                 answer = self._answer(
                     element,
-                    decimal_text(value),
+                    decimal_text(number),
                     mistake.credit,
                     mistake.feedback,
                     where,
