@@ -36,21 +36,24 @@ from quizgym.model import (
 _SPECIAL = "~=#{}:"
 
 
-def gift_escape(text: str) -> str:
+def gift_escape(text: str, *, answer: bool = False) -> str:
     """Escape text for any GIFT field: ``\\`` first, then ``~ = # { } :``, newlines as ``\\n``.
 
     This is the only place GIFT escaping happens. ``[`` and ``]`` are left alone (escaping them
     breaks gift-pegjs), and a stem never starts with ``[`` followed by a format name because
-    every stem starts with our own ``[html]``.
+    every stem starts with our own ``[html]``. GIFT has no escape for ``%``, so an answer that
+    starts with one (``%50%…`` would read as a weight) starts with the HTML entity ``&#37;``.
     """
+    if answer and text.startswith("%"):
+        text = "&#37;" + text[1:]
     out = text.replace("\\", "\\\\")
     for ch in _SPECIAL:
         out = out.replace(ch, "\\" + ch)
     return out.replace("\r\n", "\n").replace("\n", "\\n")
 
 
-def _field(text: str) -> str:
-    return gift_escape(html_text(text))
+def _field(text: str, *, answer: bool = False) -> str:
+    return gift_escape(html_text(text), answer=answer)
 
 
 class GiftExporter(Exporter):
@@ -84,7 +87,13 @@ class GiftExporter(Exporter):
         if isinstance(question, SpotTheError):
             stem = f"{question.statement}\n{item.prompt}"
         title = f"::{gift_escape(item.title)}::[html]{_field(stem)}"
-        general = f"####{_field(item.feedback)}" if item.feedback else ""
+        feedback = item.feedback
+        if isinstance(question, FreeText):
+            # GIFT has no grader information: the model answer is shown after submission.
+            feedback = " ".join(
+                t for t in (f"Model answer: {question.model_answer}", feedback) if t
+            )
+        general = f"####{_field(feedback)}" if feedback else ""
         body = self._answers(item)
         return "\n".join([*head, f"{title}{{{body}{general}}}"])
 
@@ -107,7 +116,7 @@ class GiftExporter(Exporter):
                     share = (1 if choice.correct else -1) / n_right
                     where = locate(self.bank, question, item.ident)
                     mark = f"~%{moodle_percent(share, where=where)}%"
-                lines.append(f"\n{mark}{_field(choice.text)}{feedback}")
+                lines.append(f"\n{mark}{_field(choice.text, answer=True)}{feedback}")
             return "".join(lines) + "\n"
         if isinstance(question, FreeText):
             return ""

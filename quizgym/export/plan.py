@@ -2,8 +2,8 @@
 
 The formats differ in syntax, never in what is right: keys come from
 :func:`~quizgym.solver.keys_of`, accepted intervals from :func:`~quizgym.tolerance.interval`
-(``auto``'s rule), wrong-answer feedback from :func:`~quizgym.grading.verdict.mistakes_for`, variants from
-:func:`~quizgym.solver.variant_of`. This module turns a bank into :class:`Pool` objects (one per
+(``auto``'s rule), wrong-answer feedback from :func:`~quizgym.grading.verdict.mistakes_for`,
+variants from :func:`~quizgym.solver.variant_of`. This module turns a bank into :class:`Pool` objects (one per
 question, holding one item per exported variant) that the format modules only translate.
 """
 
@@ -158,7 +158,7 @@ def _item(
     prompt = variant.fill(question.prompt)
     if isinstance(question, Numeric) and not question.parts:
         prompt += units_note(question.units)
-    feedback = question.explanation or ""
+    feedback = variant.fill(question.explanation or "")
     if isinstance(question, SpotTheError):
         feedback = " ".join(t for t in (question.correction, feedback) if t)
     numeric: tuple[Slot, ...] = ()
@@ -197,7 +197,7 @@ def _slots(bank: Bank, question: Numeric, variant: Variant) -> tuple[Slot, ...]:
                 units=slot.units,
                 points=points_of(slot, bank.defaults),
                 wrong=tuple(wrong),
-                explanation=slot.explanation if part_id is not None else None,
+                explanation=variant.fill(slot.explanation or "") if part_id else None,
             )
         )
     return tuple(out)
