@@ -2,9 +2,10 @@
 
 The formats differ in syntax, never in what is right: keys come from
 :func:`~quizgym.solver.keys_of`, accepted intervals from :func:`~quizgym.tolerance.interval`
-(``auto``'s rule), wrong-answer feedback from :func:`~quizgym.grading.verdict.mistakes_for`,
-variants from :func:`~quizgym.solver.variant_of`. This module turns a bank into :class:`Pool` objects (one per
-question, holding one item per exported variant) that the format modules only translate.
+(``auto``'s rule), wrong-answer feedback from
+:func:`~quizgym.grading.verdict.mistakes_for`, variants from
+:func:`~quizgym.solver.variant_of`. This module turns a bank into :class:`Pool` objects (one
+per question, holding one item per exported variant) that the format modules only translate.
 """
 
 from __future__ import annotations
