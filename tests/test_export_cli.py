@@ -54,7 +54,8 @@ def test_every_format_is_offered() -> None:
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["nope", "--to", "gift"], 2, "Error: nope: no such file or bundled bank (bundled: bert-mlm)\n"),
+        (["nope", "--to", "gift"], 2,
+         "Error: nope: no such file or bundled bank (bundled: bert-mlm)\n"),
         ([str(SPECIAL), "--to", "blackboard", "--variants", "2"], 2,
          "Error: the Blackboard upload format has no question pools; export variants with "
          "--to moodle, gift, qti12 or qti21\n"),
