@@ -46,6 +46,8 @@ def schemas_dir() -> Path:
     """``shared/lms-schemas`` beside the clone (or ``$QUIZGYM_LMS_SCHEMAS``); fails under CI."""
     override = os.environ.get("QUIZGYM_LMS_SCHEMAS")
     if override:
+        if not (Path(override) / "qti12").is_dir():
+            _missing(f"QUIZGYM_LMS_SCHEMAS={override} holds no qti12/ folder")
         return Path(override)
     for folder in [REPO, *REPO.parents]:
         candidate = folder / "shared" / "lms-schemas"
