@@ -16,6 +16,10 @@ import click
 
 from quizgym import __version__
 from quizgym.errors import BankError, QuizgymError
+from quizgym.export import FORMATS as EXPORT_FORMATS
+from quizgym.export import export_bank as _export_bank
+
+_EXPORT_DEFAULTS = _export_bank.__kwdefaults__ or {}
 
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
@@ -288,6 +292,38 @@ def render(
             progress=progress,
             **options,
         )
+    click.echo(result.summary())
+
+
+@cli.command()
+@click.argument("bank")
+@click.option(
+    "--to",
+    "to",
+    type=click.Choice(sorted(EXPORT_FORMATS)),
+    required=True,
+    help="Format: " + "; ".join(f"{k}: {v[1]}" for k, v in EXPORT_FORMATS.items()) + ".",
+)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="File to write.")
+@click.option(
+    "--variants",
+    type=click.IntRange(0, 10_000),
+    default=_EXPORT_DEFAULTS["variants"],
+    show_default=True,
+    help="Variants of each parametric question, exported as a pool to draw one from.",
+)
+@click.option("--seed", type=int, default=_EXPORT_DEFAULTS["seed"], show_default=True,
+              help="Seed of the first variant (variant k uses seed + k).")  # fmt: skip
+@click.pass_context
+@_example("quizgym export bert-mlm --to moodle -o bert-mlm.xml")
+def export(
+    ctx: click.Context, bank: str, to: str, output: str | None, variants: int, seed: int
+) -> None:
+    """Export BANK for an LMS or Anki (default file: BANK-FORMAT.ext here)."""
+    from quizgym.export import export_bank
+
+    with _errors(ctx):
+        result = export_bank(bank, to=to, output=output, variants=variants, seed=seed)
     click.echo(result.summary())
 
 

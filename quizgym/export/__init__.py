@@ -1,0 +1,148 @@
+"""LMS exports: one module per format behind a small registry.
+
+Every exporter is a pure function of the bank (and of the variant count, the first seed and, for
+Anki, a timestamp): identifiers come from question ids, never from the clock or a random source,
+so exporting twice gives the same bytes and re-importing updates rather than duplicates.
+
+>>> from quizgym.loader import load_bank
+>>> data = exporter("gift", load_bank("bert-mlm")).to_bytes()
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO, ClassVar
+
+from quizgym.errors import ExportError
+
+if TYPE_CHECKING:  # the CLI imports this module for FORMATS; keep it light
+    from quizgym.model import Bank
+
+FORMATS: dict[str, tuple[str, str]] = {
+    "moodle": ("quizgym.export.moodle", "Moodle XML (.xml): cloze for multi-part numeric"),
+    "gift": ("quizgym.export.gift", "GIFT text (.gift), for Moodle"),
+    "qti12": ("quizgym.export.qti12", "IMS QTI 1.2 package for Canvas (.zip)"),
+    "qti21": ("quizgym.export.qti21", "IMS QTI 2.1 content package (.zip)"),
+    "anki": ("quizgym.export.anki", "Anki deck package (.apkg), needs quizgym[anki]"),
+    "blackboard": ("quizgym.export.blackboard", "Blackboard 'Upload Questions' file (.txt)"),
+}
+"""Format name → (module, one-line description). Each module defines ``EXPORTER``."""
+
+
+class Exporter(ABC):
+    """Turns a bank into one file of one format."""
+
+    name: ClassVar[str]
+    suffix: ClassVar[str]
+    splits_parts: ClassVar[bool] = False
+    """Whether a multi-part numeric question becomes one item per part."""
+
+    def __init__(self, bank: Bank, *, variants: int = 0, seed: int = 0) -> None:
+        """Prepare an export.
+
+        Args:
+            bank: the bank.
+            variants: export this many variants of each parametric question as a pool to draw
+                one from (0: the default variant of every question).
+            seed: the seed of the first variant; variant k uses ``seed + k``.
+        """
+        self.bank = bank
+        self.variants = variants
+        self.seed = seed
+
+    @abstractmethod
+    def to_bytes(self) -> bytes:
+        """The whole file.
+
+        Raises:
+            ExportError: the bank cannot be expressed in this format.
+        """
+
+    def write(self, stream: BinaryIO) -> None:
+        """Write the file to a binary stream."""
+        stream.write(self.to_bytes())
+
+    def save(self, path: str | Path) -> Path:
+        """Write the file to ``path`` (created or replaced) and return the path."""
+        target = Path(path)
+        data = self.to_bytes()
+        try:
+            target.write_bytes(data)
+        except OSError as exc:
+            raise ExportError(f"{target}: cannot write: {exc.strerror}") from exc
+        return target
+
+
+def exporter(name: str, bank: Bank, *, variants: int = 0, seed: int = 0) -> Exporter:
+    """The exporter of format ``name`` for ``bank``.
+
+    Raises:
+        ExportError: unknown format, or its optional dependency is missing.
+    """
+    if name not in FORMATS:
+        raise ExportError(f"unknown format {name!r}; choose one of {', '.join(FORMATS)}")
+    module = importlib.import_module(FORMATS[name][0])
+    cls: type[Exporter] = module.EXPORTER
+    return cls(bank, variants=variants, seed=seed)
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """What :func:`export_bank` wrote."""
+
+    path: Path
+    format: str
+    questions: int
+    items: int
+    pools: int
+
+    def summary(self) -> str:
+        """One line for the terminal."""
+        pools = f", {self.pools} variant pools" if self.pools else ""
+        return (
+            f"wrote {self.path} ({self.format}): {self.questions} questions "
+            f"as {self.items} items{pools}"
+        )
+
+
+def export_bank(
+    bank: str | Path,
+    *,
+    to: str,
+    output: str | Path | None = None,
+    variants: int = 0,
+    seed: int = 0,
+) -> ExportResult:
+    """Load a bank (a path or a bundled name) and export it to one file.
+
+    Args:
+        bank: path of a YAML bank or name of a bundled bank.
+        to: the format, a key of :data:`FORMATS`.
+        output: the file to write; default ``<bank>-<format><suffix>`` in the current folder.
+        variants: variants per parametric question (0: default variants only).
+        seed: the first variant's seed.
+
+    Returns:
+        Where it wrote and how much.
+
+    Raises:
+        QuizgymError: the bank cannot be loaded or exported.
+    """
+    from quizgym.export.plan import plan, split_parts
+    from quizgym.loader import load_bank
+
+    loaded = load_bank(bank)
+    job = exporter(to, loaded, variants=variants, seed=seed)
+    target = Path(output) if output is not None else Path(f"{loaded.bank}-{to}{job.suffix}")
+    job.save(target)
+    pools = plan(loaded, variants=variants, seed=seed)
+    items = sum(len(split_parts(i)) if job.splits_parts else 1 for p in pools for i in p.items)
+    return ExportResult(
+        target, to, len(loaded.questions), items, sum(1 for p in pools if p.variants)
+    )
+
+
+__all__ = ["FORMATS", "ExportResult", "Exporter", "export_bank", "exporter"]

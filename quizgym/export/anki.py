@@ -1,0 +1,173 @@
+"""Anki deck packages (``.apkg``), written with genanki (``pip install "quizgym[anki]"``).
+
+One note per question and variant, on a fixed note type ("quizgym", fields Question, Answer,
+Explanation, QID) in a deck whose id comes from the bank's slug. Each note's GUID comes from the
+bank and the item id, so importing a re-export updates the notes instead of adding copies. Anki
+updates a note only when the incoming one is newer, so notes carry a timestamp: by default the
+bank file's modification time (editing the bank makes the next export newer), never the clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from quizgym.errors import ExportError
+from quizgym.export import Exporter
+from quizgym.export.package import write_zip
+from quizgym.export.plan import (
+    Item,
+    html_text,
+    numeric_answer_text,
+    plan,
+)
+from quizgym.model import (
+    Bank,
+    FreeText,
+    MultipleChoice,
+    Numeric,
+    SpotTheError,
+    TrueFalse,
+)
+
+MODEL_ID = 1_742_318_011
+"""The quizgym note type's id, fixed once: every export uses the same note type."""
+DEFAULT_TIMESTAMP = 1_700_000_000
+"""Used when the bank has no file (built in code)."""
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def deck_id(bank: Bank) -> int:
+    """A stable deck id from the bank's slug."""
+    digest = hashlib.sha256(f"quizgym deck {bank.bank}".encode()).digest()
+    return (1 << 30) + int.from_bytes(digest[:4], "big") % (1 << 30)
+
+
+def _genanki() -> Any:
+    try:
+        import genanki  # type: ignore[import-untyped]
+    except ImportError as exc:
+        raise ExportError(
+            'the Anki export needs genanki; install it with: pip install "quizgym[anki]"'
+        ) from exc
+    return genanki
+
+
+def _choices(texts: list[str]) -> str:
+    rows = "".join(f"<li>{html_text(t)}</li>" for t in texts)
+    return f'<ol type="A">{rows}</ol>'
+
+
+def card_faces(item: Item) -> tuple[str, str]:
+    """The (front, back) HTML of an item's note."""
+    question = item.question
+    front = f"<p>{html_text(item.prompt)}</p>"
+    if isinstance(question, TrueFalse):
+        return f"<p>True or false?</p>{front}", "True" if question.answer else "False"
+    if isinstance(question, MultipleChoice | SpotTheError):
+        if isinstance(question, SpotTheError):
+            front = f"<blockquote>{html_text(question.statement)}</blockquote>{front}"
+        front += _choices([c.text for c in question.choices])
+        right = [
+            f"{LETTERS[i]}: {html_text(c.text)}"
+            for i, c in enumerate(question.choices)
+            if c.correct
+        ]
+        return front, "<br>".join(right)
+    if isinstance(question, FreeText):
+        return front, html_text(question.model_answer)
+    assert isinstance(question, Numeric)
+    lines = []
+    for slot in item.slots:
+        label = f"{html_text(slot.prompt)}: " if slot.part else ""
+        lines.append(
+            f"{label}{html_text(numeric_answer_text(slot))} ({html_text(slot.tolerance_text)})"
+        )
+        if slot.part:
+            front += f"<p>{html_text(slot.prompt)}</p>"
+    return front, "<br>".join(lines)
+
+
+class AnkiExporter(Exporter):
+    """Anki ``.apkg``."""
+
+    name = "anki"
+    suffix = ".apkg"
+
+    def __init__(
+        self, bank: Bank, *, variants: int = 0, seed: int = 0, timestamp: float | None = None
+    ) -> None:
+        """Prepare an export.
+
+        Args:
+            bank: the bank.
+            variants: variants per parametric question, each its own note.
+            seed: the first variant's seed.
+            timestamp: the notes' modification time (seconds since the epoch); default the bank
+                file's modification time.
+        """
+        super().__init__(bank, variants=variants, seed=seed)
+        if timestamp is None:
+            path = Path(bank.path) if bank.path else None
+            timestamp = int(path.stat().st_mtime) if path and path.is_file() else DEFAULT_TIMESTAMP
+        self.timestamp = timestamp
+
+    def deck(self) -> Any:
+        """The genanki deck with one note per item."""
+        genanki = _genanki()
+        model = genanki.Model(
+            MODEL_ID,
+            "quizgym",
+            fields=[
+                {"name": "Question"},
+                {"name": "Answer"},
+                {"name": "Explanation"},
+                {"name": "QID"},
+            ],
+            templates=[
+                {
+                    "name": "Card 1",
+                    "qfmt": "{{Question}}",
+                    "afmt": '{{FrontSide}}<hr id="answer">{{Answer}}'
+                    "{{#Explanation}}<p><i>{{Explanation}}</i></p>{{/Explanation}}",
+                }
+            ],
+        )
+        deck = genanki.Deck(deck_id(self.bank), f"quizgym::{self.bank.bank}")
+        for pool in plan(self.bank, variants=self.variants, seed=self.seed):
+            for item in pool.items:
+                front, back = card_faces(item)
+                tags = [*pool.question.tags, pool.question.type]
+                deck.add_note(
+                    genanki.Note(
+                        model=model,
+                        fields=[front, back, html_text(item.feedback), item.ident],
+                        guid=genanki.guid_for("quizgym", self.bank.bank, item.ident),
+                        tags=tags,
+                    )
+                )
+        return deck
+
+    def to_bytes(self) -> bytes:
+        """The ``.apkg`` (a zip of the SQLite collection), with fixed dates and ids."""
+        genanki = _genanki()
+        import itertools
+
+        with tempfile.TemporaryDirectory() as folder:
+            db_path = Path(folder) / "collection.anki2"
+            connection = sqlite3.connect(db_path)
+            try:
+                package = genanki.Package(self.deck())
+                ids = itertools.count(int(self.timestamp * 1000))
+                package.write_to_db(connection.cursor(), self.timestamp, ids)
+                connection.commit()
+            finally:
+                connection.close()
+            data = db_path.read_bytes()
+        return write_zip([("collection.anki2", data), ("media", b"{}")])
+
+
+EXPORTER = AnkiExporter

@@ -1,0 +1,97 @@
+"""Blackboard "Upload Questions": a tab-separated text file, one question per line.
+
+``TF`` true/false; ``MC``/``MA`` one/several correct choices (and spot-the-error, with its
+statement); ``ESS`` free text with the model answer as the example; ``NUM`` numeric, one line
+per part. The format holds one answer and one symmetric tolerance, so a numeric line is the key
+with the larger side of ``auto``'s interval: it never rejects an answer quizgym accepts, and may
+accept slightly more. There are no ids, feedback or pools in this format, so ``--variants`` is
+refused rather than exporting unlabelled copies.
+"""
+
+from __future__ import annotations
+
+from quizgym.errors import ExportError
+from quizgym.export import Exporter
+from quizgym.export.plan import (
+    Item,
+    decimal_text,
+    html_text,
+    plan,
+    split_parts,
+    tolerance_text,
+    widen,
+)
+from quizgym.model import (
+    FreeText,
+    MultipleChoice,
+    Numeric,
+    SpotTheError,
+    TrueFalse,
+)
+
+MAX_RECORDS = 250
+
+
+def field(text: str) -> str:
+    """A field: HTML-escaped, line breaks as ``<br>``, no tabs (they separate fields)."""
+    return html_text(text.replace("\t", " ")).replace("\r", "")
+
+
+class BlackboardExporter(Exporter):
+    """Blackboard upload file."""
+
+    name = "blackboard"
+    suffix = ".txt"
+    splits_parts = True
+
+    def to_bytes(self) -> bytes:
+        """The file, UTF-8, no header, no blank lines."""
+        if self.variants:
+            raise ExportError(
+                "the Blackboard upload format has no question pools; "
+                "export variants with --to moodle, gift, qti12 or qti21"
+            )
+        rows = [
+            self.row(part)
+            for pool in plan(self.bank, variants=0, seed=self.seed)
+            for item in pool.items
+            for part in split_parts(item)
+        ]
+        if len(rows) > MAX_RECORDS:
+            raise ExportError(
+                f"{self.bank.path or self.bank.bank}: {len(rows)} questions; Blackboard takes at "
+                f"most {MAX_RECORDS} per upload file"
+            )
+        return ("\n".join("\t".join(row) for row in rows) + "\n").encode("utf-8")
+
+    @staticmethod
+    def row(item: Item) -> list[str]:
+        """The fields of one line."""
+        question = item.question
+        if isinstance(question, TrueFalse):
+            return ["TF", field(item.prompt), "true" if question.answer else "false"]
+        if isinstance(question, MultipleChoice | SpotTheError):
+            stem = item.prompt
+            if isinstance(question, SpotTheError):
+                stem = f"{question.statement}\n{item.prompt}"
+            multiple = isinstance(question, MultipleChoice) and question.multiple
+            cells = ["MA" if multiple else "MC", field(stem)]
+            for choice in question.choices:
+                cells += [field(choice.text), "correct" if choice.correct else "incorrect"]
+            return cells
+        if isinstance(question, FreeText):
+            return ["ESS", field(item.prompt), field(question.model_answer)]
+        assert isinstance(question, Numeric)
+        slot = item.slots[0]
+        accept = slot.accept
+        side = max(accept.value - accept.low, accept.high - accept.value)
+        near = max(abs(accept.low), abs(accept.high))
+        return [
+            "NUM",
+            field(item.prompt),
+            decimal_text(accept.value),
+            tolerance_text(widen(side, near=near)),
+        ]
+
+
+EXPORTER = BlackboardExporter

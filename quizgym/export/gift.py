@@ -1,0 +1,142 @@
+"""GIFT, Moodle's text format for questions.
+
+One question per blank-line-separated block: ``::id::[html]prompt{answers####general feedback}``.
+Multi-part numeric questions become one question per part (GIFT has no multi-blank numeric
+type). A numeric answer is ``=%100%key:tolerance`` (plus a second ``=%100%`` range centred on
+``auto``'s interval when it is not symmetric about the key), then the known mistakes as
+``=%credit%value:tolerance#feedback``: Moodle reads everything after the first ``~`` of a
+numeric answer as the catch-all, so wrong answers must use ``=`` with their weight.
+"""
+
+from __future__ import annotations
+
+from quizgym.export import Exporter
+from quizgym.export.moodle import moodle_percent
+from quizgym.export.plan import (
+    Item,
+    Pool,
+    category_path,
+    decimal_text,
+    html_text,
+    locate,
+    plan,
+    split_parts,
+    symmetric,
+    tolerance_text,
+    wrong_feedback_true_false,
+)
+from quizgym.model import (
+    FreeText,
+    MultipleChoice,
+    Numeric,
+    SpotTheError,
+    TrueFalse,
+)
+
+_SPECIAL = "~=#{}:"
+
+
+def gift_escape(text: str, *, answer: bool = False) -> str:
+    """Escape text for any GIFT field: ``\\`` first, then ``~ = # { } :``, newlines as ``\\n``.
+
+    This is the only place GIFT escaping happens. ``[`` and ``]`` are left alone (escaping them
+    breaks gift-pegjs), and a stem never starts with ``[`` followed by a format name because
+    every stem starts with our own ``[html]``. GIFT has no escape for ``%``, so an answer that
+    starts with one (``%50%…`` would read as a weight) starts with the HTML entity ``&#37;``.
+    """
+    if answer and text.startswith("%"):
+        text = "&#37;" + text[1:]
+    out = text.replace("\\", "\\\\")
+    for ch in _SPECIAL:
+        out = out.replace(ch, "\\" + ch)
+    return out.replace("\r\n", "\n").replace("\n", "\\n")
+
+
+def _field(text: str, *, answer: bool = False) -> str:
+    return gift_escape(html_text(text), answer=answer)
+
+
+class GiftExporter(Exporter):
+    """Moodle GIFT text."""
+
+    name = "gift"
+    suffix = ".gift"
+    splits_parts = True
+
+    def to_bytes(self) -> bytes:
+        """The GIFT file, UTF-8."""
+        bank = self.bank
+        home = f"$CATEGORY: $course$/top/{category_path(bank)}"
+        blocks = [f"// quizgym export of {bank.bank} version {bank.version}", home]
+        for pool in plan(bank, variants=self.variants, seed=self.seed):
+            if pool.variants:
+                blocks.append(
+                    f"$CATEGORY: $course$/top/{category_path(bank, 'variants', pool.ident)}"
+                )
+                blocks.extend(self._question(pool, item) for item in _items(pool))
+                blocks.append(home)
+            else:
+                blocks.extend(self._question(pool, item) for item in _items(pool))
+        return ("\n\n".join(blocks) + "\n").encode("utf-8")
+
+    def _question(self, pool: Pool, item: Item) -> str:
+        question = item.question
+        head = [f"// [id:{item.ident}]"]
+        head += [f"// [tag:{tag}]" for tag in question.tags]
+        stem = item.prompt
+        if isinstance(question, SpotTheError):
+            stem = f"{question.statement}\n{item.prompt}"
+        title = f"::{gift_escape(item.title)}::[html]{_field(stem)}"
+        feedback = item.feedback
+        if isinstance(question, FreeText):
+            # GIFT has no grader information: the model answer is shown after submission.
+            feedback = " ".join(
+                t for t in (f"Model answer: {question.model_answer}", feedback) if t
+            )
+        general = f"####{_field(feedback)}" if feedback else ""
+        body = self._answers(item)
+        return "\n".join([*head, f"{title}{{{body}{general}}}"])
+
+    def _answers(self, item: Item) -> str:
+        question = item.question
+        if isinstance(question, TrueFalse):
+            if_wrong = wrong_feedback_true_false(self.bank, question, answer=not question.answer)
+            if_right = f"Correct: the statement is {'true' if question.answer else 'false'}."
+            key = "TRUE" if question.answer else "FALSE"
+            return f"{key}#{_field(if_wrong)}#{_field(if_right)}"
+        if isinstance(question, MultipleChoice | SpotTheError):
+            multiple = isinstance(question, MultipleChoice) and question.multiple
+            n_right = sum(c.correct for c in question.choices)
+            lines = []
+            for choice in question.choices:
+                feedback = f"#{_field(choice.feedback)}" if choice.feedback else ""
+                if not multiple:
+                    mark = "=" if choice.correct else "~"
+                else:
+                    share = (1 if choice.correct else -1) / n_right
+                    where = locate(self.bank, question, item.ident)
+                    mark = f"~%{moodle_percent(share, where=where)}%"
+                lines.append(f"\n{mark}{_field(choice.text, answer=True)}{feedback}")
+            return "".join(lines) + "\n"
+        if isinstance(question, FreeText):
+            return ""
+        assert isinstance(question, Numeric)
+        slot = item.slots[0]
+        lines = ["#"]
+        for value, tol in symmetric(slot.accept):
+            lines.append(f"=%100%{decimal_text(value)}:{tolerance_text(tol)}")
+        where = locate(self.bank, question, item.ident)
+        for mistake in slot.wrong:
+            (value, tol), *_ = symmetric(mistake.range)
+            weight = moodle_percent(mistake.credit, where=where)
+            lines.append(
+                f"=%{weight}%{decimal_text(value)}:{tolerance_text(tol)}#{_field(mistake.feedback)}"
+            )
+        return "\n".join(lines) + "\n"
+
+
+def _items(pool: Pool) -> list[Item]:
+    return [part for item in pool.items for part in split_parts(item)]
+
+
+EXPORTER = GiftExporter

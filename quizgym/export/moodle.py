@@ -1,0 +1,246 @@
+"""Moodle XML, as ``question/format/xml/format.php`` imports it.
+
+true/false → ``truefalse``; multiple choice and spot-the-error → ``multichoice`` (per-choice
+feedback; several correct → ``single`` 0 with ±1/k fractions, the engine's partial-credit rule);
+free text → ``essay`` with the model answer and the rubric as grader information; numeric →
+``numerical`` with absolute tolerances; multi-part numeric → ``cloze`` (one NUMERICAL blank per
+part). Known mistakes become weighted wrong answers with their feedback. Every fraction is one
+of Moodle's allowed grades, or the export fails with the question's line.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from quizgym.export import Exporter
+from quizgym.export.plan import (
+    Item,
+    Where,
+    category_path,
+    decimal_text,
+    html_text,
+    locate,
+    plan,
+    symmetric,
+    tolerance_text,
+    wrong_feedback_true_false,
+)
+from quizgym.model import (
+    Bank,
+    FreeText,
+    MultipleChoice,
+    Numeric,
+    SpotTheError,
+    TrueFalse,
+)
+
+ALLOWED_FRACTIONS: tuple[float, ...] = (
+    1.0, 0.9, 0.8333333, 0.8, 0.75, 0.7, 0.6666667, 0.6, 0.5, 0.4, 0.3333333, 0.3, 0.25,
+    0.2, 0.1666667, 0.1428571, 0.125, 0.1111111, 0.1, 0.05, 0.0,
+)  # fmt: skip
+"""``question_bank::fraction_options_full()``: grades Moodle accepts (and their negatives)."""
+
+
+def moodle_percent(fraction: float, *, where: Where) -> str:
+    """A fraction of full credit as the percentage Moodle accepts: 1/3 → ``33.33333``.
+
+    Raises:
+        BankError: it is not one of Moodle's allowed grades (located at ``where``).
+    """
+    for allowed in ALLOWED_FRACTIONS:
+        if abs(abs(fraction) - allowed) < 5e-7:
+            text = f"{allowed * 100:.5f}".rstrip("0").rstrip(".")
+            return text if fraction >= 0 or allowed == 0 else f"-{text}"
+    raise where.error(
+        f"Moodle accepts no weight of {fraction * 100:.5g}%; "
+        "use a credit or a number of correct choices that gives an allowed grade "
+        "(1/2, 1/3, …, 1/10, 1/20, 0.3, 0.4, …)"
+    )
+
+
+def cloze_escape(text: str) -> str:
+    """Escape text inside a Cloze blank's feedback: ``\\``, ``~``, ``#`` and ``}``."""
+    out = text.replace("\\", "\\\\")
+    for ch in "~#}":
+        out = out.replace(ch, "\\" + ch)
+    return out
+
+
+def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
+    element = ET.SubElement(parent, tag, attrs)
+    if text is not None:
+        element.text = text
+    return element
+
+
+def _texted(parent: ET.Element, tag: str, text: str, *, fmt: str | None = "html") -> ET.Element:
+    element = _sub(parent, tag, **({"format": fmt} if fmt else {}))
+    _sub(element, "text", text)
+    return element
+
+
+def _html(text: str) -> str:
+    return f"<p>{html_text(text)}</p>" if text else ""
+
+
+def _category(quiz: ET.Element, path: str) -> None:
+    question = _sub(quiz, "question", type="category")
+    _texted(question, "category", f"$course$/top/{path}", fmt=None)
+    _texted(question, "info", "")
+
+
+class MoodleExporter(Exporter):
+    """Moodle XML."""
+
+    name = "moodle"
+    suffix = ".xml"
+
+    def to_bytes(self) -> bytes:
+        """The Moodle XML file, UTF-8."""
+        quiz = ET.Element("quiz")
+        quiz.append(ET.Comment(f" quizgym export of {self.bank.bank} version {self.bank.version} "))
+        home = category_path(self.bank)
+        _category(quiz, home)
+        for pool in plan(self.bank, variants=self.variants, seed=self.seed):
+            if pool.variants:
+                _category(quiz, category_path(self.bank, "variants", pool.ident))
+            for item in pool.items:
+                quiz.append(self._question(self.bank, item))
+            if pool.variants:
+                _category(quiz, home)
+        ET.indent(quiz)
+        body = ET.tostring(quiz, encoding="unicode")
+        return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'.encode()
+
+    def _question(self, bank: Bank, item: Item) -> ET.Element:
+        question = item.question
+        where = locate(bank, question, item.ident)
+        kind = {
+            TrueFalse: "truefalse",
+            MultipleChoice: "multichoice",
+            SpotTheError: "multichoice",
+            FreeText: "essay",
+        }.get(type(question), "numerical")
+        multipart = isinstance(question, Numeric) and bool(question.parts)
+        element = ET.Element("question", type="cloze" if multipart else kind)
+        name = item.ident if item.seed is None else f"{question.id} (seed {item.seed})"
+        _texted(element, "name", name, fmt=None)
+        stem = _html(item.prompt)
+        if isinstance(question, SpotTheError):
+            stem = f"<blockquote>{_html(question.statement)}</blockquote>{stem}"
+        if multipart:
+            stem += "".join(
+                self._cloze(slot_index, item, where) for slot_index in range(len(item.slots))
+            )
+        _texted(element, "questiontext", stem)
+        _texted(element, "generalfeedback", _html(item.feedback))
+        _sub(element, "defaultgrade", decimal_text(item.points))
+        penalty = "1" if isinstance(question, TrueFalse) else "0.3333333"
+        _sub(element, "penalty", penalty)
+        _sub(element, "hidden", "0")
+        _sub(element, "idnumber", item.ident)
+        if isinstance(question, TrueFalse):
+            for choice_value in (True, False):
+                value = choice_value
+                right = value == question.answer
+                feedback = (
+                    f"Correct: the statement is {'true' if value else 'false'}."
+                    if right
+                    else wrong_feedback_true_false(bank, question, answer=value)
+                )
+                self._answer(element, "true" if value else "false", 1.0 if right else 0.0,
+                             feedback, where)  # fmt: skip
+        elif isinstance(question, MultipleChoice | SpotTheError):
+            multiple = isinstance(question, MultipleChoice) and question.multiple
+            _sub(element, "single", "false" if multiple else "true")
+            _sub(element, "shuffleanswers", "true" if question.shuffle else "false")
+            _sub(element, "answernumbering", "abc")
+            for tag in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback"):
+                _texted(element, tag, "")
+            n_right = sum(c.correct for c in question.choices)
+            for choice in question.choices:
+                fraction: float
+                if multiple:
+                    fraction = (1 if choice.correct else -1) / n_right
+                else:
+                    fraction = 1.0 if choice.correct else 0.0
+                self._answer(element, _html(choice.text), fraction, choice.feedback or "", where)
+        elif isinstance(question, FreeText):
+            _sub(element, "responseformat", "editor")
+            _sub(element, "responserequired", "1")
+            _sub(element, "responsefieldlines", "10")
+            _sub(element, "attachments", "0")
+            rubric = "".join(
+                f"<li>{html_text(c.criterion)} ({decimal_text(c.points)} pt): "
+                f"{html_text(', '.join(c.any_of))}</li>"
+                for c in question.rubric
+            )
+            _texted(
+                element,
+                "graderinfo",
+                f"<p>Model answer:</p>{_html(question.model_answer)}"
+                f"<p>Rubric:</p><ul>{rubric}</ul>",
+            )
+            _texted(element, "responsetemplate", "")
+        elif not multipart:
+            slot = item.slots[0]
+            for number, tol in symmetric(slot.accept):
+                answer = self._answer(element, decimal_text(number), 1.0, "", where, plain=True)
+                _sub(answer, "tolerance", tolerance_text(tol))
+            for mistake in slot.wrong:
+                (number, tol), *_ = symmetric(mistake.range)
+                answer = self._answer(
+                    element,
+                    decimal_text(number),
+                    mistake.credit,
+                    mistake.feedback,
+                    where,
+                    plain=True,
+                )
+                _sub(answer, "tolerance", tolerance_text(tol))
+            _sub(element, "unitgradingtype", "0")
+            _sub(element, "unitpenalty", "0.1000000")
+            _sub(element, "showunits", "3")
+            _sub(element, "unitsleft", "0")
+        if question.tags:
+            tags = _sub(element, "tags")
+            for tag in question.tags:
+                _texted(tags, "tag", tag, fmt=None)
+        return element
+
+    @staticmethod
+    def _answer(
+        parent: ET.Element,
+        text: str,
+        fraction: float,
+        feedback: str,
+        where: Where,
+        *,
+        plain: bool = False,
+    ) -> ET.Element:
+        fmt = "moodle_auto_format" if plain else "html"
+        answer = _sub(parent, "answer", fraction=moodle_percent(fraction, where=where), format=fmt)
+        _sub(answer, "text", text)
+        _texted(answer, "feedback", _html(feedback))
+        return answer
+
+    def _cloze(self, index: int, item: Item, where: Where) -> str:
+        slot = item.slots[index]
+        if not float(slot.points).is_integer():
+            raise where.part(slot.part).error(
+                f"a Cloze blank's weight must be a whole number, not {slot.points:g} points"
+            )
+        alternatives = []
+        for n, (value, tol) in enumerate(symmetric(slot.accept)):
+            mark = "=" if n == 0 else "%100%"
+            alternatives.append(f"{mark}{decimal_text(value)}:{tolerance_text(tol)}")
+        for wrong in slot.wrong:
+            (value, tol), *_ = symmetric(wrong.range)
+            weight = moodle_percent(wrong.credit, where=where.part(slot.part))
+            feedback = cloze_escape(html_text(wrong.feedback))
+            alternatives.append(f"%{weight}%{decimal_text(value)}:{tolerance_text(tol)}#{feedback}")
+        blank = f"{{{int(slot.points)}:NUMERICAL:{'~'.join(alternatives)}}}"
+        return f"<p>{html_text(slot.prompt)}: {blank}</p>"
+
+
+EXPORTER = MoodleExporter

@@ -1,0 +1,327 @@
+"""What every export format needs to know about a bank, computed once from the engine.
+
+The formats differ in syntax, never in what is right: keys come from
+:func:`~quizgym.solver.keys_of`, accepted intervals from :func:`~quizgym.tolerance.interval`
+(``auto``'s rule), wrong-answer feedback from
+:func:`~quizgym.grading.verdict.mistakes_for`, variants from
+:func:`~quizgym.solver.variant_of`. This module turns a bank into :class:`Pool` objects (one
+per question, holding one item per exported variant) that the format modules only translate.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass
+from decimal import ROUND_CEILING, Decimal
+
+from quizgym.errors import BankError, ExportError, Finding
+from quizgym.grading.verdict import grade_response, mistakes_for
+from quizgym.model import (
+    Bank,
+    FreeText,
+    MultipleChoice,
+    Numeric,
+    QuestionBase,
+    SpotTheError,
+    TrueFalse,
+    points_of,
+)
+from quizgym.solver import Key, Variant, keys_of, param_values, slots, variant_of
+from quizgym.tolerance import describe, interval
+
+AnyQuestion = TrueFalse | MultipleChoice | SpotTheError | FreeText | Numeric
+
+ROOT_CATEGORY = "quizgym"
+
+
+@dataclass(frozen=True)
+class Range:
+    """A closed interval of accepted numbers, ``low <= x <= high``, around ``value``."""
+
+    value: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class WrongAnswer:
+    """A known wrong number (a bank mistake or a derived one) with its feedback."""
+
+    range: Range
+    feedback: str
+    credit: float
+    tag: str | None
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One numeric answer blank: the question itself, or one of its parts."""
+
+    part: str | None
+    prompt: str
+    """The part's prompt ('' for a question without parts)."""
+    key: Key
+    accept: Range
+    """What the engine accepts as a typed decimal, as one interval (auto's rule)."""
+    tolerance_text: str
+    units: str | None
+    points: float
+    wrong: tuple[WrongAnswer, ...]
+    explanation: str | None
+
+
+@dataclass(frozen=True)
+class Item:
+    """One exported question: a question of the bank in one variant (or one of its parts)."""
+
+    ident: str
+    """Stable identifier: the question id, ``id.seedS`` for a variant, ``….part`` for a part."""
+    question: AnyQuestion
+    variant: Variant
+    seed: int | None
+    prompt: str
+    points: float
+    slots: tuple[Slot, ...] = ()
+    feedback: str = ""
+    """General feedback: the explanation (and a spot-the-error's correction)."""
+
+    @property
+    def title(self) -> str:
+        """A short human title (the ident, with the seed spelled out)."""
+        return self.ident
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A question and the items exported for it; a pool of several variants is drawn from."""
+
+    question: AnyQuestion
+    items: tuple[Item, ...]
+    variants: bool
+    """True when the items are alternative variants (pick one), not a single question."""
+
+    @property
+    def ident(self) -> str:
+        """The question id."""
+        return self.question.id
+
+
+def is_parametric(question: QuestionBase) -> bool:
+    """Whether a question has a parameter with more than one value (so variants differ)."""
+    return isinstance(question, Numeric) and any(
+        len(param_values(p)) > 1 for p in question.params.values()
+    )
+
+
+def plan(bank: Bank, *, variants: int = 0, seed: int = 0) -> list[Pool]:
+    """Compute what every format exports: one :class:`Pool` per question, in bank order.
+
+    Args:
+        bank: the bank.
+        variants: export this many variants (seeds ``seed`` … ``seed + variants - 1``) of each
+            parametric question as a pool; 0 exports the default variant of every question.
+        seed: the first seed.
+
+    Returns:
+        The pools. Identical draws are exported once, so a pool may hold fewer than
+        ``variants`` items.
+
+    Raises:
+        ExportError: ``variants`` is negative.
+    """
+    if variants < 0:
+        raise ExportError(f"--variants must be 0 or more, got {variants}")
+    pools = []
+    for question in bank.questions:
+        if variants and is_parametric(question):
+            items: list[Item] = []
+            seen: set[tuple[object, ...]] = set()
+            for s in range(seed, seed + variants):
+                variant = variant_of(bank, question, student=None, seed=s)
+                params = tuple(sorted(variant.params.items()))
+                if params in seen:
+                    continue
+                seen.add(params)
+                items.append(_item(bank, question, variant, f"{question.id}.seed{s}", s))
+            pools.append(Pool(question, tuple(items), variants=True))
+        else:
+            variant = variant_of(bank, question)
+            pools.append(
+                Pool(question, (_item(bank, question, variant, question.id, None),), False)
+            )
+    return pools
+
+
+def _item(
+    bank: Bank, question: AnyQuestion, variant: Variant, ident: str, seed: int | None
+) -> Item:
+    prompt = variant.fill(question.prompt)
+    if isinstance(question, Numeric) and not question.parts:
+        prompt += units_note(question.units)
+    feedback = variant.fill(question.explanation or "")
+    if isinstance(question, SpotTheError):
+        feedback = " ".join(t for t in (question.correction, feedback) if t)
+    numeric: tuple[Slot, ...] = ()
+    if isinstance(question, Numeric):
+        numeric = _slots(bank, question, variant)
+        points = sum(s.points for s in numeric)
+    else:
+        points = points_of(question, bank.defaults)
+    return Item(ident, question, variant, seed, prompt, points, numeric, feedback)
+
+
+def _slots(bank: Bank, question: Numeric, variant: Variant) -> tuple[Slot, ...]:
+    keys = keys_of(bank, question, variant)
+    out = []
+    for index, ((part_id, slot), key) in enumerate(zip(slots(question), keys, strict=True)):
+        tolerance = slot.tolerance if slot.tolerance is not None else bank.defaults.tolerance
+        low, high = interval(key=key.number, tolerance=tolerance)
+        wrong = []
+        for mistake in mistakes_for(bank, question, variant, index):
+            m_low, m_high = interval(key=mistake.value, tolerance=tolerance)
+            wrong.append(
+                WrongAnswer(
+                    Range(mistake.value, m_low, m_high),
+                    mistake.feedback,
+                    mistake.credit,
+                    mistake.tag,
+                )
+            )
+        out.append(
+            Slot(
+                part=part_id,
+                prompt=variant.fill(slot.prompt) + units_note(slot.units) if part_id else "",
+                key=key,
+                accept=Range(key.number, low, high),
+                tolerance_text=describe(tolerance),
+                units=slot.units,
+                points=points_of(slot, bank.defaults),
+                wrong=tuple(wrong),
+                explanation=variant.fill(slot.explanation or "") if part_id else None,
+            )
+        )
+    return tuple(out)
+
+
+def split_parts(item: Item) -> list[Item]:
+    """One self-contained item per part, for formats without multi-blank numeric questions.
+
+    Each part item repeats the question's prompt (with this variant's numbers), so any one of
+    them can be drawn alone.
+    """
+    if len(item.slots) < 2 and not (item.slots and item.slots[0].part):
+        return [item]
+    out = []
+    for slot in item.slots:
+        prompt = f"{item.prompt}\n{slot.prompt}"
+        feedback = " ".join(t for t in (slot.explanation, item.feedback) if t)
+        out.append(
+            Item(
+                f"{item.ident}.{slot.part}",
+                item.question,
+                item.variant,
+                item.seed,
+                prompt,
+                slot.points,
+                (slot,),
+                feedback,
+            )
+        )
+    return out
+
+
+def units_note(units: str | None) -> str:
+    """What is appended to a numeric prompt to name its units: `` (in nats)``."""
+    return f" (in {units})" if units else ""
+
+
+def wrong_feedback_true_false(bank: Bank, question: TrueFalse, *, answer: bool) -> str:
+    """What the engine tells a student who answered ``answer`` (empty when it is right)."""
+    return grade_response(bank, question, "true" if answer else "false").feedback
+
+
+def numeric_answer_text(slot: Slot) -> str:
+    """The key as a student would read it, with units: ``ln 10 ≈ 2.3026 nats``."""
+    return f"{slot.key}{' ' + slot.units if slot.units else ''}"
+
+
+# --- shared text helpers --------------------------------------------------------------------------
+
+
+def html_text(text: str) -> str:
+    """Plain bank text as HTML: ``<``, ``>``, ``&`` escaped, line breaks kept."""
+    return html.escape(text, quote=False).replace("\n", "<br>")
+
+
+def decimal_text(x: float) -> str:
+    """A float as a plain positional decimal that reads back as the same float (no exponent)."""
+    if not math.isfinite(x):
+        raise ExportError(f"cannot export the number {x}")
+    text = format(Decimal(repr(float(x))), "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in {"-0", ""} else text
+
+
+def tolerance_text(width: float) -> str:
+    """A tolerance as a short positional decimal, rounded up to 9 significant figures."""
+    if width <= 0:
+        return "0"
+    exact = Decimal(repr(float(width)))
+    quantum = Decimal(1).scaleb(exact.adjusted() - 8)
+    return decimal_text(float(exact.quantize(quantum, rounding=ROUND_CEILING)))
+
+
+def widen(width: float, *, near: float) -> float:
+    """A tolerance widened by a few units in the last place, so an LMS's own float arithmetic
+    never rejects an interval's end points (e.g. 2.30, the key rounded to 3 figures)."""
+    return width + 8 * math.ulp(max(abs(near), width, 1e-300))
+
+
+def symmetric(accept: Range) -> list[tuple[float, float]]:
+    """``(value, tolerance)`` pairs whose union is exactly ``accept`` (widened by a few ulps).
+
+    The first pair is centred on the key, so the key is what an LMS shows as the answer; the
+    second is centred on the interval when it is not symmetric about the key.
+    """
+    below, above = accept.value - accept.low, accept.high - accept.value
+    near = max(abs(accept.low), abs(accept.high))
+    pairs = [(accept.value, widen(min(below, above), near=near))]
+    if not math.isclose(below, above, rel_tol=1e-9, abs_tol=1e-300):
+        centre = (accept.low + accept.high) / 2
+        pairs.append((centre, widen((accept.high - accept.low) / 2, near=near)))
+    return pairs
+
+
+@dataclass(frozen=True)
+class Where:
+    """A question (or part) of a bank, to report what a format cannot express."""
+
+    path: str
+    line: int
+    col: int
+    label: str
+
+    def error(self, message: str) -> BankError:
+        """A one-finding error, ``path:line:col: label: message`` (exit 1 in the CLI)."""
+        return BankError([Finding(self.path, self.line, self.col, f"{self.label}: {message}")])
+
+    def part(self, name: str | None) -> Where:
+        """The same place, labelled with a part."""
+        return (
+            self if name is None else Where(self.path, self.line, self.col, f"{self.label}.{name}")
+        )
+
+
+def locate(bank: Bank, question: QuestionBase, label: str | None = None) -> Where:
+    """Where a question stands in its bank."""
+    index = next(i for i, q in enumerate(bank.questions) if q.id == question.id)
+    path, line, col = bank.locate(("questions", index))
+    return Where(path or bank.bank, line, col, label or question.id)
+
+
+def category_path(bank: Bank, *parts: str) -> str:
+    """A category path below the bank's, with ``/`` in names doubled as Moodle wants."""
+    names = [ROOT_CATEGORY, bank.bank, *parts]
+    return "/".join(n.replace("/", "//") for n in names)

@@ -1,0 +1,280 @@
+"""IMS QTI 1.2 (ASI 1.2.1) as Canvas imports it: a zip with a manifest, the assessment and
+Canvas's ``assessment_meta.xml`` (the structure ``text2qti`` emits).
+
+true/false → ``true_false_question``; one correct choice → ``multiple_choice_question``; several
+→ ``multiple_answers_question``; spot-the-error → multiple choice with the statement; free text
+→ ``essay_question`` with the model answer as general feedback (Canvas has no grader-information
+field); numeric → ``numerical_question``: the key as ``varequal`` or'ed with the accepted
+interval as ``vargte``/``varlte``; each known mistake's interval shows its feedback. A multi-part
+question becomes one self-contained item per part; a variant pool becomes a question group
+(``selection_number`` 1) per part.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from quizgym.export import Exporter
+from quizgym.export.package import write_zip, xml_bytes
+from quizgym.export.plan import (
+    Item,
+    decimal_text,
+    html_text,
+    plan,
+    split_parts,
+    wrong_feedback_true_false,
+)
+from quizgym.model import (
+    FreeText,
+    MultipleChoice,
+    Numeric,
+    SpotTheError,
+    TrueFalse,
+)
+
+QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
+CP_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
+CANVAS_NS = "http://canvas.instructure.com/xsd/cccv1p0"
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
+    element = ET.SubElement(parent, tag, attrs)
+    if text is not None:
+        element.text = text
+    return element
+
+
+def _mattext(parent: ET.Element, text: str) -> None:
+    material = _sub(parent, "material")
+    _sub(material, "mattext", text, texttype="text/html")
+
+
+def _html(text: str) -> str:
+    return f"<p>{html_text(text)}</p>"
+
+
+def _meta(item: ET.Element, fields: list[tuple[str, str]]) -> None:
+    metadata = _sub(_sub(item, "itemmetadata"), "qtimetadata")
+    for label, entry in fields:
+        field = _sub(metadata, "qtimetadatafield")
+        _sub(field, "fieldlabel", label)
+        _sub(field, "fieldentry", entry)
+
+
+def _condition(
+    parent: ET.Element,
+    *,
+    go_on: bool,
+    score: float | None = None,
+    feedback: str | None = None,
+) -> ET.Element:
+    rc = _sub(parent, "respcondition", **{"continue": "Yes" if go_on else "No"})
+    var = _sub(rc, "conditionvar")
+    if score is not None:
+        _sub(rc, "setvar", decimal_text(score), action="Set", varname="SCORE")
+    if feedback is not None:
+        _sub(rc, "displayfeedback", feedbacktype="Response", linkrefid=feedback)
+    return var
+
+
+def _range(parent: ET.Element, low: float, high: float) -> None:
+    both = _sub(parent, "and")
+    _sub(both, "vargte", decimal_text(low), respident="response1")
+    _sub(both, "varlte", decimal_text(high), respident="response1")
+
+
+class Qti12Exporter(Exporter):
+    """QTI 1.2 package for Canvas."""
+
+    name = "qti12"
+    suffix = ".zip"
+    splits_parts = True
+
+    @property
+    def ident(self) -> str:
+        """The assessment's identifier (stable: from the bank's slug)."""
+        return f"quizgym-{self.bank.bank}"
+
+    def assessment(self) -> bytes:
+        """The ``questestinterop`` document."""
+        root = ET.Element("questestinterop", xmlns=QTI_NS)
+        assessment = _sub(root, "assessment", ident=self.ident, title=self.bank.title)
+        _meta_fields = _sub(assessment, "qtimetadata")
+        field = _sub(_meta_fields, "qtimetadatafield")
+        _sub(field, "fieldlabel", "cc_maxattempts")
+        _sub(field, "fieldentry", "1")
+        section = _sub(assessment, "section", ident="root_section")
+        for pool in plan(self.bank, variants=self.variants, seed=self.seed):
+            parts = [split_parts(item) for item in pool.items]
+            if not pool.variants:
+                for piece in parts[0]:
+                    section.append(self.item(piece))
+                continue
+            for index in range(len(parts[0])):
+                pieces = [variant[index] for variant in parts]
+                group = _sub(
+                    section, "section", ident=f"group-{pieces[0].ident}", title=pieces[0].ident
+                )
+                selection = _sub(_sub(group, "selection_ordering"), "selection")
+                # Canvas also reads a selection_extension/points_per_item, but the 1.2.1 DTD
+                # has no such element: the points travel in each item's points_possible.
+                _sub(selection, "selection_number", "1")
+                for piece in pieces:
+                    group.append(self.item(piece))
+        return xml_bytes(root)
+
+    def item(self, item: Item) -> ET.Element:
+        """One ``<item>``."""
+        question = item.question
+        ident = item.ident
+        element = ET.Element("item", ident=ident, title=item.title)
+        kind = "numerical_question"
+        labels: list[tuple[str, str]] = []
+        if isinstance(question, TrueFalse):
+            kind = "true_false_question"
+            labels = [(f"{ident}_true", "True"), (f"{ident}_false", "False")]
+        elif isinstance(question, MultipleChoice | SpotTheError):
+            multiple = isinstance(question, MultipleChoice) and question.multiple
+            kind = "multiple_answers_question" if multiple else "multiple_choice_question"
+            labels = [(f"{ident}_{LETTERS[i]}", c.text) for i, c in enumerate(question.choices)]
+        elif isinstance(question, FreeText):
+            kind = "essay_question"
+        fields = [("question_type", kind), ("points_possible", decimal_text(item.points))]
+        if labels:
+            fields.append(("original_answer_ids", ",".join(label for label, _ in labels)))
+        fields.append(("assessment_question_identifierref", f"aq-{ident}"))
+        _meta(element, fields)
+
+        presentation = _sub(element, "presentation")
+        stem = _html(item.prompt)
+        if isinstance(question, SpotTheError):
+            stem = f"<blockquote>{_html(question.statement)}</blockquote>{stem}"
+        _mattext(presentation, stem)
+        if labels:
+            multiple = kind == "multiple_answers_question"
+            lid = _sub(
+                presentation,
+                "response_lid",
+                ident="response1",
+                rcardinality="Multiple" if multiple else "Single",
+            )
+            choice = _sub(lid, "render_choice")
+            for label, text in labels:
+                _mattext(_sub(choice, "response_label", ident=label), html_text(text))
+        else:
+            fib = _sub(presentation, "response_str", ident="response1", rcardinality="Single")
+            render = _sub(
+                fib, "render_fib", **({} if kind == "essay_question" else {"fibtype": "Decimal"})
+            )
+            _sub(render, "response_label", ident="answer1", rshuffle="No")
+
+        processing = _sub(element, "resprocessing")
+        outcomes = _sub(processing, "outcomes")
+        _sub(outcomes, "decvar", maxvalue="100", minvalue="0", varname="SCORE", vartype="Decimal")
+        feedbacks: list[tuple[str, str]] = []
+        if item.feedback or isinstance(question, FreeText):
+            general = item.feedback
+            if isinstance(question, FreeText):
+                general = f"Model answer: {question.model_answer}"
+            feedbacks.append(("general_fb", general))
+            _sub(_condition(processing, go_on=True, feedback="general_fb"), "other")
+        if isinstance(question, TrueFalse):
+            wrong_label = f"{ident}_{'false' if question.answer else 'true'}"
+            right_label = f"{ident}_{'true' if question.answer else 'false'}"
+            if_wrong = wrong_feedback_true_false(self.bank, question, answer=not question.answer)
+            feedbacks.append((f"{wrong_label}_fb", if_wrong))
+            var = _condition(processing, go_on=True, feedback=f"{wrong_label}_fb")
+            _sub(var, "varequal", wrong_label, respident="response1")
+            var = _condition(processing, go_on=False, score=100)
+            _sub(var, "varequal", right_label, respident="response1")
+        elif isinstance(question, MultipleChoice | SpotTheError):
+            for (label, _), option in zip(labels, question.choices, strict=True):
+                if option.feedback:
+                    feedbacks.append((f"{label}_fb", option.feedback))
+                    var = _condition(processing, go_on=True, feedback=f"{label}_fb")
+                    _sub(var, "varequal", label, respident="response1")
+            var = _condition(processing, go_on=False, score=100)
+            if kind == "multiple_answers_question":
+                both = _sub(var, "and")
+                for (label, _), option in zip(labels, question.choices, strict=True):
+                    target = both if option.correct else _sub(both, "not")
+                    _sub(target, "varequal", label, respident="response1")
+            else:
+                right = next(
+                    label
+                    for (label, _), c in zip(labels, question.choices, strict=True)
+                    if c.correct
+                )
+                _sub(var, "varequal", right, respident="response1")
+        elif isinstance(question, Numeric):
+            slot = item.slots[0]
+            var = _condition(processing, go_on=False, score=100)
+            either = _sub(var, "or")
+            _sub(either, "varequal", decimal_text(slot.accept.value), respident="response1")
+            _range(either, slot.accept.low, slot.accept.high)
+            for n, mistake in enumerate(slot.wrong, start=1):
+                label = f"{ident}_mistake{n}_fb"
+                feedbacks.append((label, mistake.feedback))
+                score = mistake.credit * 100 if mistake.credit else None
+                var = _condition(processing, go_on=True, score=score, feedback=label)
+                _range(var, mistake.range.low, mistake.range.high)
+        else:
+            _sub(_condition(processing, go_on=False), "other")
+        for label, text in feedbacks:
+            fb = _sub(element, "itemfeedback", ident=label)
+            _mattext(_sub(fb, "flow_mat"), _html(text))
+        return element
+
+    def manifest(self) -> bytes:
+        """``imsmanifest.xml`` (Canvas's namespace for IMS CP 1.1)."""
+        root = ET.Element("manifest", identifier=f"{self.ident}-manifest", xmlns=CP_NS)
+        metadata = _sub(root, "metadata")
+        _sub(metadata, "schema", "IMS Content")
+        _sub(metadata, "schemaversion", "1.1.3")
+        _sub(root, "organizations")
+        resources = _sub(root, "resources")
+        resource = _sub(resources, "resource", identifier=self.ident, type="imsqti_xmlv1p2")
+        _sub(resource, "file", href=f"{self.ident}/{self.ident}.xml")
+        _sub(resource, "dependency", identifierref=f"{self.ident}-meta")
+        meta = _sub(
+            resources,
+            "resource",
+            identifier=f"{self.ident}-meta",
+            type="associatedcontent/imscc_xmlv1p1/learning-application-resource",
+            href=f"{self.ident}/assessment_meta.xml",
+        )
+        _sub(meta, "file", href=f"{self.ident}/assessment_meta.xml")
+        return xml_bytes(root)
+
+    def assessment_meta(self) -> bytes:
+        """Canvas's quiz settings (``assessment_meta.xml``)."""
+        pools = plan(self.bank, variants=self.variants, seed=self.seed)
+        points = sum(pool.items[0].points for pool in pools)
+        root = ET.Element("quiz", identifier=self.ident, xmlns=CANVAS_NS)
+        _sub(root, "title", self.bank.title)
+        _sub(root, "description", html_text(self.bank.description or ""))
+        _sub(root, "shuffle_answers", "false")
+        _sub(root, "scoring_policy", "keep_highest")
+        _sub(root, "quiz_type", "assignment")
+        _sub(root, "points_possible", decimal_text(points))
+        _sub(root, "show_correct_answers", "true")
+        _sub(root, "allowed_attempts", "1")
+        _sub(root, "one_question_at_a_time", "false")
+        _sub(root, "cant_go_back", "false")
+        _sub(root, "available", "false")
+        return xml_bytes(root)
+
+    def to_bytes(self) -> bytes:
+        """The zip: manifest, assessment and settings, with fixed dates."""
+        return write_zip(
+            [
+                ("imsmanifest.xml", self.manifest()),
+                (f"{self.ident}/{self.ident}.xml", self.assessment()),
+                (f"{self.ident}/assessment_meta.xml", self.assessment_meta()),
+            ]
+        )
+
+
+EXPORTER = Qti12Exporter

@@ -1,0 +1,349 @@
+"""IMS QTI 2.1: a content package of one ``assessmentItem`` per question and variant, an
+``assessmentTest`` and an IMS CP 1.1 manifest.
+
+true/false and choices → ``choiceInteraction`` (several correct: a mapping worth ±1/k of the
+points, floored at 0, the engine's rule); spot-the-error → a choice with the statement; free
+text → ``extendedTextInteraction`` with the model answer as the correct response and, with the
+rubric, in a scorer-only ``rubricBlock``; numeric → ``textEntryInteraction`` (one per part, so a
+multi-part question stays one item) scored with ``equal toleranceMode="absolute"`` and a lower
+and an upper tolerance, which expresses ``auto``'s asymmetric interval exactly. Known mistakes
+and per-choice feedback are ``modalFeedback`` on the multiple ``FEEDBACK`` outcome. A variant
+pool is an ``assessmentSection`` with ``<selection select="1"/>``.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from quizgym.export import Exporter
+from quizgym.export.package import write_zip, xml_bytes
+from quizgym.export.plan import (
+    Item,
+    Pool,
+    decimal_text,
+    plan,
+    tolerance_text,
+    widen,
+    wrong_feedback_true_false,
+)
+from quizgym.model import (
+    FreeText,
+    MultipleChoice,
+    Numeric,
+    SpotTheError,
+    TrueFalse,
+)
+
+QTI_NS = "http://www.imsglobal.org/xsd/imsqti_v2p1"
+CP_NS = "http://www.imsglobal.org/xsd/imscp_v1p1"
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+GENERAL = "GENERAL"
+
+
+def ncname(ident: str) -> str:
+    """A QTI identifier (an XML NCName) for a quizgym id: ids starting with a digit get ``q``."""
+    return ident if ident[:1].isalpha() else f"q{ident}"
+
+
+def item_href(item: Item) -> str:
+    """Where an item lives in the package."""
+    return f"items/{ncname(item.ident)}.xml"
+
+
+def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
+    element = ET.SubElement(parent, tag, attrs)
+    if text is not None:
+        element.text = text
+    return element
+
+
+def _value(parent: ET.Element, tag: str, *values: str) -> None:
+    holder = _sub(parent, tag)
+    for value in values:
+        _sub(holder, "value", value)
+
+
+def _base(parent: ET.Element, base_type: str, value: str) -> None:
+    _sub(parent, "baseValue", value, baseType=base_type)
+
+
+def _add_feedback(parent: ET.Element, build: ET.Element | None = None, ident: str = "") -> None:
+    """FEEDBACK := multiple(FEEDBACK, <build or identifier>)."""
+    setter = _sub(parent, "setOutcomeValue", identifier="FEEDBACK")
+    multiple = _sub(setter, "multiple")
+    _sub(multiple, "variable", identifier="FEEDBACK")
+    if build is not None:
+        multiple.append(build)
+    else:
+        _base(multiple, "identifier", ident)
+
+
+def _add_score(parent: ET.Element, points: float) -> None:
+    setter = _sub(parent, "setOutcomeValue", identifier="SCORE")
+    total = _sub(setter, "sum")
+    _sub(total, "variable", identifier="SCORE")
+    _base(total, "float", decimal_text(points))
+
+
+def _equal(parent: ET.Element, response: str, value: float, low: float, high: float, *,
+           correct: bool) -> None:  # fmt: skip
+    near = max(abs(low), abs(high))
+    below = tolerance_text(widen(value - low, near=near))
+    above = tolerance_text(widen(high - value, near=near))
+    equal = _sub(
+        parent,
+        "equal",
+        toleranceMode="absolute",
+        tolerance=f"{below} {above}",
+        includeLowerBound="true",
+        includeUpperBound="true",
+    )
+    _sub(equal, "variable", identifier=response)
+    if correct:
+        _sub(equal, "correct", identifier=response)
+    else:
+        _base(equal, "float", decimal_text(value))
+
+
+class Qti21Exporter(Exporter):
+    """QTI 2.1 content package."""
+
+    name = "qti21"
+    suffix = ".zip"
+
+    @property
+    def ident(self) -> str:
+        """The test's identifier (stable: from the bank's slug)."""
+        return f"quizgym-{self.bank.bank}"
+
+    def pools(self) -> list[Pool]:
+        """The pools exported (see :func:`~quizgym.export.plan.plan`)."""
+        return plan(self.bank, variants=self.variants, seed=self.seed)
+
+    def item(self, item: Item) -> bytes:
+        """One ``assessmentItem`` document."""
+        question = item.question
+        root = ET.Element(
+            "assessmentItem",
+            xmlns=QTI_NS,
+            identifier=ncname(item.ident),
+            title=item.title,
+            adaptive="false",
+            timeDependent="false",
+        )
+        feedback: list[tuple[str, str]] = []
+        if item.feedback:
+            feedback.append((GENERAL, item.feedback))
+        body = ET.Element("itemBody")
+        processing = ET.Element("responseProcessing")
+        if item.feedback:
+            _add_feedback(processing, ident=GENERAL)
+        if isinstance(question, TrueFalse | MultipleChoice | SpotTheError):
+            self._choice(root, body, processing, item, feedback)
+        elif isinstance(question, FreeText):
+            declaration = _sub(
+                root, "responseDeclaration", identifier="RESPONSE", cardinality="single",
+                baseType="string",
+            )  # fmt: skip
+            _value(declaration, "correctResponse", question.model_answer)
+            _sub(body, "p", item.prompt)
+            _sub(body, "extendedTextInteraction", responseIdentifier="RESPONSE", expectedLines="10")
+            rubric = _sub(body, "rubricBlock", view="scorer")
+            _sub(rubric, "p", f"Model answer: {question.model_answer}")
+            for criterion in question.rubric:
+                _sub(
+                    rubric,
+                    "p",
+                    f"{criterion.criterion} ({decimal_text(criterion.points)} pt): "
+                    + ", ".join(criterion.any_of),
+                )
+        else:
+            assert isinstance(question, Numeric)
+            self._numeric(root, body, processing, item, feedback)
+        for ident, cardinality, base_type, default in (
+            ("SCORE", "single", "float", "0"),
+            ("MAXSCORE", "single", "float", decimal_text(item.points)),
+            ("FEEDBACK", "multiple", "identifier", None),
+        ):
+            outcome = _sub(
+                root, "outcomeDeclaration", identifier=ident, cardinality=cardinality,
+                baseType=base_type,
+            )  # fmt: skip
+            if default is not None:
+                _value(outcome, "defaultValue", default)
+        root.append(body)
+        root.append(processing)
+        for ident, text in feedback:
+            _sub(
+                root, "modalFeedback", text, outcomeIdentifier="FEEDBACK", identifier=ident,
+                showHide="show",
+            )  # fmt: skip
+        return xml_bytes(root)
+
+    def _choice(
+        self,
+        root: ET.Element,
+        body: ET.Element,
+        processing: ET.Element,
+        item: Item,
+        feedback: list[tuple[str, str]],
+    ) -> None:
+        question = item.question
+        points = decimal_text(item.points)
+        choices: list[tuple[str, str, bool, str | None]]
+        if isinstance(question, TrueFalse):
+            choices = [
+                ("TRUE", "True", question.answer, None),
+                ("FALSE", "False", not question.answer, None),
+            ]
+            wrong = choices[1 if question.answer else 0]
+            text = wrong_feedback_true_false(self.bank, question, answer=not question.answer)
+            choices[1 if question.answer else 0] = (wrong[0], wrong[1], False, text)
+            multiple, shuffle = False, False
+        else:
+            assert isinstance(question, MultipleChoice | SpotTheError)
+            choices = [
+                (LETTERS[i], c.text, c.correct, c.feedback) for i, c in enumerate(question.choices)
+            ]
+            multiple = isinstance(question, MultipleChoice) and question.multiple
+            shuffle = question.shuffle
+        right = [ident for ident, _, correct, _ in choices if correct]
+        declaration = _sub(
+            root, "responseDeclaration", identifier="RESPONSE",
+            cardinality="multiple" if multiple else "single", baseType="identifier",
+        )  # fmt: skip
+        _value(declaration, "correctResponse", *right)
+        if multiple:
+            mapping = _sub(
+                declaration, "mapping", lowerBound="0", upperBound=points, defaultValue="0"
+            )
+            share = item.points / len(right)
+            for ident, _, correct, _ in choices:
+                _sub(
+                    mapping,
+                    "mapEntry",
+                    mapKey=ident,
+                    mappedValue=decimal_text(share if correct else -share),
+                )
+        if isinstance(question, SpotTheError):
+            _sub(_sub(body, "blockquote"), "p", question.statement)
+        interaction = _sub(
+            body, "choiceInteraction", responseIdentifier="RESPONSE",
+            shuffle="true" if shuffle else "false", maxChoices="0" if multiple else "1",
+        )  # fmt: skip
+        _sub(interaction, "prompt", item.prompt)
+        for ident, text, _, note in choices:
+            _sub(interaction, "simpleChoice", text, identifier=ident)
+            if note:
+                feedback.append((ident, note))
+        condition = _sub(_sub(processing, "responseCondition"), "responseIf")
+        if multiple:
+            _sub(_sub(condition, "not"), "isNull").append(
+                ET.Element("variable", identifier="RESPONSE")
+            )
+            setter = _sub(condition, "setOutcomeValue", identifier="SCORE")
+            _sub(setter, "mapResponse", identifier="RESPONSE")
+        else:
+            match = _sub(condition, "match")
+            _sub(match, "variable", identifier="RESPONSE")
+            _sub(match, "correct", identifier="RESPONSE")
+            _add_score(condition, item.points)
+        _add_feedback(processing, ET.Element("variable", identifier="RESPONSE"))
+
+    def _numeric(
+        self,
+        root: ET.Element,
+        body: ET.Element,
+        processing: ET.Element,
+        item: Item,
+        feedback: list[tuple[str, str]],
+    ) -> None:
+        multipart = len(item.slots) > 1 or bool(item.slots[0].part)
+        _sub(body, "p", item.prompt)
+        for slot in item.slots:
+            response = f"RESPONSE_{slot.part}" if multipart else "RESPONSE"
+            declaration = _sub(
+                root, "responseDeclaration", identifier=response, cardinality="single",
+                baseType="float",
+            )  # fmt: skip
+            _value(declaration, "correctResponse", decimal_text(slot.accept.value))
+            line = _sub(body, "p", f"{slot.prompt}: " if multipart else None)
+            _sub(line, "textEntryInteraction", responseIdentifier=response, expectedLength="12")
+            condition = _sub(processing, "responseCondition")
+            branch = _sub(condition, "responseIf")
+            accept = slot.accept
+            _equal(branch, response, accept.value, accept.low, accept.high, correct=True)
+            _add_score(branch, slot.points)
+            for n, wrong in enumerate(slot.wrong, start=1):
+                ident = f"{response}_MISTAKE{n}"
+                feedback.append((ident, wrong.feedback))
+                branch = _sub(condition, "responseElseIf")
+                rng = wrong.range
+                _equal(branch, response, rng.value, rng.low, rng.high, correct=False)
+                if wrong.credit:
+                    _add_score(branch, slot.points * wrong.credit)
+                _add_feedback(branch, ident=ident)
+
+    def test(self, pools: list[Pool]) -> bytes:
+        """The ``assessmentTest``: every question, a pool as a section that selects one."""
+        root = ET.Element(
+            "assessmentTest", xmlns=QTI_NS, identifier=self.ident, title=self.bank.title
+        )
+        _sub(root, "outcomeDeclaration", identifier="SCORE", cardinality="single", baseType="float")
+        part = _sub(
+            root, "testPart", identifier="main", navigationMode="nonlinear",
+            submissionMode="individual",
+        )  # fmt: skip
+        section = _sub(
+            part, "assessmentSection", identifier="questions", title=self.bank.title, visible="true"
+        )
+        for pool in pools:
+            target = section
+            if pool.variants:
+                target = _sub(
+                    section, "assessmentSection", identifier=f"pool-{ncname(pool.ident)}",
+                    title=pool.ident, visible="false",
+                )  # fmt: skip
+                _sub(target, "selection", select="1")
+            for item in pool.items:
+                _sub(
+                    target, "assessmentItemRef", identifier=ncname(item.ident), href=item_href(item)
+                )
+        processing = _sub(root, "outcomeProcessing")
+        setter = _sub(processing, "setOutcomeValue", identifier="SCORE")
+        _sub(_sub(setter, "sum"), "testVariables", variableIdentifier="SCORE")
+        return xml_bytes(root)
+
+    def manifest(self, pools: list[Pool]) -> bytes:
+        """``imsmanifest.xml`` (IMS CP 1.1)."""
+        root = ET.Element("manifest", xmlns=CP_NS, identifier=f"{self.ident}-package")
+        metadata = _sub(root, "metadata")
+        _sub(metadata, "schema", "QTIv2.1 Package")
+        _sub(metadata, "schemaversion", "1.0.0")
+        _sub(root, "organizations")
+        resources = _sub(root, "resources")
+        test = _sub(
+            resources, "resource", identifier=f"test-{self.ident}", type="imsqti_test_xmlv2p1",
+            href="assessment.xml",
+        )  # fmt: skip
+        _sub(test, "file", href="assessment.xml")
+        items = [item for pool in pools for item in pool.items]
+        for item in items:
+            _sub(test, "dependency", identifierref=f"item-{ncname(item.ident)}")
+        for item in items:
+            resource = _sub(
+                resources, "resource", identifier=f"item-{ncname(item.ident)}",
+                type="imsqti_item_xmlv2p1", href=item_href(item),
+            )  # fmt: skip
+            _sub(resource, "file", href=item_href(item))
+        return xml_bytes(root)
+
+    def to_bytes(self) -> bytes:
+        """The zip: manifest, test and items, with fixed dates."""
+        pools = self.pools()
+        entries = [("imsmanifest.xml", self.manifest(pools)), ("assessment.xml", self.test(pools))]
+        entries += [(item_href(item), self.item(item)) for pool in pools for item in pool.items]
+        return write_zip(entries)
+
+
+EXPORTER = Qti21Exporter

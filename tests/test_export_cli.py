@@ -1,0 +1,86 @@
+"""``quizgym export``: forwarding to the library, end to end, errors and exit codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from click.testing import CliRunner
+from export_checkers import SPECIAL
+
+from quizgym.cli import cli
+from quizgym.export import FORMATS, ExportResult
+
+
+def test_forwards_options_to_the_library(tmp_path: Path) -> None:
+    result = ExportResult(tmp_path / "x.xml", "moodle", 9, 10, 2)
+    with mock.patch("quizgym.export.export_bank", return_value=result) as called:
+        run = CliRunner().invoke(
+            cli,
+            ["export", "b.yaml", "--to", "moodle", "-o", "x.xml", "--variants", "3", "--seed", "9"],
+        )
+    assert run.exit_code == 0, run.output
+    called.assert_called_once_with("b.yaml", to="moodle", output="x.xml", variants=3, seed=9)
+    assert (
+        run.output
+        == f"wrote {tmp_path / 'x.xml'} (moodle): 9 questions as 10 items, 2 variant pools\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("fmt", "suffix", "items"),
+    [("moodle", ".xml", 9), ("gift", ".gift", 10), ("qti12", ".zip", 10), ("qti21", ".zip", 9),
+     ("anki", ".apkg", 9), ("blackboard", ".txt", 10)],
+)  # fmt: skip
+def test_end_to_end_writes_the_default_file(
+    fmt: str, suffix: str, items: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    run = CliRunner().invoke(cli, ["export", str(SPECIAL), "--to", fmt])
+    assert run.exit_code == 0, run.output
+    name = f"special-chars-{fmt}{suffix}"
+    assert run.output == f"wrote {name} ({fmt}): 9 questions as {items} items\n"
+    assert (tmp_path / name).stat().st_size > 0
+
+
+def test_every_format_is_offered() -> None:
+    run = CliRunner().invoke(cli, ["export", "--help"])
+    assert run.exit_code == 0
+    for name in FORMATS:
+        assert name in run.output
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["nope", "--to", "gift"], 2,
+         "Error: nope: no such file or bundled bank (bundled: bert-mlm)\n"),
+        ([str(SPECIAL), "--to", "blackboard", "--variants", "2"], 2,
+         "Error: the Blackboard upload format has no question pools; export variants with "
+         "--to moodle, gift, qti12 or qti21\n"),
+    ],
+)  # fmt: skip
+def test_errors_are_one_line(
+    args: list[str], code: int, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    run = CliRunner().invoke(cli, ["export", *args])
+    assert (run.exit_code, run.output) == (code, message)
+
+
+def test_unwritable_output_is_a_usage_error(tmp_path: Path) -> None:
+    target = tmp_path / "missing" / "x.gift"
+    run = CliRunner().invoke(cli, ["export", str(SPECIAL), "--to", "gift", "-o", str(target)])
+    assert run.exit_code == 2
+    assert run.output == f"Error: {target}: cannot write: No such file or directory\n"
+
+
+def test_bank_the_format_cannot_express_exits_1_with_its_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(SPECIAL.read_text(encoding="utf-8").replace("credit: 0.5}", "credit: 0.45}"))
+    run = CliRunner().invoke(cli, ["export", str(bad), "--to", "gift", "-o", str(tmp_path / "o")])
+    assert run.exit_code == 1
+    assert run.output.startswith(f"{bad}:")
+    assert "num-specials: Moodle accepts no weight of 45%" in run.output
+    assert not (tmp_path / "o").exists()
