@@ -338,5 +338,13 @@ def placeholders(text: str) -> list[str]:
 
 
 def points_of(question: QuestionBase | Part, defaults: Defaults) -> float:
-    """The points a question or part is worth, after bank defaults."""
-    return question.points if question.points is not None else defaults.points
+    """The points a question or part is worth.
+
+    Its own ``points`` if set; for free text, else the rubric's total (a rubric of three 1-point
+    criteria makes a 3-point question); otherwise the bank default.
+    """
+    if question.points is not None:
+        return question.points
+    if isinstance(question, FreeText):
+        return sum(criterion.points for criterion in question.rubric)
+    return defaults.points

@@ -274,3 +274,14 @@ def test_derived_mistakes_only_where_the_author_did_not_cover_the_value() -> Non
     assert grade("num-a", "1.1513")[0] is Status.PARTIAL
     verdict = grade_response(BANK, BANK.question("num-a"), "1.000")
     assert "log base 10" in verdict.feedback
+
+
+def test_free_text_is_worth_its_rubric_unless_points_are_set() -> None:
+    bank = parse_bank(
+        "bank: demo\ntitle: Demo\nquestions:\n"
+        "  - id: why-b\n    type: free_text\n    prompt: Why?\n    model_answer: Because.\n"
+        "    rubric:\n      - {criterion: one, any_of: [alpha], points: 2}\n"
+        "      - {criterion: two, any_of: [beta]}\n"
+    )
+    verdict = grade_response(bank, bank.question("why-b"), "alpha only")
+    assert (verdict.score, verdict.max_score) == (2.0, 3.0)
