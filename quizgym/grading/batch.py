@@ -58,6 +58,7 @@ __all__ = [
     "GradedSlot",
     "Slot",
     "bank_slots",
+    "graded_slots",
     "grade_partition",
     "partitions",
 ]
@@ -95,6 +96,11 @@ class Slot:
         if isinstance(self.question, MultipleChoice | SpotTheError):
             return [c.text for c in self.question.choices]
         return []
+
+
+def graded_slots(bank: Bank, answers: ClassAnswers) -> list[Slot]:
+    """The slots a class answered (some file has a column or an answer for them), in bank order."""
+    return [s for s in bank_slots(bank) if s.id in answers.present]
 
 
 def bank_slots(bank: Bank) -> list[Slot]:
@@ -192,7 +198,7 @@ def grade_partition(
         The graded partition.
     """
     graded: list[GradedSlot] = []
-    for slot in bank_slots(bank):
+    for slot in graded_slots(bank, answers):
         graded.append(_grade_slot(bank, slot, answers))
         if progress is not None:
             progress(slot.id)

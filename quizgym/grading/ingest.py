@@ -66,6 +66,8 @@ class ClassAnswers:
     origins: list[tuple[str, int]] = field(default_factory=list)
     answers: dict[str, list[str | None]] = field(default_factory=dict)
     rejected: list[Rejection] = field(default_factory=list)
+    present: set[str] = field(default_factory=set)
+    """The slots some file has a column (or an answer) for: the slots that are graded."""
     _row: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -96,7 +98,7 @@ class ClassAnswers:
 
     def take(self, rows: Sequence[int]) -> ClassAnswers:
         """A new class holding only these rows (no rejections): a partition."""
-        part = ClassAnswers(self.slots)
+        part = ClassAnswers(self.slots, present=set(self.present))
         part.students = [self.students[r] for r in rows]
         part.seeds = [self.seeds[r] for r in rows]
         part.origins = [self.origins[r] for r in rows]
@@ -245,6 +247,7 @@ def _read_wide(
             continue
         if name in known:
             columns.append((index, name))
+            answers.present.add(name)
         else:
             hint = _column_hint(name, answers.slots)
             answers.reject(
@@ -338,6 +341,7 @@ def _read_long(
         elif seed is not None:
             answers.seeds[at] = seed
         seen[student, question] = line
+        answers.present.add(question)
         answers.answers[question][at] = text if text.strip() else None
 
 
@@ -375,6 +379,7 @@ def _read_jsonl(answers: ClassAnswers, source: str, text: str) -> None:
         at = _add(answers, source, number, student, seed)
         if at is None:
             continue
+        answers.present.update(given)
         for key, value in given.items():
             text_value = None if value is None else str(value)
             answers.answers[key][at] = text_value if text_value and text_value.strip() else None
@@ -442,6 +447,7 @@ def _read_canvas(
             )
         else:
             columns.append((index, slot))
+            answers.present.add(slot)
     _read_lms_rows(bank, answers, source, rows, len(header), id_col, columns)
 
 
@@ -488,6 +494,7 @@ def _read_moodle(
             answers.reject(source, 1, "", f"Moodle {name!r} matches no question of the bank")
         else:
             columns.append((index, slot))
+            answers.present.add(slot)
     _read_lms_rows(bank, answers, source, iter(data), len(header), id_col, columns)
 
 
