@@ -224,7 +224,7 @@ def _variant_label(variant: Variant) -> str:
 
 def _grade_slot(bank: Bank, slot: Slot, answers: ClassAnswers) -> GradedSlot:
     question = slot.question
-    column = answers.answers.get(slot.id, [None] * len(answers))
+    column = answers.column(slot.id)
     n = len(answers)
     variants, vcodes_list = variant_codes(
         bank, question, students=answers.students, seeds=answers.seeds
@@ -236,7 +236,7 @@ def _grade_slot(bank: Bank, slot: Slot, answers: ClassAnswers) -> GradedSlot:
     earlier: list[tuple[str, list[str | None], IntArray]] = []
     if isinstance(question, Numeric) and compile_numeric(bank, question)[slot.index].earlier:
         for name in compile_numeric(bank, question)[slot.index].earlier:
-            prior_texts, prior_codes = _factorize(answers.answers[f"{question.id}.{name}"])
+            prior_texts, prior_codes = _factorize(answers.column(f"{question.id}.{name}"))
             earlier.append((name, prior_texts, prior_codes))
             key = key * len(prior_texts) + prior_codes
     if n:

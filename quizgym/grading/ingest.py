@@ -54,10 +54,11 @@ class Rejection:
 
 @dataclass
 class ClassAnswers:
-    """Every student's answers, one column per answer slot (None = not answered).
+    """Every student's answers, one column per answered slot (None = not answered).
 
     Students appear in the order they were first read; ``answers[slot][k]`` is student ``k``'s
-    raw text for that slot.
+    raw text for that slot. Only slots that some file has a column (or an answer) for have a
+    column: those are the slots graded.
     """
 
     slots: list[str]
@@ -66,16 +67,25 @@ class ClassAnswers:
     origins: list[tuple[str, int]] = field(default_factory=list)
     answers: dict[str, list[str | None]] = field(default_factory=dict)
     rejected: list[Rejection] = field(default_factory=list)
-    present: set[str] = field(default_factory=set)
-    """The slots some file has a column (or an answer) for: the slots that are graded."""
     _row: dict[str, int] = field(default_factory=dict, repr=False)
-
-    def __post_init__(self) -> None:
-        for slot in self.slots:
-            self.answers.setdefault(slot, [])
 
     def __len__(self) -> int:
         return len(self.students)
+
+    @property
+    def present(self) -> set[str]:
+        """The slots some file has a column (or an answer) for."""
+        return set(self.answers)
+
+    def column(self, slot: str) -> list[str | None]:
+        """The answers to a slot, one per student (all None for a slot nobody was asked)."""
+        return self.answers.get(slot) or [None] * len(self.students)
+
+    def mark_present(self, slot: str) -> list[str | None]:
+        """Make a slot graded; return its column."""
+        if slot not in self.answers:
+            self.answers[slot] = [None] * len(self.students)
+        return self.answers[slot]
 
     def add_student(self, student: str, seed: int | None, origin: tuple[str, int]) -> int:
         """Append a student with no answers yet; return their row."""
@@ -98,7 +108,7 @@ class ClassAnswers:
 
     def take(self, rows: Sequence[int]) -> ClassAnswers:
         """A new class holding only these rows (no rejections): a partition."""
-        part = ClassAnswers(self.slots, present=set(self.present))
+        part = ClassAnswers(self.slots)
         part.students = [self.students[r] for r in rows]
         part.seeds = [self.seeds[r] for r in rows]
         part.origins = [self.origins[r] for r in rows]
@@ -192,8 +202,8 @@ def _csv_rows(text: str) -> Iterator[tuple[int, list[str]]]:
             yield start, row
 
 
-def _undecodable(cells: Iterable[str]) -> bool:
-    return any(_BAD_BYTES.search(cell) for cell in cells)
+def _undecodable(cells: Sequence[str]) -> bool:
+    return _BAD_BYTES.search("".join(cells)) is not None
 
 
 def _seed(text: str | None) -> int | None | str:
@@ -247,34 +257,35 @@ def _read_wide(
             continue
         if name in known:
             columns.append((index, name))
-            answers.present.add(name)
         else:
             hint = _column_hint(name, answers.slots)
             answers.reject(
                 source, header_line, "", f"unknown question column {name!r}{hint}; column ignored"
             )
     width = len(header)
+    accepted: list[list[str]] = []
     for line, row in rows:
-        student = _clean(row[student_col]) if student_col < len(row) else ""
-        if _undecodable(row):
-            answers.reject(source, line, student, "undecodable bytes (the file is not UTF-8)")
+        if len(row) != width or _undecodable(row):
+            student = _clean(row[student_col]) if student_col < len(row) else ""
+            if _undecodable(row):
+                reason = "undecodable bytes (the file is not UTF-8)"
+            else:
+                many = "too many" if len(row) > width else "too few"
+                reason = f"{many} cells: {len(row)}, the header has {width}"
+            answers.reject(source, line, student, reason)
             continue
-        if len(row) != width:
-            many = "too many" if len(row) > width else "too few"
-            answers.reject(
-                source, line, student, f"{many} cells: {len(row)}, the header has {width}"
-            )
-            continue
+        student = row[student_col].strip()
         seed = _seed(row[seed_col]) if seed_col is not None else None
         if isinstance(seed, str):
             answers.reject(source, line, student, seed)
             continue
-        at = _add(answers, source, line, student, seed)
-        if at is None:
-            continue
-        for index, name in columns:
-            cell = row[index]
-            answers.answers[name][at] = cell if cell.strip() else None
+        if _add(answers, source, line, student, seed) is not None:
+            accepted.append(row)
+    # the columns are filled at once, after the students were added
+    start = len(answers) - len(accepted)
+    for index, name in columns:
+        column = answers.mark_present(name)
+        column[start:] = [c if c.strip() else None for c in (r[index] for r in accepted)]
 
 
 def _column_hint(name: str, known: list[str]) -> str:
@@ -341,8 +352,7 @@ def _read_long(
         elif seed is not None:
             answers.seeds[at] = seed
         seen[student, question] = line
-        answers.present.add(question)
-        answers.answers[question][at] = text if text.strip() else None
+        answers.mark_present(question)[at] = text if text.strip() else None
 
 
 def _read_jsonl(answers: ClassAnswers, source: str, text: str) -> None:
@@ -379,10 +389,10 @@ def _read_jsonl(answers: ClassAnswers, source: str, text: str) -> None:
         at = _add(answers, source, number, student, seed)
         if at is None:
             continue
-        answers.present.update(given)
         for key, value in given.items():
             text_value = None if value is None else str(value)
-            answers.answers[key][at] = text_value if text_value and text_value.strip() else None
+            column = answers.mark_present(key)
+            column[at] = text_value if text_value and text_value.strip() else None
 
 
 # --- LMS exports ------------------------------------------------------------------------------
@@ -447,7 +457,7 @@ def _read_canvas(
             )
         else:
             columns.append((index, slot))
-            answers.present.add(slot)
+            answers.mark_present(slot)
     _read_lms_rows(bank, answers, source, rows, len(header), id_col, columns)
 
 
@@ -494,7 +504,7 @@ def _read_moodle(
             answers.reject(source, 1, "", f"Moodle {name!r} matches no question of the bank")
         else:
             columns.append((index, slot))
-            answers.present.add(slot)
+            answers.mark_present(slot)
     _read_lms_rows(bank, answers, source, iter(data), len(header), id_col, columns)
 
 
@@ -524,5 +534,4 @@ def _read_lms_rows(
             continue
         for index, slot in columns:
             cell = row[index] if index < len(row) else ""
-            if slot in answers.answers:
-                answers.answers[slot][at] = _lms_answer(bank, slot, cell)
+            answers.answers[slot][at] = _lms_answer(bank, slot, cell)

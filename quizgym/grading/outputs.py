@@ -145,7 +145,7 @@ def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
         grid[0][:] = encode(0, part.answers.students)[:, None]
         for j, graded in enumerate(part.slots):
             grid[1][:, j] = encode(1, [graded.slot.id])[0]
-            texts, text_codes = _answers(part.answers.answers.get(graded.slot.id, [None] * n))
+            texts, text_codes = _answers(part.answers.column(graded.slot.id))
             grid[2][:, j] = encode(2, texts)[text_codes]
             v = graded.verdicts
             fields = [
@@ -263,7 +263,7 @@ def write_feedback(folder: Path, bank: Bank, parts: Sequence[GradedPartition]) -
             ]
             for graded in part.slots:
                 v = graded.verdict(row)
-                answer = part.answers.answers.get(graded.slot.id, [None] * len(part.answers))[row]
+                answer = part.answers.column(graded.slot.id)[row]
                 lines += [
                     f"## {graded.slot.id}: {v.status.value} ({fmt(v.score)} / {fmt(v.max_score)})",
                     "",
