@@ -209,9 +209,12 @@ def grade_partition(
 
 
 def _factorize(values: Sequence[str | None]) -> tuple[list[str | None], IntArray]:
-    index: dict[str | None, int] = {}
-    codes = [index.setdefault(v, len(index)) for v in values]
-    return list(index), np.asarray(codes, dtype=np.int64)
+    """Distinct values in order of appearance, and each value's index among them."""
+    index: dict[str | None, int] = dict.fromkeys(values, 0)
+    for k, value in enumerate(index):
+        index[value] = k
+    codes = np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values))
+    return list(index), codes
 
 
 def _variant_label(variant: Variant) -> str:

@@ -98,6 +98,25 @@ class ClassAnswers:
             column.append(None)
         return row
 
+    def extend(
+        self,
+        students: list[str],
+        seeds: list[int | None],
+        origins: list[tuple[str, int]],
+        cells: dict[str, list[str | None]],
+    ) -> None:
+        """Append many students at once with their answers (slots not in ``cells``: None)."""
+        before = len(self.students)
+        for slot in cells:
+            self.mark_present(slot)
+        self.students += students
+        self.seeds += seeds
+        self.origins += origins
+        for k, student in enumerate(students):
+            self._row[student] = before + k
+        for slot, column in self.answers.items():
+            column += cells.get(slot) or [None] * len(students)
+
     def row_of(self, student: str) -> int | None:
         """The row of a student already read, or None."""
         return self._row.get(student)
@@ -166,7 +185,8 @@ def read_submissions(bank: Bank, paths: Iterable[Path | str]) -> ClassAnswers:
         }:
             _read_long(answers, str(path), names, rows)
         elif "student" in names:
-            _read_wide(answers, str(path), header_line, header, rows)
+            bad_bytes = _BAD_BYTES.search(text) is not None
+            _read_wide(answers, str(path), header_line, header, rows, bad_bytes=bad_bytes)
         else:
             raise SubmissionError(
                 path,
@@ -195,11 +215,14 @@ def _decode(path: Path) -> str:
 def _csv_rows(text: str) -> Iterator[tuple[int, list[str]]]:
     """CSV rows with the line each starts on; blank lines are skipped."""
     reader = csv.reader(io.StringIO(text, newline=""))
-    line = 1
+    rows: list[tuple[int, list[str]]] = []
+    append = rows.append
+    end = 0
     for row in reader:
-        start, line = line, reader.line_num + 1
-        if row and any(cell.strip() for cell in row):
-            yield start, row
+        start, end = end + 1, reader.line_num
+        if row and (len(row) > 1 or row[0].strip()):
+            append((start, row))
+    return iter(rows)
 
 
 def _undecodable(cells: Sequence[str]) -> bool:
@@ -246,6 +269,8 @@ def _read_wide(
     header_line: int,
     header: list[str],
     rows: Iterator[tuple[int, list[str]]],
+    *,
+    bad_bytes: bool = True,
 ) -> None:
     names = [h.lower() for h in header]
     student_col = names.index("student")
@@ -264,8 +289,13 @@ def _read_wide(
             )
     width = len(header)
     accepted: list[list[str]] = []
+    students: list[str] = []
+    seeds: list[int | None] = []
+    origins: list[tuple[str, int]] = []
+    first = answers._row
+    base = len(answers)
     for line, row in rows:
-        if len(row) != width or _undecodable(row):
+        if len(row) != width or (bad_bytes and _undecodable(row)):
             student = _clean(row[student_col]) if student_col < len(row) else ""
             if _undecodable(row):
                 reason = "undecodable bytes (the file is not UTF-8)"
@@ -279,13 +309,34 @@ def _read_wide(
         if isinstance(seed, str):
             answers.reject(source, line, student, seed)
             continue
-        if _add(answers, source, line, student, seed) is not None:
-            accepted.append(row)
-    # the columns are filled at once, after the students were added
-    start = len(answers) - len(accepted)
-    for index, name in columns:
-        column = answers.mark_present(name)
-        column[start:] = [c if c.strip() else None for c in (r[index] for r in accepted)]
+        if not student:
+            answers.reject(source, line, "", "no student id")
+            continue
+        if student in first:
+            where = (
+                origins[first[student] - base]
+                if first[student] >= base
+                else answers.origins[first[student]]
+            )
+            answers.reject(
+                source,
+                line,
+                student,
+                f"duplicate student {student} (first at {where[0]}:{where[1]})",
+            )
+            continue
+        first[student] = base + len(students)
+        students.append(student)
+        seeds.append(seed)
+        origins.append((source, line))
+        accepted.append(row)
+    cells = list(zip(*accepted, strict=True)) if accepted else [()] * width
+    answers.extend(
+        students,
+        seeds,
+        origins,
+        {name: [c or None for c in cells[index]] for index, name in columns},
+    )
 
 
 def _column_hint(name: str, known: list[str]) -> str:
