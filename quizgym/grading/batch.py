@@ -220,7 +220,7 @@ def _factorize(values: Sequence[str | None]) -> tuple[list[str | None], IntArray
 def _variant_label(variant: Variant) -> str:
     if variant.params:
         return ", ".join(f"{k}={show_number(v)}" for k, v in variant.params.items())
-    if variant.order and not variant.is_default:
+    if variant.order:
         return "order " + "".join(chr(65 + i) for i in variant.order)
     return "default"
 
