@@ -465,6 +465,9 @@ def _question_by_text(bank: Bank, text: str) -> str | None:
         body = _fold(question.statement if isinstance(question, SpotTheError) else question.prompt)
         if body == wanted or (len(wanted) >= 20 and body.startswith(wanted)):
             return question.id
+        # Moodle's question summary is the text followed by the choices
+        if len(body) >= 12 and wanted.startswith(body):
+            return question.id
         if (
             isinstance(question, SpotTheError)
             and _fold(question.prompt) in wanted
