@@ -42,7 +42,8 @@ class GradeRun:
         """One line for the terminal."""
         text = f"graded {self.students} students ({self.responses} responses) → {self.out_dir}/"
         if self.rejected:
-            text += f"; {len(self.rejected)} rows rejected (see rejected.csv)"
+            rows = "row" if len(self.rejected) == 1 else "rows"
+            text += f"; {len(self.rejected)} {rows} rejected (see rejected.csv)"
         if self.changes is not None:
             changed = len({c.student for c in self.changes})
             text += f"; {changed} students' scores changed (see changes.csv)"
