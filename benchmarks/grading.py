@@ -52,7 +52,14 @@ def generate(path: Path, students: int, seed: int = 20260101) -> None:
     for v in variants:
         key = keys_of(bank, loss, v)[0].number
         per_variant.append(
-            [f"{key:.2f}", f"{key:.3f}", f"{key:.4f}", f"{key / 2.302585:.3f}", f"{key:.1f}", "ln 2"]
+            [
+                f"{key:.2f}",
+                f"{key:.3f}",
+                f"{key:.4f}",
+                f"{key / 2.302585:.3f}",
+                f"{key:.1f}",
+                "ln 2",
+            ]
         )
     pools = {
         "tf-bert-generates": ["false", "False", "F", "true", "no", "maybe", ""],
@@ -115,7 +122,9 @@ def loop(path: Path, sample: int) -> tuple[float, int]:
     for row in rows:
         for s in SLOTS:
             answer = row[s] or None
-            grade_response(bank, slot[s].question, answer, student=row["student"], part=slot[s].part)
+            grade_response(
+                bank, slot[s].question, answer, student=row["student"], part=slot[s].part
+            )
             count += 1
     return time.perf_counter() - start, count
 
@@ -127,8 +136,12 @@ def pyarrow_baseline(path: Path, out: Path) -> tuple[float, int]:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    table = pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(strings_can_be_null=False,
-                           column_types={s: pa.string() for s in SLOTS}))
+    table = pacsv.read_csv(
+        path,
+        convert_options=pacsv.ConvertOptions(
+            strings_can_be_null=False, column_types={s: pa.string() for s in SLOTS}
+        ),
+    )
     n = table.num_rows
     student = pa.concat_arrays([table.column("student").combine_chunks()] * len(SLOTS))
     question = pa.array(np.repeat(np.array(SLOTS), n))

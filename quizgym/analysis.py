@@ -124,13 +124,12 @@ def partial_sums(graded: GradedPartition) -> Sums:
             sums.options.append(_count(g.options, x, total))
         else:
             sums.options.append(Counter())
-        tags = np.array([t or "" for t in g.tags], dtype=object)[g.codes] if g.tags else []
-        tagged = np.asarray([t != "" for t in tags], dtype=bool)
-        sums.tags.append(
-            _count(np.asarray(tags)[tagged].astype(str), total[tagged])
-            if tagged.any()
-            else Counter()
-        )
+        has_tag = np.array([bool(t) for t in g.tags], dtype=bool)[g.codes]
+        if g.tags and has_tag.any():
+            names = np.array([t or "" for t in g.tags], dtype=object)[g.codes[has_tag]]
+            sums.tags.append(_count(names.astype(str), total[has_tag]))
+        else:
+            sums.tags.append(Counter())
         labels = np.array(g.variant_labels, dtype=object)[g.variant_codes]
         sums.variants.append(_count(labels.astype(str), x))
     return sums
@@ -273,7 +272,7 @@ def group_bounds(totals: Counter[float]) -> tuple[float, float]:
     # top: the k-th highest value and everything tied with it
     upper = float(values[np.searchsorted(cumulative, n - k + 1)])
     # bottom: below the (k+1)-th lowest value, so ties with it move up
-    lower = float(values[min(np.searchsorted(cumulative, k + 1), len(values) - 1)])
+    lower = float(values[min(int(np.searchsorted(cumulative, k + 1)), len(values) - 1)])
     if k >= n:
         lower = math.inf
     return upper, lower

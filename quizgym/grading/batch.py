@@ -303,8 +303,7 @@ def _grade_numeric(
     expected = [str(k) + (f" {units}" if units else "") for k in keys]
     m = len(pair_texts)
     readings: list[Reading | ParseFailure | None] = [
-        None if is_blank(t) else read_answer(t)  # type: ignore[arg-type]
-        for t in pair_texts
+        None if t is None or is_blank(t) else read_answer(t) for t in pair_texts
     ]
     readable = np.array([isinstance(r, Reading) for r in readings], dtype=bool)
     values = np.zeros(m)
@@ -318,13 +317,15 @@ def _grade_numeric(
             decimals[k] = reading.parsed.decimals
             sigfigs[k] = reading.parsed.sigfigs
     numbers = np.array([k.number for k in keys], dtype=np.float64)
-    args = {
-        "tolerance": compiled.tolerance,
-        "kinds": kinds,
-        "decimals": decimals,
-        "sigfigs": sigfigs,
-    }
-    ok, hints = compare_array(values=values, keys=numbers[pair_variants], **args)
+    tolerance = compiled.tolerance
+    ok, hints = compare_array(
+        values=values,
+        keys=numbers[pair_variants],
+        tolerance=tolerance,
+        kinds=kinds,
+        decimals=decimals,
+        sigfigs=sigfigs,
+    )
     ok &= readable
     # Which mistake (first match wins) each pair matches; -1 none.
     which = np.full(m, -1, dtype=np.int64)
@@ -339,7 +340,14 @@ def _grade_numeric(
             [r[position].value if position < len(r) else np.nan for r in resolved],
             dtype=np.float64,
         )
-        hit, _ = compare_array(values=values, keys=table[pair_variants], **args)
+        hit, _ = compare_array(
+            values=values,
+            keys=table[pair_variants],
+            tolerance=tolerance,
+            kinds=kinds,
+            decimals=decimals,
+            sigfigs=sigfigs,
+        )
         hit &= open_
         which[hit] = position
         open_ &= ~hit

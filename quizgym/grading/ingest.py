@@ -386,7 +386,8 @@ def _read_long(
                 source,
                 line,
                 student,
-                f"duplicate answer of {student} to {question} (first at line {seen[student, question]})",
+                f"duplicate answer of {student} to {question} "
+                f"(first at line {seen[student, question]})",
             )
             continue
         at = answers.row_of(student)

@@ -96,7 +96,7 @@ def _write_plain(path: Path, header: Sequence[str], columns: Sequence[Column]) -
             writer.writerow([words[codes[r]] for words, codes in columns])
 
 
-# --- the tables ------------------------------------------------------------------------------------
+# --- the tables ---------------------------------------------------------------------------------
 
 
 def write_grades(path: Path, parts: Sequence[GradedPartition]) -> None:
@@ -224,7 +224,7 @@ def write_rows(path: Path, header: Sequence[str], rows: Sequence[Sequence[str]])
     write_table(path, header, columns)
 
 
-# --- feedback and gradebooks ------------------------------------------------------------------------
+# --- feedback and gradebooks ---------------------------------------------------------------------
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._@-]+")
 
