@@ -111,6 +111,14 @@ def _count(*columns: npt.ArrayLike) -> Counter[Any]:
     return out
 
 
+def _rename(counter: Counter[Any], name: Any) -> Counter[Any]:
+    """Replace the first element of each key by ``name(element)``, adding counts that merge."""
+    out: Counter[Any] = Counter()
+    for (code, *rest), count in counter.items():
+        out[(name(code), *rest)] += count
+    return out
+
+
 def partial_sums(graded: GradedPartition) -> Sums:
     """The sufficient statistics of one graded partition."""
     scores = graded.scores
@@ -124,14 +132,12 @@ def partial_sums(graded: GradedPartition) -> Sums:
             sums.options.append(_count(g.options, x, total))
         else:
             sums.options.append(Counter())
+        # counted by code, then named: few distinct tags and variants, many students
         has_tag = np.array([bool(t) for t in g.tags], dtype=bool)[g.codes]
-        if g.tags and has_tag.any():
-            names = np.array([t or "" for t in g.tags], dtype=object)[g.codes[has_tag]]
-            sums.tags.append(_count(names.astype(str), total[has_tag]))
-        else:
-            sums.tags.append(Counter())
-        labels = np.array(g.variant_labels, dtype=object)[g.variant_codes]
-        sums.variants.append(_count(labels.astype(str), x))
+        tagged = _count(g.codes[has_tag], total[has_tag]) if has_tag.any() else Counter()
+        sums.tags.append(_rename(tagged, lambda code: g.tags[code] or ""))
+        by_variant = _count(g.variant_codes, x)
+        sums.variants.append(_rename(by_variant, lambda code: g.variant_labels[code]))
     return sums
 
 

@@ -58,6 +58,7 @@ __all__ = [
     "GradedSlot",
     "Slot",
     "bank_slots",
+    "factorize",
     "graded_slots",
     "grade_partition",
     "partitions",
@@ -208,7 +209,7 @@ def grade_partition(
 # --- one slot ------------------------------------------------------------------------------------
 
 
-def _factorize(values: Sequence[str | None]) -> tuple[list[str | None], IntArray]:
+def factorize(values: Sequence[Any]) -> tuple[list[Any], IntArray]:
     """Distinct values in order of appearance, and each value's index among them."""
     index: dict[str | None, int] = dict.fromkeys(values, 0)
     for k, value in enumerate(index):
@@ -233,13 +234,13 @@ def _grade_slot(bank: Bank, slot: Slot, answers: ClassAnswers) -> GradedSlot:
         bank, question, students=answers.students, seeds=answers.seeds
     )
     vcodes = np.asarray(vcodes_list, dtype=np.int64)
-    texts, tcodes = _factorize(column)
+    texts, tcodes = factorize(column)
     # Grouping key: variant, text, and (for error carried forward) the earlier parts' texts.
     key = vcodes * len(texts) + tcodes
     earlier: list[tuple[str, list[str | None], IntArray]] = []
     if isinstance(question, Numeric) and compile_numeric(bank, question)[slot.index].earlier:
         for name in compile_numeric(bank, question)[slot.index].earlier:
-            prior_texts, prior_codes = _factorize(answers.column(f"{question.id}.{name}"))
+            prior_texts, prior_codes = factorize(answers.column(f"{question.id}.{name}"))
             earlier.append((name, prior_texts, prior_codes))
             key = key * len(prior_texts) + prior_codes
     if n:
