@@ -148,7 +148,7 @@ def test_compare_lists_students_whose_score_changed(
     result = CliRunner().invoke(
         cli, ["grade", "quiz.yaml", "class.csv", "-o", "after", "--compare", "before"]
     )
-    assert "; 1 students' scores changed (see changes.csv)" in result.stdout
+    assert "; 1 student's score changed (see changes.csv)" in result.stdout
     with Path("after/changes.csv").open(encoding="utf-8") as stream:
         rows = list(csv.DictReader(stream))
     assert [(r["student"], r["old_total"], r["new_total"], r["question"]) for r in rows] == [

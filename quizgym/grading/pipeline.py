@@ -46,7 +46,8 @@ class GradeRun:
             text += f"; {len(self.rejected)} {rows} rejected (see rejected.csv)"
         if self.changes is not None:
             changed = len({c.student for c in self.changes})
-            text += f"; {changed} students' scores changed (see changes.csv)"
+            whose = "student's score" if changed == 1 else "students' scores"
+            text += f"; {changed} {whose} changed (see changes.csv)"
         return text
 
 
