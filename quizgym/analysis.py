@@ -111,11 +111,11 @@ def _count(*columns: npt.ArrayLike) -> Counter[Any]:
     return out
 
 
-def _rename(counter: Counter[Any], name: Any) -> Counter[Any]:
-    """Replace the first element of each key by ``name(element)``, adding counts that merge."""
+def _rename(counter: Counter[Any], names: Sequence[str]) -> Counter[Any]:
+    """Replace the code that starts each key by its name, adding counts that merge."""
     out: Counter[Any] = Counter()
     for (code, *rest), count in counter.items():
-        out[(name(code), *rest)] += count
+        out[(names[code], *rest)] += count
     return out
 
 
@@ -135,9 +135,9 @@ def partial_sums(graded: GradedPartition) -> Sums:
         # counted by code, then named: few distinct tags and variants, many students
         has_tag = np.array([bool(t) for t in g.tags], dtype=bool)[g.codes]
         tagged = _count(g.codes[has_tag], total[has_tag]) if has_tag.any() else Counter()
-        sums.tags.append(_rename(tagged, lambda code: g.tags[code] or ""))
+        sums.tags.append(_rename(tagged, [t or "" for t in g.tags]))
         by_variant = _count(g.variant_codes, x)
-        sums.variants.append(_rename(by_variant, lambda code: g.variant_labels[code]))
+        sums.variants.append(_rename(by_variant, g.variant_labels))
     return sums
 
 
