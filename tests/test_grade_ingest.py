@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from quizgym.errors import SubmissionError
+from quizgym.grading import ingest
 from quizgym.grading.ingest import ClassAnswers, read_submissions
 from quizgym.loader import load_bank
 from quizgym.model import Bank
@@ -61,6 +62,28 @@ def test_each_format_reads_the_same_class(
     assert _table(answers) == EXPECTED
     assert answers.seeds == [3, None]
     assert answers.rejected == []
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        WIDE,
+        "student,seed,tf-bert,nope\ns1,3,false,x\n\ns2,,T,y\n",  # blank line, unknown column
+        'student,tf-bert,why-mask\ns1,false,"two\nlines"\ns2,T,""\n',  # a value on two lines
+        "student,tf-bert\ns1,true\ns1,false\n",  # a duplicate: nothing is fast here
+    ],
+)
+def test_pyarrow_and_standard_library_read_alike(
+    quiz: Bank, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: str
+) -> None:
+    fast = _read(quiz, tmp_path, "a.csv", content)
+    monkeypatch.setattr(ingest, "_read_wide_arrow", lambda *args: False)
+    slow = _read(quiz, tmp_path, "b.csv", content)
+    assert (_table(fast), fast.seeds) == (_table(slow), slow.seeds)
+    assert [r.reason.replace("a.csv", "b.csv") for r in fast.rejected] == [
+        r.reason for r in slow.rejected
+    ]
+    assert [o[1] for o in fast.origins] == [o[1] for o in slow.origins]
 
 
 def test_several_files_make_one_class(quiz: Bank, tmp_path: Path) -> None:
