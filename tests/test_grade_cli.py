@@ -199,3 +199,25 @@ def test_grade_forwards_options_to_the_library(
 def test_help_has_an_example() -> None:
     result = CliRunner().invoke(cli, ["grade", "--help"])
     assert "quizgym grade bert-mlm class.csv -o graded --gradebook canvas" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "code", "summary"),
+    [
+        ("student,tf-bert\n,true\n", 1, "graded 0 students (0 responses)"),
+        ("student,tf-bert\ns1,true\n", 0, "graded 1 student (1 responses)"),
+        ("student\ns1\n", 0, "graded 1 student (0 responses)"),
+    ],
+)
+def test_tiny_classes_still_get_every_file(
+    tmp_path: Path, content: str, code: int, summary: str
+) -> None:
+    (tmp_path / "c.csv").write_text(content, encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        cli, ["grade", str(DATA / "quiz.yaml"), str(tmp_path / "c.csv"), "-o", str(out)]
+    )
+    assert result.exit_code == code
+    assert result.stdout.startswith(summary)
+    names = ["grades.csv", "responses.csv", "items.csv", "rejected.csv", "report.html"]
+    assert sorted(p.name for p in out.iterdir()) == sorted(names)

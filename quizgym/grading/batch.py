@@ -94,6 +94,8 @@ class Slot:
         """Labels of the options a student picks from (choice and true/false slots)."""
         if isinstance(self.question, TrueFalse):
             return ["true", "false"]
+        if isinstance(self.question, MultipleChoice) and self.question.multiple:
+            return []  # several picks per student: no single option to tabulate
         if isinstance(self.question, MultipleChoice | SpotTheError):
             return [c.text for c in self.question.choices]
         return []

@@ -40,6 +40,7 @@ __all__ = [
 _BAD_BYTES = re.compile("[\udc80-\udcff]")
 _CANVAS_QUESTION = re.compile(r"^(\d+): ?(.*)$", re.DOTALL)
 _MOODLE_RESPONSE = re.compile(r"^Response (\d+)$")
+_LONG = frozenset({"student", "question", "answer"})
 
 
 @dataclass(frozen=True)
@@ -179,12 +180,7 @@ def read_submissions(bank: Bank, paths: Iterable[Path | str]) -> ClassAnswers:
             _read_moodle(bank, answers, str(path), header, rows)
         elif any(_CANVAS_QUESTION.match(h) for h in header) and "id" in names:
             _read_canvas(bank, answers, str(path), header, rows)
-        elif names[:3] == ["student", "question", "answer"] or set(names) <= {
-            "student",
-            "question",
-            "answer",
-            "seed",
-        }:
+        elif _LONG <= set(names) <= _LONG | {"seed"}:
             _read_long(answers, str(path), names, rows)
         elif "student" in names:
             bad_bytes = _BAD_BYTES.search(text) is not None
@@ -380,7 +376,7 @@ def _read_wide_arrow(answers: ClassAnswers, source: str, text: str) -> bool:
     if (
         "student" not in names
         or len(set(header)) != len(header)
-        or set(names) <= {"student", "question", "answer", "seed"}
+        or _LONG <= set(names)
         or any(_MOODLE_RESPONSE.match(h) or _CANVAS_QUESTION.match(h) for h in header)
         or first.count('"') % 2
         or _BAD_BYTES.search(text)

@@ -40,7 +40,8 @@ class GradeRun:
 
     def summary(self) -> str:
         """One line for the terminal."""
-        text = f"graded {self.students} students ({self.responses} responses) → {self.out_dir}/"
+        who = "student" if self.students == 1 else "students"
+        text = f"graded {self.students} {who} ({self.responses} responses) → {self.out_dir}/"
         if self.rejected:
             rows = "row" if len(self.rejected) == 1 else "rows"
             text += f"; {len(self.rejected)} {rows} rejected (see rejected.csv)"
