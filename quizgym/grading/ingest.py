@@ -376,7 +376,7 @@ def _read_wide_arrow(answers: ClassAnswers, source: str, text: str) -> bool:
     if (
         "student" not in names
         or len(set(header)) != len(header)
-        or _LONG <= set(names)
+        or set(names) >= _LONG
         or any(_MOODLE_RESPONSE.match(h) or _CANVAS_QUESTION.match(h) for h in header)
         or first.count('"') % 2
         or _BAD_BYTES.search(text)
