@@ -327,6 +327,66 @@ def export(
     click.echo(result.summary())
 
 
+@cli.command()
+@click.argument("bank")
+@click.argument("submissions", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default="graded",
+    show_default=True,
+    help="Folder to write grades, responses, items and the report to.",
+)
+@click.option("--feedback", is_flag=True, help="Also write feedback/<student>.md per student.")
+@click.option(
+    "--gradebook",
+    type=click.Choice(["canvas", "moodle"]),
+    help="Also write the CSV that LMS imports.",
+)
+@click.option(
+    "--compare",
+    type=click.Path(file_okay=False, exists=True),
+    help="A previous output folder: list the students whose score changed, and why.",
+)
+@click.pass_context
+@_example("quizgym grade bert-mlm class.csv -o graded --gradebook canvas")
+def grade(
+    ctx: click.Context,
+    bank: str,
+    submissions: tuple[str, ...],
+    out_dir: str,
+    feedback: bool,
+    gradebook: str | None,
+    compare: str | None,
+) -> None:
+    """Grade a class: grades, responses, item analysis, report (and gradebooks).
+
+    SUBMISSIONS are wide or long CSV, JSON Lines, Canvas "Student Analysis" or Moodle "Responses"
+    exports. Exits 1 when any row was rejected (listed in rejected.csv).
+    """
+    from pathlib import Path
+
+    from quizgym.grading.pipeline import grade_submissions
+
+    with _errors(ctx), _progress("grading") as tick:
+        run = grade_submissions(
+            bank,
+            [Path(s) for s in submissions],
+            out_dir=Path(out_dir),
+            feedback=feedback,
+            gradebook=gradebook,
+            compare=Path(compare) if compare else None,
+            progress=tick,
+        )
+    for rejection in run.rejected:
+        click.echo(f"{rejection.source}:{rejection.line}: {rejection.reason}", err=True)
+    click.echo(run.summary())
+    if run.rejected:
+        ctx.exit(EXIT_FINDINGS)
+
+
 def main() -> None:
     """Entry point for ``python -m quizgym``."""
     cli(prog_name="quizgym")

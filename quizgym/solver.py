@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -322,6 +322,67 @@ def variant_of(
     return Variant(question=question.id, params=params, order=order)
 
 
+def variant_codes(
+    bank: Bank,
+    question: Any,
+    *,
+    students: Sequence[str | None],
+    seeds: Sequence[int | None],
+) -> tuple[list[Variant], list[int]]:
+    """Draw many students' variants at once: the distinct variants, and each student's index.
+
+    The same draws as :func:`variant_of` (same random streams, same order), without building a
+    Variant (and its exact parameter values) per student; a test holds the two to each other.
+    Questions that do not vary get one variant for everyone.
+
+    Args:
+        bank: the bank.
+        question: the question.
+        students: the students' ids.
+        seeds: their seeds (same length).
+
+    Returns:
+        ``(variants, codes)``: ``variants[codes[k]]`` is ``variant_of(..., student=students[k],
+        seed=seeds[k])``.
+    """
+    names = sorted(question.params) if isinstance(question, Numeric) else []
+    values = [param_values(question.params[name]) for name in names]
+    shuffled = isinstance(question, MultipleChoice | SpotTheError) and question.shuffle
+    if not shuffled and all(len(v) == 1 for v in values):
+        return [
+            variant_of(
+                bank,
+                question,
+                student=students[0] if students else None,
+                seed=seeds[0] if seeds else None,
+            )
+        ], [0] * len(students)
+    choices = len(question.choices) if shuffled else 0
+    index: dict[tuple[Any, ...], int] = {}
+    variants: list[Variant] = []
+    codes: list[int] = []
+    for student, seed in zip(students, seeds, strict=True):
+        if student is None and seed is None:
+            key: tuple[Any, ...] = ("default",)
+        else:
+            draw = _rng(bank.bank, question.id, student or "", "" if seed is None else seed)
+            picks = tuple(draw.randrange(len(v)) for v in values)
+            order: tuple[int, ...] = ()
+            if shuffled:
+                indices = list(range(choices))
+                _rng(
+                    bank.bank, question.id, student or "", "" if seed is None else seed, "order"
+                ).shuffle(indices)
+                order = tuple(indices)
+            key = (picks, order)
+        code = index.get(key)
+        if code is None:
+            code = index[key] = len(variants)
+            variants.append(variant_of(bank, question, student=student, seed=seed))
+        codes.append(code)
+    return variants, codes
+
+
 # --- compiled questions -----------------------------------------------------------------------
 
 
@@ -548,5 +609,6 @@ __all__ = [
     "slots",
     "solve",
     "tidy",
+    "variant_codes",
     "variant_of",
 ]

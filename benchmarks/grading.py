@@ -1,0 +1,208 @@
+"""Batch grading speed: the vectorized grader against a per-response loop, and end to end.
+
+Generates a class (deterministic seed) of ``--students`` students × 8 answer slots of the bundled
+bank (true/false, choices, spot-the-error, a parametric numeric question with per-student
+variants, a numeric part, free text), writes it as a wide CSV, and prints:
+
+1. the vectorized path (read the file, grade every response, item statistics) in responses/s;
+2. a per-response loop over the single-answer path (``grade_response``) on a sample, in
+   responses/s, and the ratio (goal: ≥ 50×);
+3. ``quizgym grade`` end to end in a fresh process (default outputs, start-up included) against
+   pyarrow reading the same file and writing a long table of the same number of responses
+   (goal: within 3×).
+
+Run: ``.venv/bin/python benchmarks/grading.py`` (add ``--students 10000`` for a quick run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SLOTS = [
+    "tf-bert-generates",
+    "tf-mask-all-selected",
+    "mc-which-causal",
+    "mc-log-base",
+    "ste-gpt-size",
+    "num-mlm-two",
+    "num-mask-fractions.mask_pct",
+    "why-not-all-mask",
+]
+
+
+def generate(path: Path, students: int, seed: int = 20260101) -> None:
+    """Write a wide CSV of plausible answers (right, rounded, known mistakes, typos, blanks)."""
+    from quizgym.grading.batch import bank_slots
+    from quizgym.loader import load_bank
+    from quizgym.solver import keys_of, variant_codes
+
+    bank = load_bank("bert-mlm")
+    rng = random.Random(seed)
+    ids = [f"s{k:06d}" for k in range(students)]
+    slot = {s.id: s for s in bank_slots(bank)}
+    loss = slot["num-mlm-two"].question
+    variants, codes = variant_codes(bank, loss, students=ids, seeds=[None] * students)
+    per_variant = []
+    for v in variants:
+        key = keys_of(bank, loss, v)[0].number
+        per_variant.append(
+            [
+                f"{key:.2f}",
+                f"{key:.3f}",
+                f"{key:.4f}",
+                f"{key / 2.302585:.3f}",
+                f"{key:.1f}",
+                "ln 2",
+            ]
+        )
+    pools = {
+        "tf-bert-generates": ["false", "False", "F", "true", "no", "maybe", ""],
+        "tf-mask-all-selected": ["false", "true", "f", "T", ""],
+        "mc-which-causal": ["B", "b", "A", "C", "GPT", "2", "E", ""],
+        "mc-log-base": ["A", "B", "C", "D", "a", ""],
+        "ste-gpt-size": ["B", "A", "C", "b", ""],
+        "num-mask-fractions.mask_pct": ["80", "0.8", "80%", "10", "8e1", "eighty", ""],
+        "why-not-all-mask": [
+            "because of the mismatch with fine-tuning",
+            "the [MASK] token never appears at fine-tuning",
+            "it would be too easy",
+            "",
+            "mismatch; ordinary tokens under-trained",
+        ],
+    }
+    with path.open("w", encoding="utf-8") as out:
+        out.write("student," + ",".join(SLOTS) + "\n")
+        for k, student in enumerate(ids):
+            row = [student]
+            for s in SLOTS:
+                pool = per_variant[codes[k]] if s == "num-mlm-two" else pools[s]
+                row.append(rng.choice(pool))
+            out.write(",".join(row) + "\n")
+
+
+def vectorized(path: Path) -> tuple[float, int]:
+    """Read, grade and analyse in this process; (seconds, responses)."""
+    from quizgym.analysis import combine, partial_sums
+    from quizgym.grading.batch import grade_partition, partitions
+    from quizgym.grading.ingest import read_submissions
+    from quizgym.loader import load_bank
+
+    bank = load_bank("bert-mlm")
+    start = time.perf_counter()
+    answers = read_submissions(bank, [path])
+    parts = [grade_partition(bank, p) for p in partitions(answers, size=25_000)]
+    sums = partial_sums(parts[0])
+    for part in parts[1:]:
+        sums = sums.merge(partial_sums(part))
+    combine(sums)
+    return time.perf_counter() - start, len(answers) * len(parts[0].slots)
+
+
+def variant_draws(path: Path) -> float:
+    """Seconds the engine's per-student variant draws take for the parametric question."""
+    from quizgym.grading.ingest import read_submissions
+    from quizgym.loader import load_bank
+    from quizgym.solver import variant_codes
+
+    bank = load_bank("bert-mlm")
+    answers = read_submissions(bank, [path])
+    start = time.perf_counter()
+    variant_codes(
+        bank, bank.question("num-mlm-two"), students=answers.students, seeds=answers.seeds
+    )
+    return time.perf_counter() - start
+
+
+def loop(path: Path, sample: int) -> tuple[float, int]:
+    """grade_response on each response of a sample of rows; (seconds, responses)."""
+    import csv
+
+    from quizgym.grading.batch import bank_slots
+    from quizgym.grading.verdict import grade_response
+    from quizgym.loader import load_bank
+
+    bank = load_bank("bert-mlm")
+    slot = {s.id: s for s in bank_slots(bank)}
+    with path.open(encoding="utf-8") as stream:
+        rows = list(csv.DictReader(stream))
+    rows = random.Random(1).sample(rows, min(len(rows), max(1, sample // len(SLOTS))))
+    start = time.perf_counter()
+    count = 0
+    for row in rows:
+        for s in SLOTS:
+            answer = row[s] or None
+            grade_response(
+                bank, slot[s].question, answer, student=row["student"], part=slot[s].part
+            )
+            count += 1
+    return time.perf_counter() - start, count
+
+
+def pyarrow_baseline(path: Path, out: Path) -> tuple[float, int]:
+    """pyarrow reads the wide file and writes a long (student, question, answer) table."""
+    start = time.perf_counter()
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    table = pacsv.read_csv(
+        path,
+        convert_options=pacsv.ConvertOptions(
+            strings_can_be_null=False, column_types={s: pa.string() for s in SLOTS}
+        ),
+    )
+    n = table.num_rows
+    student = pa.concat_arrays([table.column("student").combine_chunks()] * len(SLOTS))
+    question = pa.array(np.repeat(np.array(SLOTS), n))
+    answer = pa.concat_arrays([table.column(s).combine_chunks().cast(pa.string()) for s in SLOTS])
+    long = pa.table({"student": student, "question": question, "answer": answer})
+    pacsv.write_csv(long, out)
+    return time.perf_counter() - start, long.num_rows
+
+
+def end_to_end(path: Path, out: Path) -> float:
+    """``quizgym grade`` in a fresh process, default outputs."""
+    start = time.perf_counter()
+    command = [sys.executable, "-m", "quizgym", "grade", "bert-mlm", str(path), "-o", str(out)]
+    subprocess.run(command, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=100_000)
+    parser.add_argument("--loop-sample", type=int, default=16_000, help="responses in the loop")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        data = folder / "class.csv"
+        generate(data, args.students)
+        responses = args.students * len(SLOTS)
+        print(f"class: {args.students} students × {len(SLOTS)} slots = {responses} responses")
+        v_time, v_count = vectorized(data)
+        l_time, l_count = loop(data, args.loop_sample)
+        v_rate, l_rate = v_count / v_time, l_count / l_time
+        print(f"vectorized (read + grade + statistics): {v_time:.2f} s, {v_rate:,.0f} responses/s")
+        print(
+            f"  of which per-student variant draws (1 parametric slot): {variant_draws(data):.2f} s"
+        )
+        print(f"loop over grade_response ({l_count} responses): {l_rate:,.0f} responses/s")
+        print(f"ratio vectorized / loop: {v_rate / l_rate:.1f}x (goal >= 50x)")
+        b_time, b_count = pyarrow_baseline(data, folder / "long.csv")
+        e_time = end_to_end(data, folder / "graded")
+        print(f"pyarrow read + write long table ({b_count} rows): {b_time:.2f} s")
+        print(
+            f"quizgym grade end to end (start-up, default outputs): {e_time:.2f} s, "
+            f"{responses / e_time:,.0f} responses/s"
+        )
+        print(f"ratio end to end / pyarrow: {e_time / b_time:.1f}x (goal <= 3x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,569 @@
+"""Item and test statistics: Moodle's quiz statistics, Canvas's point-biserials, distractors.
+
+Conventions (stated again in the report, because instructors compare with both LMSs):
+
+- item statistics follow Moodle (``question/classes/statistics/questions/calculator.php``):
+  variances and covariances divide by s − 1; the discrimination index is the **item–rest**
+  Pearson correlation (the item's mark against the rest of the test), ×100; discriminative
+  efficiency divides the item–rest covariance by the largest one the two marginal distributions
+  allow; effective weight uses cov(item, total);
+- test statistics follow Moodle's quiz calculator: sample SD, skewness k3/k2^1.5 and excess
+  kurtosis k4/k2² with small-sample corrections, CIC (Cronbach's α, = KR-20 for 0/1 items),
+  error ratio and standard error;
+- ``pbis`` is the **item–total** Pearson correlation (the item included), Canvas's convention;
+  per-option point-biserials follow Canvas's formula with population SDs, over the students who
+  answered the item, against the total (``rpb_total``) and against the rest (``rpb_rest``);
+- score groups are Canvas's top and bottom 27 % by total, ties going to the higher group.
+
+Everything is computed from :class:`Sums`: per slot, counts of (mark, total) pairs, of
+(option, mark, total) and of (tag, total), plus a histogram of totals. Sums of partitions merge by
+adding counts, in any order, so the statistics of a class graded in chunks are those of the whole.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from quizgym.grading.batch import (
+    OPTION_BLANK,
+    GradedPartition,
+    Slot,
+)
+from quizgym.model import MultipleChoice, SpotTheError, TrueFalse
+
+__all__ = [
+    "ItemStats",
+    "OptionStats",
+    "Statistics",
+    "Sums",
+    "TagStats",
+    "TestStats",
+    "VariantStats",
+    "combine",
+    "group_bounds",
+    "partial_sums",
+    "random_guess_score",
+]
+
+FloatArray = npt.NDArray[np.float64]
+GROUP_SHARE = 0.27
+DUBIOUS_DE = 15.0  # Moodle's is_dubious_question threshold, in %
+
+
+@dataclass
+class Sums:
+    """Sufficient statistics of a partition; :meth:`merge` adds two of them."""
+
+    slots: list[Slot]
+    n: int = 0
+    totals: Counter[float] = field(default_factory=Counter)
+    marks: list[Counter[tuple[float, float]]] = field(default_factory=list)
+    options: list[Counter[tuple[int, float, float]]] = field(default_factory=list)
+    tags: list[Counter[tuple[str, float]]] = field(default_factory=list)
+    variants: list[Counter[tuple[str, float]]] = field(default_factory=list)
+
+    def merge(self, other: Sums) -> Sums:
+        """The sums of both partitions."""
+
+        def add(a: Sequence[Counter[Any]], b: Sequence[Counter[Any]]) -> list[Counter[Any]]:
+            return [x + y for x, y in zip(a, b, strict=True)]
+
+        return Sums(
+            slots=self.slots,
+            n=self.n + other.n,
+            totals=self.totals + other.totals,
+            marks=add(self.marks, other.marks),
+            options=add(self.options, other.options),
+            tags=add(self.tags, other.tags),
+            variants=add(self.variants, other.variants),
+        )
+
+
+def _count(*columns: npt.ArrayLike) -> Counter[Any]:
+    """Counts of the distinct rows of several equal-length columns."""
+    arrays = [np.asarray(c) for c in columns]
+    if not len(arrays[0]):
+        return Counter()
+    codes = []
+    uniques = []
+    for a in arrays:
+        u, inv = np.unique(a, return_inverse=True)
+        uniques.append(u)
+        codes.append(inv.reshape(-1))
+    combined = np.zeros(len(arrays[0]), dtype=np.int64)
+    for u, c in zip(uniques, codes, strict=True):
+        combined = combined * len(u) + c
+    keys, counts = np.unique(combined, return_counts=True)
+    out: Counter[Any] = Counter()
+    for key, count in zip(keys.tolist(), counts.tolist(), strict=True):
+        parts = []
+        for u in reversed(uniques):
+            key, rest = divmod(key, len(u))
+            parts.append(u[rest].item())
+        out[tuple(reversed(parts))] = count
+    return out
+
+
+def _rename(counter: Counter[Any], names: Sequence[str]) -> Counter[Any]:
+    """Replace the code that starts each key by its name, adding counts that merge."""
+    out: Counter[Any] = Counter()
+    for (code, *rest), count in counter.items():
+        out[(names[code], *rest)] += count
+    return out
+
+
+def partial_sums(graded: GradedPartition) -> Sums:
+    """The sufficient statistics of one graded partition."""
+    scores = graded.scores
+    total = scores.sum(axis=1) if scores.size else np.zeros(len(graded.answers))
+    sums = Sums(slots=[g.slot for g in graded.slots], n=len(graded.answers))
+    sums.totals = Counter({k[0]: v for k, v in _count(total).items()})
+    for j, g in enumerate(graded.slots):
+        x = scores[:, j]
+        sums.marks.append(_count(x, total))
+        if g.slot.options:
+            sums.options.append(_count(g.options, x, total))
+        else:
+            sums.options.append(Counter())
+        # counted by code, then named: few distinct tags and variants, many students
+        has_tag = np.array([bool(t) for t in g.tags], dtype=bool)[g.codes]
+        tagged = _count(g.codes[has_tag], total[has_tag]) if has_tag.any() else Counter()
+        sums.tags.append(_rename(tagged, [t or "" for t in g.tags]))
+        by_variant = _count(g.variant_codes, x)
+        sums.variants.append(_rename(by_variant, g.variant_labels))
+    return sums
+
+
+# --- results -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ItemStats:
+    """Statistics of one slot (Moodle's definitions; percentages as Moodle displays them)."""
+
+    question: str
+    type: str
+    n: int
+    max_score: float
+    mean: float
+    facility: float
+    """Mean mark / max mark, in %."""
+    sd: float
+    """Sample SD of the mark, in % of the max mark."""
+    random_guess: float | None
+    """Expected score from guessing, in %; None when not defined (multiple answers)."""
+    intended_weight: float
+    effective_weight: float | None
+    """In %; None on negative covariance with the total (Moodle's ``negcovar``)."""
+    discrimination: float | None
+    """Item–rest Pearson correlation × 100 (Moodle's discrimination index)."""
+    efficiency: float | None
+    """Discriminative efficiency, in %."""
+    pbis: float | None
+    """Item–total Pearson correlation (point-biserial for 0/1 items)."""
+    flags: tuple[str, ...]
+    """Plain-language reasons this item deserves a look."""
+
+
+@dataclass(frozen=True)
+class OptionStats:
+    """One option of a choice or true/false slot (or the blank row)."""
+
+    question: str
+    option: str
+    is_key: bool
+    credit: float
+    n: int
+    prop: float | None
+    """Share of the students who answered (None for the blank row)."""
+    mean_total: float | None
+    mean_rest: float | None
+    rpb_total: float | None
+    rpb_rest: float | None
+    p_upper: float | None
+    p_lower: float | None
+    d_ul: float | None
+    flags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TagStats:
+    """How often a misconception tag was matched on a slot, overall and by score group."""
+
+    question: str
+    tag: str
+    n: int
+    prop: float
+    p_upper: float | None
+    p_middle: float | None
+    p_lower: float | None
+
+
+@dataclass(frozen=True)
+class VariantStats:
+    """Difficulty of one variant of a parametric (or shuffled) slot."""
+
+    question: str
+    variant: str
+    n: int
+    facility: float
+
+
+@dataclass(frozen=True)
+class TestStats:
+    """Whole-test statistics (Moodle's quiz calculator)."""
+
+    n: int
+    max_score: float
+    mean: float
+    median: float
+    sd: float
+    skewness: float | None
+    kurtosis: float | None
+    cic: float | None
+    """Cronbach's α × 100 (KR-20 for 0/1 items)."""
+    error_ratio: float | None
+    standard_error: float | None
+    upper_bound: float
+    """Lowest total in the top 27 % group."""
+    lower_bound: float
+    """Totals strictly below this are the bottom 27 % group."""
+
+
+@dataclass(frozen=True)
+class Statistics:
+    """Everything :func:`combine` computes."""
+
+    test: TestStats
+    items: list[ItemStats]
+    options: list[OptionStats]
+    tags: list[TagStats]
+    variants: list[VariantStats]
+
+
+# --- combine -------------------------------------------------------------------------------------
+
+
+def random_guess_score(slot: Slot) -> float | None:
+    """Moodle's ``get_random_guess_score`` as a fraction: 1/2, 1/k, 0; None for multiple answers."""
+    question = slot.question
+    if isinstance(question, TrueFalse):
+        return 0.5
+    if isinstance(question, MultipleChoice) and question.multiple:
+        return None
+    if isinstance(question, MultipleChoice | SpotTheError):
+        return sum(1.0 for c in question.choices if c.correct) / len(question.choices)
+    return 0.0
+
+
+def group_bounds(totals: Counter[float]) -> tuple[float, float]:
+    """Canvas's 27 % groups: (lowest total of the top group, bound below which is the bottom).
+
+    Ties at a boundary go to the higher group.
+    """
+    values = np.array(sorted(totals), dtype=np.float64)
+    counts = np.array([totals[v] for v in values], dtype=np.int64)
+    n = int(counts.sum())
+    if n == 0:
+        return math.inf, -math.inf
+    k = max(1, int(round(GROUP_SHARE * n)))
+    cumulative = np.cumsum(counts)
+    # top: the k-th highest value and everything tied with it
+    upper = float(values[np.searchsorted(cumulative, n - k + 1)])
+    # bottom: below the (k+1)-th lowest value, so ties with it move up
+    lower = float(values[min(int(np.searchsorted(cumulative, k + 1)), len(values) - 1)])
+    if k >= n:
+        lower = math.inf
+    return upper, lower
+
+
+def _weighted(counter: Counter[Any]) -> tuple[list[Any], FloatArray]:
+    keys = list(counter)
+    return keys, np.array([counter[k] for k in keys], dtype=np.float64)
+
+
+def _safe(value: float) -> float | None:
+    return None if not math.isfinite(value) else float(value)
+
+
+def _test(sums: Sums, max_total: float, item_vars: Sequence[float]) -> TestStats:
+    keys, w = _weighted(sums.totals)
+    t = np.array(keys, dtype=np.float64)
+    s = int(w.sum())
+    mean = float((w * t).sum() / s) if s else math.nan
+    order = np.argsort(t)
+    t_sorted, w_sorted = t[order], w[order]
+    cum = np.cumsum(w_sorted)
+    if s:
+        lo = t_sorted[np.searchsorted(cum, (s + 1) // 2)]
+        hi = t_sorted[np.searchsorted(cum, s // 2 + 1)]
+        median = float((lo + hi) / 2)
+    else:
+        median = math.nan
+    d = t - mean
+    m2, m3, m4 = ((w * d**k).sum() / s if s else math.nan for k in (2, 3, 4))
+    k2 = s * m2 / (s - 1) if s > 1 else math.nan
+    sd = math.sqrt(k2) if s > 1 else math.nan
+    skew = kurt = None
+    if s > 2 and k2 > 0:
+        k3 = s**2 * m3 / ((s - 1) * (s - 2))
+        skew = float(k3 / k2**1.5)
+    if s > 3 and k2 > 0:
+        k4 = s**2 * ((s + 1) * m4 - 3 * (s - 1) * m2**2) / ((s - 1) * (s - 2) * (s - 3))
+        kurt = float(k4 / k2**2)
+    p = len(item_vars)
+    cic = error_ratio = standard_error = None
+    if p > 1 and s > 1 and k2 > 0:
+        cic = float(100 * p / (p - 1) * (1 - sum(item_vars) / k2))
+        if cic <= 100:
+            error_ratio = 100 * math.sqrt(max(0.0, 1 - cic / 100))
+            standard_error = error_ratio / 100 * sd
+    upper, lower = group_bounds(sums.totals)
+    return TestStats(
+        n=s,
+        max_score=max_total,
+        mean=mean,
+        median=median,
+        sd=sd,
+        skewness=skew,
+        kurtosis=kurt,
+        cic=cic,
+        error_ratio=error_ratio,
+        standard_error=standard_error,
+        upper_bound=upper,
+        lower_bound=lower,
+    )
+
+
+def _item_moments(
+    marks: Counter[tuple[float, float]], s: int
+) -> tuple[float, float, float, float, float, float]:
+    """(mean x, V, Vy, C = cov(x, y), CT = cov(x, T), Cmax) with y = T − x."""
+    keys, w = _weighted(marks)
+    x = np.array([k[0] for k in keys], dtype=np.float64)
+    t = np.array([k[1] for k in keys], dtype=np.float64)
+    y = t - x
+    xm, ym, tm = (float((w * a).sum() / s) for a in (x, y, t))
+    d = s - 1
+    v = float((w * (x - xm) ** 2).sum() / d)
+    vy = float((w * (y - ym) ** 2).sum() / d)
+    c = float((w * (x - xm) * (y - ym)).sum() / d)
+    ct = float((w * (x - xm) * (t - tm)).sum() / d)
+    # Cmax: pair the k-th smallest mark with the k-th smallest rest score (comonotone coupling)
+    counts = w.astype(np.int64)
+    xs = np.sort(np.repeat(x, counts))
+    ys = np.sort(np.repeat(y, counts))
+    cmax = float(((xs - xm) * (ys - ym)).sum() / d)
+    return xm, v, vy, c, ct, cmax
+
+
+def combine(sums: Sums) -> Statistics:
+    """Compute every statistic from the (merged) sums of a class."""
+    s = sums.n
+    max_total = float(sum(slot.points for slot in sums.slots))
+    moments = [_item_moments(m, s) if s > 1 else (math.nan,) * 6 for m in sums.marks]
+    test = _test(sums, max_total, [m[1] for m in moments])
+    cts = np.array([m[4] for m in moments], dtype=np.float64)
+    root_sum = float(np.sqrt(cts[cts >= 0]).sum()) if len(cts) else 0.0
+    items: list[ItemStats] = []
+    for slot, (xm, v, vy, c, ct, cmax) in zip(sums.slots, moments, strict=True):
+        di = 100 * c / math.sqrt(v * vy) if v * vy > 0 else math.nan
+        de = 100 * c / cmax if cmax > 0 else math.nan
+        ew = 100 * math.sqrt(ct) / root_sum if ct >= 0 and root_sum > 0 else math.nan
+        vt = test.sd**2 if math.isfinite(test.sd) else math.nan
+        pbis = ct / math.sqrt(v * vt) if v * vt > 0 else math.nan
+        guess = random_guess_score(slot)
+        facility = 100 * xm / slot.points
+        item = ItemStats(
+            question=slot.id,
+            type=slot.kind,
+            n=s,
+            max_score=slot.points,
+            mean=xm,
+            facility=facility,
+            sd=100 * math.sqrt(v) / slot.points if v == v else math.nan,
+            random_guess=None if guess is None else 100 * guess,
+            intended_weight=100 * slot.points / max_total if max_total else math.nan,
+            effective_weight=_safe(ew),
+            discrimination=_safe(di),
+            efficiency=_safe(de),
+            pbis=_safe(pbis),
+            flags=(),
+        )
+        items.append(item)
+    options = [
+        o
+        for slot, counter in zip(sums.slots, sums.options, strict=True)
+        for o in _options(slot, counter, test)
+    ]
+    items = [_flag(item, [o for o in options if o.question == item.question]) for item in items]
+    tags = [
+        t
+        for slot, counter in zip(sums.slots, sums.tags, strict=True)
+        for t in _tags(slot, counter, sums, test)
+    ]
+    variants = [
+        VariantStats(slot.id, label, n, 100 * total / n / slot.points)
+        for slot, counter in zip(sums.slots, sums.variants, strict=True)
+        if len({k[0] for k in counter}) > 1
+        for label, n, total in _by_variant(counter)
+    ]
+    return Statistics(test=test, items=items, options=options, tags=tags, variants=variants)
+
+
+def _by_variant(counter: Counter[tuple[str, float]]) -> list[tuple[str, int, float]]:
+    out: dict[str, list[float]] = {}
+    for (label, x), count in counter.items():
+        entry = out.setdefault(label, [0, 0.0])
+        entry[0] += count
+        entry[1] += count * x
+    return [(label, int(n), total) for label, (n, total) in sorted(out.items())]
+
+
+def _options(
+    slot: Slot, counter: Counter[tuple[int, float, float]], test: TestStats
+) -> list[OptionStats]:
+    labels = slot.options
+    if not labels or not counter:
+        return []
+    question = slot.question
+    keys, w = _weighted(counter)
+    opt = np.array([k[0] for k in keys], dtype=np.int64)
+    x = np.array([k[1] for k in keys], dtype=np.float64)
+    t = np.array([k[2] for k in keys], dtype=np.float64)
+    rest = t - x
+    answered = opt >= 0
+    n_resp = float(w[answered].sum())
+    upper = t >= test.upper_bound
+    lower = t < test.lower_bound
+    n_up = float(w[answered & upper].sum())
+    n_low = float(w[answered & lower].sum())
+
+    def pop_sd(a: FloatArray) -> float:
+        mean = (w[answered] * a[answered]).sum() / n_resp
+        return float(math.sqrt((w[answered] * (a[answered] - mean) ** 2).sum() / n_resp))
+
+    sd_t = pop_sd(t) if n_resp else math.nan
+    sd_r = pop_sd(rest) if n_resp else math.nan
+    out = []
+    rows = [(i, lab) for i, lab in enumerate(labels)] + [(OPTION_BLANK, "(blank)")]
+    for code, label in rows:
+        chose = opt == code
+        n = int(w[chose].sum())
+        if code == OPTION_BLANK and n == 0:
+            continue
+        if isinstance(question, TrueFalse):
+            is_key = (code == 0) == question.answer and code >= 0
+            credit = 1.0 if is_key else 0.0
+        elif code >= 0:
+            choice = question.choices[code]
+            is_key = choice.correct
+            credit = (1.0 / sum(c.correct for c in question.choices)) if is_key else 0.0
+        else:
+            is_key, credit = False, 0.0
+        share = n / n_resp if code >= 0 and n_resp else math.nan
+        mean_t = float((w[chose] * t[chose]).sum() / n) if n else math.nan
+        mean_r = float((w[chose] * rest[chose]).sum() / n) if n else math.nan
+        rpb_t = rpb_r = math.nan
+        others = answered & ~chose
+        n_other = float(w[others].sum())
+        if code >= 0 and n and n_other:
+            m_other_t = float((w[others] * t[others]).sum() / n_other)
+            m_other_r = float((w[others] * rest[others]).sum() / n_other)
+            root = math.sqrt(share * (1 - share))
+            rpb_t = (mean_t - m_other_t) / sd_t * root if sd_t > 0 else math.nan
+            rpb_r = (mean_r - m_other_r) / sd_r * root if sd_r > 0 else math.nan
+        p_up = float(w[chose & upper].sum()) / n_up if n_up and code >= 0 else math.nan
+        p_low = float(w[chose & lower].sum()) / n_low if n_low and code >= 0 else math.nan
+        flags = []
+        if code >= 0 and not is_key and share < 0.05:
+            flags.append("nonfunctioning")
+        if code >= 0 and not is_key and rpb_r > 0:
+            flags.append("positive_distractor")
+        if is_key and rpb_r <= 0:
+            flags.append("key_negative")
+        out.append(
+            OptionStats(
+                question=slot.id,
+                option=label,
+                is_key=is_key,
+                credit=credit,
+                n=n,
+                prop=_safe(share),
+                mean_total=_safe(mean_t),
+                mean_rest=_safe(mean_r),
+                rpb_total=_safe(rpb_t),
+                rpb_rest=_safe(rpb_r),
+                p_upper=_safe(p_up),
+                p_lower=_safe(p_low),
+                d_ul=_safe(p_up - p_low),
+                flags=tuple(flags),
+            )
+        )
+    return out
+
+
+def _tags(
+    slot: Slot, counter: Counter[tuple[str, float]], sums: Sums, test: TestStats
+) -> list[TagStats]:
+    if not counter:
+        return []
+    totals = sums.totals
+    n_up = sum(c for t, c in totals.items() if t >= test.upper_bound)
+    n_low = sum(c for t, c in totals.items() if t < test.lower_bound)
+    n_mid = sums.n - n_up - n_low
+    out = []
+    for tag in sorted({k[0] for k in counter}):
+        rows = [(t, c) for (g, t), c in counter.items() if g == tag]
+        n = sum(c for _, c in rows)
+        up = sum(c for t, c in rows if t >= test.upper_bound)
+        low = sum(c for t, c in rows if t < test.lower_bound)
+        out.append(
+            TagStats(
+                question=slot.id,
+                tag=tag,
+                n=n,
+                prop=n / sums.n if sums.n else math.nan,
+                p_upper=up / n_up if n_up else None,
+                p_middle=(n - up - low) / n_mid if n_mid else None,
+                p_lower=low / n_low if n_low else None,
+            )
+        )
+    return out
+
+
+def _flag(item: ItemStats, options: list[OptionStats]) -> ItemStats:
+    """Attach plain-language reasons to look at an item."""
+    flags = []
+    if item.discrimination is not None and item.discrimination < 0:
+        flags.append(
+            "students who did well on the rest of the test did worse on this item "
+            f"(discrimination {item.discrimination:.0f}%): check the key"
+        )
+    elif item.efficiency is not None and item.efficiency < DUBIOUS_DE:
+        flags.append(
+            f"it barely separates strong from weak students (discriminative efficiency "
+            f"{item.efficiency:.0f}% < {DUBIOUS_DE:.0f}%)"
+        )
+    if item.facility >= 95:
+        flags.append(f"almost everyone got it right (facility {item.facility:.0f}%)")
+    guess = item.random_guess
+    if guess is not None and item.facility <= max(guess, 20):
+        flags.append(
+            f"few students got it right (facility {item.facility:.0f}%, guessing gives "
+            f"{guess:.0f}%)"
+        )
+    for option in options:
+        if "positive_distractor" in option.flags and (option.rpb_rest or 0) > 0.05:
+            flags.append(
+                f"stronger students chose the wrong option {option.option!r} "
+                f"(r_pb {option.rpb_rest:.2f}): is it also right?"
+            )
+    return ItemStats(**{**item.__dict__, "flags": tuple(flags)})

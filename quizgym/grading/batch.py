@@ -1,0 +1,421 @@
+"""The vectorized batch grader: partition → partial results → combine.
+
+A class is graded one answer slot at a time. Within a slot, every response is reduced to a small
+code: the student's variant (drawn by :func:`quizgym.solver.variant_codes`, the same draws as
+:func:`~quizgym.solver.variant_of`) and the distinct answer text. Each distinct (variant, text)
+pair is graded once:
+
+- true/false, choices and free text through :func:`~quizgym.grading.verdict.grade_response`
+  itself, so the verdict is the engine's by construction;
+- numeric answers are read once each (:func:`quizgym.expr.read_answer`, memoized), then the whole
+  array of distinct pairs is compared with :func:`quizgym.tolerance.compare_array` against the
+  keys and then each mistake, in the engine's order. Only answers to a part whose key names an
+  earlier part (error carried forward), and that miss the key, go back to the scalar path, with
+  the student's own earlier answers in the grouping key.
+
+Every response then gets the index of its verdict, and scores are one NumPy ``take``. A partition
+is any subset of students (all of a student's answers are in one partition), so
+:func:`grade_partition` runs unchanged on chunks of a large file or under ``map_partitions``; its
+:class:`GradedPartition` and the :class:`~quizgym.analysis.Sums` made from it do not depend on row
+order and merge by addition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from quizgym.expr import ParseFailure, Reading, read_answer
+from quizgym.grading.ingest import ClassAnswers
+from quizgym.grading.verdict import (
+    Status,
+    Verdict,
+    grade_response,
+    is_blank,
+    mistakes_for,
+    read_bool,
+    read_choices,
+)
+from quizgym.model import (
+    Bank,
+    FreeText,
+    MultipleChoice,
+    Numeric,
+    SpotTheError,
+    TrueFalse,
+    points_of,
+)
+from quizgym.solver import Variant, compile_numeric, keys_of, show_number, slots, variant_codes
+from quizgym.tolerance import KIND_CODES, compare_array, hint_text
+
+__all__ = [
+    "STATUS_CODES",
+    "GradedPartition",
+    "GradedSlot",
+    "Slot",
+    "bank_slots",
+    "factorize",
+    "graded_slots",
+    "grade_partition",
+    "partitions",
+]
+
+STATUSES: tuple[Status, ...] = tuple(Status)
+STATUS_CODES: dict[Status, int] = {s: i for i, s in enumerate(STATUSES)}
+OPTION_BLANK = -1
+OPTION_INVALID = -2
+OPTION_NONE = -3  # not a choice question (or several choices picked)
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One answer slot: a question, or one part of a multi-part numeric question."""
+
+    id: str
+    question: Any
+    part: str | None
+    index: int
+    points: float
+
+    @property
+    def kind(self) -> str:
+        """The question type (``true_false``, ``multiple_choice``, …)."""
+        return str(self.question.type)
+
+    @property
+    def options(self) -> list[str]:
+        """Labels of the options a student picks from (choice and true/false slots)."""
+        if isinstance(self.question, TrueFalse):
+            return ["true", "false"]
+        if isinstance(self.question, MultipleChoice) and self.question.multiple:
+            return []  # several picks per student: no single option to tabulate
+        if isinstance(self.question, MultipleChoice | SpotTheError):
+            return [c.text for c in self.question.choices]
+        return []
+
+
+def graded_slots(bank: Bank, answers: ClassAnswers) -> list[Slot]:
+    """The slots a class answered (some file has a column or an answer for them), in bank order."""
+    return [s for s in bank_slots(bank) if s.id in answers.present]
+
+
+def bank_slots(bank: Bank) -> list[Slot]:
+    """Every answer slot of a bank, in bank order."""
+    out: list[Slot] = []
+    for question in bank.questions:
+        if isinstance(question, Numeric):
+            for index, (pid, slot) in enumerate(slots(question)):
+                sid = question.id if pid is None else f"{question.id}.{pid}"
+                out.append(Slot(sid, question, pid, index, points_of(slot, bank.defaults)))
+        else:
+            out.append(Slot(question.id, question, None, 0, points_of(question, bank.defaults)))
+    return out
+
+
+@dataclass
+class GradedSlot:
+    """The responses to one slot: distinct verdicts, and each student's index into them."""
+
+    slot: Slot
+    verdicts: list[Verdict]
+    codes: IntArray
+    """Per student: index into ``verdicts``."""
+    options: IntArray
+    """Per student: bank index of the choice picked (true = 0, false = 1), or a negative code."""
+    variant_labels: list[str]
+    variant_codes: IntArray
+    """Per student: index into ``variant_labels`` (one label when the slot does not vary)."""
+    tags: list[str | None] = field(default_factory=list)
+    """Per distinct verdict: its misconception tag (the same as ``verdicts[k].tag``)."""
+
+    @property
+    def scores(self) -> FloatArray:
+        """Per student: the score."""
+        table = np.array([v.score for v in self.verdicts], dtype=np.float64)
+        result: FloatArray = table[self.codes]
+        return result
+
+    @property
+    def statuses(self) -> IntArray:
+        """Per student: :data:`STATUS_CODES` of the verdict."""
+        table = np.array([STATUS_CODES[v.status] for v in self.verdicts], dtype=np.int64)
+        result: IntArray = table[self.codes]
+        return result
+
+    def verdict(self, row: int) -> Verdict:
+        """The verdict of one student."""
+        return self.verdicts[int(self.codes[row])]
+
+
+@dataclass
+class GradedPartition:
+    """A graded set of students: the per-chunk table the outputs and statistics are built from."""
+
+    answers: ClassAnswers
+    slots: list[GradedSlot]
+
+    @property
+    def scores(self) -> FloatArray:
+        """Students × slots matrix of scores."""
+        if not self.slots:
+            return np.zeros((len(self.answers), 0))
+        return np.column_stack([s.scores for s in self.slots])
+
+    @property
+    def max_scores(self) -> FloatArray:
+        """Points of each slot."""
+        return np.array([s.slot.points for s in self.slots], dtype=np.float64)
+
+
+def partitions(answers: ClassAnswers, *, size: int) -> list[ClassAnswers]:
+    """Split a class into partitions of at most ``size`` students (whole students each)."""
+    if len(answers) <= size:
+        return [answers]
+    return [
+        answers.take(range(start, min(start + size, len(answers))))
+        for start in range(0, len(answers), size)
+    ]
+
+
+def grade_partition(
+    bank: Bank,
+    answers: ClassAnswers,
+    *,
+    progress: Callable[[str], None] | None = None,
+) -> GradedPartition:
+    """Grade every response of a set of students.
+
+    Args:
+        bank: the bank.
+        answers: the students and their answers (one partition or the whole class).
+        progress: called with each slot's id once it is graded.
+
+    Returns:
+        The graded partition.
+    """
+    graded: list[GradedSlot] = []
+    for slot in graded_slots(bank, answers):
+        graded.append(_grade_slot(bank, slot, answers))
+        if progress is not None:
+            progress(slot.id)
+    return GradedPartition(answers, graded)
+
+
+# --- one slot ------------------------------------------------------------------------------------
+
+
+def factorize(values: Sequence[Any]) -> tuple[list[Any], IntArray]:
+    """Distinct values in order of appearance, and each value's index among them."""
+    index: dict[str | None, int] = dict.fromkeys(values, 0)
+    for k, value in enumerate(index):
+        index[value] = k
+    codes = np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values))
+    return list(index), codes
+
+
+def _variant_label(variant: Variant) -> str:
+    if variant.params:
+        return ", ".join(f"{k}={show_number(v)}" for k, v in variant.params.items())
+    if variant.order:
+        return "order " + "".join(chr(65 + i) for i in variant.order)
+    return "default"
+
+
+def _grade_slot(bank: Bank, slot: Slot, answers: ClassAnswers) -> GradedSlot:
+    question = slot.question
+    column = answers.column(slot.id)
+    n = len(answers)
+    variants, vcodes_list = variant_codes(
+        bank, question, students=answers.students, seeds=answers.seeds
+    )
+    vcodes = np.asarray(vcodes_list, dtype=np.int64)
+    texts, tcodes = factorize(column)
+    # Grouping key: variant, text, and (for error carried forward) the earlier parts' texts.
+    key = vcodes * len(texts) + tcodes
+    earlier: list[tuple[str, list[str | None], IntArray]] = []
+    if isinstance(question, Numeric) and compile_numeric(bank, question)[slot.index].earlier:
+        for name in compile_numeric(bank, question)[slot.index].earlier:
+            prior_texts, prior_codes = factorize(answers.column(f"{question.id}.{name}"))
+            earlier.append((name, prior_texts, prior_codes))
+            key = key * len(prior_texts) + prior_codes
+    if n:
+        unique, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    else:
+        unique = first = inverse = np.zeros(0, dtype=np.int64)
+    pair_variants = vcodes[first]
+    pair_texts = [texts[t] for t in tcodes[first]]
+    pair_earlier = [
+        {name: prior_texts[c] for name, prior_texts, codes in earlier if (c := codes[row]) >= 0}
+        for row in first
+    ]
+    if isinstance(question, Numeric):
+        verdicts = _grade_numeric(bank, slot, variants, pair_variants, pair_texts, pair_earlier)
+    else:
+        verdicts = [
+            grade_response(bank, question, text, variant=variants[v])
+            for v, text in zip(pair_variants, pair_texts, strict=True)
+        ]
+    options = np.full(len(unique), OPTION_NONE, dtype=np.int64)
+    if isinstance(question, TrueFalse | MultipleChoice | SpotTheError):
+        for k, (v, text) in enumerate(zip(pair_variants, pair_texts, strict=True)):
+            options[k] = _option(question, variants[v], text)
+    return GradedSlot(
+        slot=slot,
+        verdicts=verdicts,
+        codes=inverse.reshape(-1).astype(np.int64),
+        options=options[inverse.reshape(-1)] if n else options,
+        variant_labels=[_variant_label(v) for v in variants],
+        variant_codes=vcodes,
+        tags=[v.tag for v in verdicts],
+    )
+
+
+def _option(question: Any, variant: Variant, text: str | None) -> int:
+    if is_blank(text):
+        return OPTION_BLANK
+    assert text is not None
+    if isinstance(question, TrueFalse):
+        value = read_bool(text)
+        return OPTION_INVALID if value is None else (0 if value else 1)
+    picked = read_choices(text, question, variant)
+    if isinstance(picked, str):
+        return OPTION_INVALID
+    return picked[0] if len(picked) == 1 else OPTION_NONE
+
+
+def _grade_numeric(
+    bank: Bank,
+    slot: Slot,
+    variants: list[Variant],
+    pair_variants: IntArray,
+    pair_texts: list[str | None],
+    pair_earlier: list[dict[str, str | None]],
+) -> list[Verdict]:
+    """Grade distinct (variant, text) pairs of a numeric slot with the array comparator."""
+    question: Numeric = slot.question
+    compiled = compile_numeric(bank, question)[slot.index]
+    units = slot_units(question, slot.index)
+    keys = [keys_of(bank, question, v)[slot.index] for v in variants]
+    expected = [str(k) + (f" {units}" if units else "") for k in keys]
+    m = len(pair_texts)
+    readings: list[Reading | ParseFailure | None] = [
+        None if t is None or is_blank(t) else read_answer(t) for t in pair_texts
+    ]
+    readable = np.array([isinstance(r, Reading) for r in readings], dtype=bool)
+    values = np.zeros(m)
+    kinds = np.zeros(m, dtype=np.int64)
+    decimals = np.zeros(m, dtype=np.int64)
+    sigfigs = np.zeros(m, dtype=np.int64)
+    for k, reading in enumerate(readings):
+        if isinstance(reading, Reading):
+            values[k] = float(reading.value)
+            kinds[k] = KIND_CODES[reading.parsed.kind]
+            decimals[k] = reading.parsed.decimals
+            sigfigs[k] = reading.parsed.sigfigs
+    numbers = np.array([k.number for k in keys], dtype=np.float64)
+    tolerance = compiled.tolerance
+    ok, hints = compare_array(
+        values=values,
+        keys=numbers[pair_variants],
+        tolerance=tolerance,
+        kinds=kinds,
+        decimals=decimals,
+        sigfigs=sigfigs,
+    )
+    ok &= readable
+    # Which mistake (first match wins) each pair matches; -1 none.
+    which = np.full(m, -1, dtype=np.int64)
+    resolved = [mistakes_for(bank, question, v, slot.index) for v in variants]
+    longest = max((len(r) for r in resolved), default=0)
+    open_ = readable & ~ok
+    if compiled.earlier:
+        # error carried forward depends on the student's own earlier answers: scalar path.
+        open_ &= False
+    for position in range(longest):
+        table = np.array(
+            [r[position].value if position < len(r) else np.nan for r in resolved],
+            dtype=np.float64,
+        )
+        hit, _ = compare_array(
+            values=values,
+            keys=table[pair_variants],
+            tolerance=tolerance,
+            kinds=kinds,
+            decimals=decimals,
+            sigfigs=sigfigs,
+        )
+        hit &= open_
+        which[hit] = position
+        open_ &= ~hit
+    verdicts: list[Verdict] = []
+    points = slot.points
+    for k, reading in enumerate(readings):
+        v = int(pair_variants[k])
+        if reading is None:
+            verdicts.append(Verdict(slot.id, Status.BLANK, 0.0, points, expected=expected[v]))
+            continue
+        if isinstance(reading, ParseFailure):
+            verdicts.append(
+                Verdict(
+                    slot.id,
+                    Status.INVALID,
+                    0.0,
+                    points,
+                    feedback=reading.message,
+                    expected=expected[v],
+                )
+            )
+            continue
+        if compiled.earlier and not ok[k]:
+            verdicts.append(
+                grade_response(
+                    bank,
+                    question,
+                    pair_texts[k],
+                    part=slot.part,
+                    earlier={n: t for n, t in pair_earlier[k].items() if t is not None},
+                    variant=variants[v],
+                )
+            )
+            continue
+        base = {
+            "question": slot.id,
+            "max_score": points,
+            "read_as": reading.read_as,
+            "expected": expected[v],
+            "value": float(reading.value),
+        }
+        if ok[k]:
+            verdicts.append(Verdict(status=Status.CORRECT, score=points, **base))  # type: ignore[arg-type]
+        elif which[k] >= 0:
+            mistake = resolved[v][int(which[k])]
+            verdicts.append(
+                Verdict(
+                    status=Status.PARTIAL if mistake.credit > 0 else Status.INCORRECT,
+                    score=points * mistake.credit,
+                    feedback=mistake.feedback,
+                    tag=mistake.tag,
+                    **base,  # type: ignore[arg-type]
+                )
+            )
+        else:
+            hint = hint_text(code=int(hints[k]), tolerance=compiled.tolerance) or ""
+            verdicts.append(Verdict(status=Status.INCORRECT, score=0.0, feedback=hint, **base))  # type: ignore[arg-type]
+    return verdicts
+
+
+def slot_units(question: Numeric, index: int) -> str | None:
+    """The units of a numeric slot."""
+    return slots(question)[index][1].units
+
+
+def is_free_text(slot: Slot) -> bool:
+    """Whether a slot is rubric-graded (its scores are suggestions to review)."""
+    return isinstance(slot.question, FreeText)

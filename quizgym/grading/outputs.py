@@ -1,0 +1,319 @@
+"""The files ``quizgym grade`` writes (DESIGN.md's table), and the CSVs gradebooks import.
+
+Every table is written column by column: each column is a small dictionary of distinct strings
+and an array of codes into it (a class of 100,000 students has few distinct verdicts, scores and
+feedback texts). With pyarrow installed (the ``parquet`` extra) the codes go straight into
+Arrow dictionary arrays and pyarrow's CSV writer; without it the standard library writes the
+same bytes. Every field is quoted, so both writers agree byte for byte.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from quizgym.analysis import Statistics
+from quizgym.grading.batch import GradedPartition, factorize
+from quizgym.grading.ingest import Rejection
+from quizgym.model import Bank
+
+__all__ = [
+    "Column",
+    "fmt",
+    "write_feedback",
+    "write_gradebook",
+    "write_grades",
+    "write_items",
+    "write_rejected",
+    "write_responses",
+    "write_rows",
+    "write_table",
+]
+
+Column = tuple[Sequence[str], npt.NDArray[np.int64]]
+"""A column as (distinct strings, one code per row)."""
+
+GRADEBOOKS = ("canvas", "moodle")
+
+
+def fmt(value: float | None, digits: int = 4) -> str:
+    """A number as people write it: ``1``, ``0.5``, ``0.3333``; empty for None or NaN."""
+    if value is None or not math.isfinite(value):
+        return ""
+    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
+    return "0" if text in {"-0", ""} else text
+
+
+def _numbers(values: npt.NDArray[np.float64], digits: int = 4) -> Column:
+    unique, inverse = np.unique(values, return_inverse=True)
+    return [fmt(float(v), digits) for v in unique], inverse.reshape(-1).astype(np.int64)
+
+
+def _strings(values: Sequence[str]) -> Column:
+    return factorize(values)
+
+
+def write_table(path: Path, header: Sequence[str], columns: Sequence[Column]) -> None:
+    """Write a CSV whose columns are dictionaries of strings and codes (every field quoted)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+    except ImportError:  # pragma: no cover - exercised by forcing the fallback in a test
+        _write_plain(path, header, columns)
+        return
+    arrays = [
+        pa.DictionaryArray.from_arrays(
+            pa.array(codes, type=pa.int32()), pa.array(list(words), pa.string())
+        )
+        for words, codes in columns
+    ]
+    table = pa.table(arrays, names=[f"c{i}" for i in range(len(arrays))])
+    with path.open("wb") as stream:
+        stream.write((",".join(_quote(h) for h in header) + "\n").encode())
+        pacsv.write_csv(
+            table, stream, pacsv.WriteOptions(include_header=False, quoting_style="needed")
+        )
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _write_plain(path: Path, header: Sequence[str], columns: Sequence[Column]) -> None:
+    with path.open("w", encoding="utf-8", newline="") as stream:
+        writer = csv.writer(stream, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        writer.writerow(header)
+        rows = len(columns[0][1]) if columns else 0
+        for r in range(rows):
+            writer.writerow([words[codes[r]] for words, codes in columns])
+
+
+# --- the tables ---------------------------------------------------------------------------------
+
+
+def write_grades(path: Path, parts: Sequence[GradedPartition]) -> None:
+    """``grades.csv``: student, score, max_score, percent, then one score column per slot."""
+    slots = [g.slot for g in parts[0].slots] if parts else []
+    students = [s for p in parts for s in p.answers.students]
+    scores = np.vstack([p.scores for p in parts]) if parts else np.zeros((0, 0))
+    maximum = float(sum(s.points for s in slots))
+    total = scores.sum(axis=1) if scores.size else np.zeros(len(students))
+    percent = 100 * total / maximum if maximum else np.zeros_like(total)
+    columns: list[Column] = [
+        _strings(students),
+        _numbers(total),
+        ([fmt(maximum)], np.zeros(len(students), dtype=np.int64)),
+        _numbers(percent, 2),
+    ]
+    columns += [_numbers(scores[:, j]) for j in range(len(slots))]
+    write_table(path, ["student", "score", "max_score", "percent", *[s.id for s in slots]], columns)
+
+
+RESPONSE_HEADER = (
+    "student",
+    "question",
+    "answer",
+    "verdict",
+    "score",
+    "max_score",
+    "read_as",
+    "feedback",
+    "tag",
+)
+
+
+def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
+    """``responses.csv``: one row per student and slot, student by student."""
+    codes: list[list[npt.NDArray[np.int64]]] = [[] for _ in RESPONSE_HEADER]
+    words: list[dict[str, int]] = [{} for _ in RESPONSE_HEADER]
+
+    def encode(field: int, table: Sequence[str]) -> npt.NDArray[np.int64]:
+        index = words[field]
+        return np.array([index.setdefault(t, len(index)) for t in table], dtype=np.int64)
+
+    for part in parts:
+        n, p = len(part.answers), len(part.slots)
+        grid = [np.zeros((n, p), dtype=np.int64) for _ in RESPONSE_HEADER]
+        grid[0][:] = encode(0, part.answers.students)[:, None]
+        for j, graded in enumerate(part.slots):
+            grid[1][:, j] = encode(1, [graded.slot.id])[0]
+            texts, text_codes = _answers(part.answers.column(graded.slot.id))
+            grid[2][:, j] = encode(2, texts)[text_codes]
+            v = graded.verdicts
+            fields = [
+                [x.status.value for x in v],
+                [fmt(x.score) for x in v],
+                [fmt(x.max_score) for x in v],
+                [x.read_as for x in v],
+                [x.feedback for x in v],
+                [x.tag or "" for x in v],
+            ]
+            for offset, table in enumerate(fields, start=3):
+                grid[offset][:, j] = encode(offset, table)[graded.codes]
+        for field in range(len(RESPONSE_HEADER)):
+            codes[field].append(grid[field].reshape(-1))
+    columns: list[Column] = [
+        (list(words[f]), np.concatenate(codes[f]) if codes[f] else np.zeros(0, dtype=np.int64))
+        for f in range(len(RESPONSE_HEADER))
+    ]
+    write_table(path, RESPONSE_HEADER, columns)
+
+
+def _answers(column: Sequence[str | None]) -> tuple[list[str], npt.NDArray[np.int64]]:
+    texts, codes = factorize(column)
+    return ["" if a is None else a for a in texts], codes
+
+
+ITEM_HEADER = (
+    "question",
+    "type",
+    "n",
+    "max_score",
+    "facility",
+    "sd",
+    "discrimination",
+    "efficiency",
+    "pbis",
+    "random_guess",
+    "intended_weight",
+    "effective_weight",
+    "flags",
+)
+
+
+def write_items(path: Path, stats: Statistics) -> None:
+    """``items.csv``: one row per slot with Moodle's statistics (in %) and the point-biserial."""
+    rows = [
+        [
+            i.question,
+            i.type,
+            str(i.n),
+            fmt(i.max_score),
+            fmt(i.facility, 2),
+            fmt(i.sd, 2),
+            fmt(i.discrimination, 2),
+            fmt(i.efficiency, 2),
+            fmt(i.pbis, 4),
+            fmt(i.random_guess, 2),
+            fmt(i.intended_weight, 2),
+            fmt(i.effective_weight, 2),
+            "; ".join(i.flags),
+        ]
+        for i in stats.items
+    ]
+    write_rows(path, ITEM_HEADER, rows)
+
+
+def write_rejected(path: Path, rejected: Sequence[Rejection]) -> None:
+    """``rejected.csv``: source, line, student, reason (a header only when nothing was rejected)."""
+    rows = [[r.source, str(r.line), r.student, r.reason] for r in rejected]
+    write_rows(path, ("source", "line", "student", "reason"), rows)
+
+
+def write_rows(path: Path, header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    columns = [_strings([row[c] for row in rows]) for c in range(len(header))]
+    write_table(path, header, columns)
+
+
+# --- feedback and gradebooks ---------------------------------------------------------------------
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._@-]+")
+
+
+def feedback_name(student: str) -> str:
+    """A file name for a student's feedback that cannot escape the folder."""
+    name = _UNSAFE.sub("_", student).strip("._") or "student"
+    return f"{name}.md"
+
+
+def write_feedback(folder: Path, bank: Bank, parts: Sequence[GradedPartition]) -> int:
+    """One Markdown file per student: each answer, how it was read, the verdict and feedback.
+
+    Returns:
+        The number of files written.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    used: set[str] = set()
+    count = 0
+    for part in parts:
+        scores = part.scores
+        maximum = float(part.max_scores.sum())
+        for row, student in enumerate(part.answers.students):
+            name = feedback_name(student)
+            stem = name[:-3]
+            k = 2
+            while name in used:
+                name, k = f"{stem}-{k}.md", k + 1
+            used.add(name)
+            total = float(scores[row].sum()) if scores.size else 0.0
+            lines = [
+                f"# {bank.title}: feedback for {student}",
+                "",
+                f"Score: **{fmt(total)} / {fmt(maximum)}**",
+                "",
+            ]
+            for graded in part.slots:
+                v = graded.verdict(row)
+                answer = part.answers.column(graded.slot.id)[row]
+                lines += [
+                    f"## {graded.slot.id}: {v.status.value} ({fmt(v.score)} / {fmt(v.max_score)})",
+                    "",
+                    f"- Your answer: {_md(answer) if answer else '(no answer)'}",
+                ]
+                if v.read_as:
+                    lines.append(f"- Read as: {_md(v.read_as)}")
+                if v.feedback:
+                    lines.append(f"- Feedback: {_md(v.feedback)}")
+                if v.status.value != "correct" and v.expected:
+                    lines.append(f"- Expected: {_md(v.expected)}")
+                if v.needs_review:
+                    lines.append("- A teacher will review this score.")
+                lines.append("")
+            (folder / name).write_text("\n".join(lines), encoding="utf-8")
+            count += 1
+    return count
+
+
+def _md(text: str) -> str:
+    return " ".join(text.split()).replace("*", r"\*").replace("_", r"\_")
+
+
+def write_gradebook(path: Path, bank: Bank, parts: Sequence[GradedPartition], *, lms: str) -> None:
+    """The CSV an LMS imports into its gradebook (one column: the quiz's total points).
+
+    Canvas: ``Student, ID, SIS User ID, SIS Login ID, Section, <quiz>`` and a ``    Points
+    Possible`` row; a numeric student id is taken as Canvas's user ``ID``, any other as the
+    ``SIS User ID``. Moodle: ``ID number, <quiz>``, to map "ID number" → useridnumber on import.
+    """
+    students = [s for p in parts for s in p.answers.students]
+    totals = np.concatenate([p.scores.sum(axis=1) for p in parts]) if parts else np.zeros(0)
+    maximum = float(parts[0].max_scores.sum()) if parts else 0.0
+    title = bank.title
+    rows: list[list[str]]
+    if lms == "canvas":
+        header = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", title]
+        rows = [["    Points Possible", "", "", "", "", fmt(maximum, 2)]]
+        for student, total in zip(students, totals, strict=True):
+            numeric = student.isdigit()
+            rows.append(
+                [
+                    student,
+                    student if numeric else "",
+                    "" if numeric else student,
+                    "",
+                    "",
+                    fmt(float(total), 2),
+                ]
+            )
+    elif lms == "moodle":
+        header = ["ID number", title]
+        rows = [[s, fmt(float(t), 2)] for s, t in zip(students, totals, strict=True)]
+    else:
+        raise ValueError(f"unknown gradebook {lms!r}; choose from {', '.join(GRADEBOOKS)}")
+    write_rows(path, header, rows)

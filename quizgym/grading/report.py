@@ -1,0 +1,170 @@
+"""``report.html``: one self-contained page a teacher reads after grading.
+
+The two plots (score distribution; facility against discrimination) are drawn here as small
+inline SVG documents rather than with matplotlib: the report is a default output of every run,
+matplotlib would add ~40 MB and a second of import to each, and two charts of rectangles and
+circles need none of it. Text in the SVG is escaped here; everything else is escaped by the
+template (autoescape).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+
+from markupsafe import Markup
+
+from quizgym.analysis import ItemStats, Statistics, TagStats
+from quizgym.grading.ingest import Rejection
+from quizgym.model import Bank
+from quizgym.render import make_env
+
+__all__ = ["facility_chart", "histogram", "render_report"]
+
+WIDTH, HEIGHT, PAD = 560, 260, 40
+
+
+def histogram(totals: Counter[float], *, maximum: float, bins: int = 20) -> Markup:
+    """The distribution of total scores as an SVG bar chart (bins of equal width over 0..max)."""
+    bins = max(1, min(bins, int(maximum) + 1 if maximum >= 1 else bins))
+    counts = [0] * bins
+    for value, count in totals.items():
+        k = min(bins - 1, max(0, int(value / maximum * bins))) if maximum else 0
+        counts[k] += count
+    top = max(counts) or 1
+    inner_w, inner_h = WIDTH - 2 * PAD, HEIGHT - 2 * PAD
+    bar = inner_w / bins
+    parts = [_svg_open("Distribution of total scores")]
+    for k, count in enumerate(counts):
+        h = inner_h * count / top
+        lo, hi = maximum * k / bins, maximum * (k + 1) / bins
+        parts.append(
+            f'<rect x="{PAD + k * bar:.1f}" y="{HEIGHT - PAD - h:.1f}" width="{bar - 1:.1f}" '
+            f'height="{h:.1f}" fill="#4c78a8"><title>{lo:g}–{hi:g}: {count} students</title></rect>'
+        )
+    parts += _axes(f"total score (0–{maximum:g})", "students", top)
+    parts.append("</svg>")
+    return Markup("".join(parts))  # noqa: S704 (every text in it went through escape())
+
+
+def facility_chart(items: Sequence[ItemStats]) -> Markup:
+    """Facility (x, %) against discrimination index (y, %), flagged items in red."""
+    inner_w, inner_h = WIDTH - 2 * PAD, HEIGHT - 2 * PAD
+    parts = [_svg_open("Facility against discrimination")]
+    y0 = HEIGHT - PAD - inner_h / 2  # discrimination 0 at mid-height, range −100..100
+    parts.append(
+        f'<line x1="{PAD}" y1="{y0:.1f}" x2="{WIDTH - PAD}" y2="{y0:.1f}" stroke="#bbb" '
+        'stroke-dasharray="4 3"/>'
+    )
+    for item in items:
+        if item.discrimination is None or not math.isfinite(item.facility):
+            continue
+        x = PAD + inner_w * item.facility / 100
+        y = y0 - inner_h / 2 * max(-100.0, min(100.0, item.discrimination)) / 100
+        colour = "#d62728" if item.flags else "#4c78a8"
+        label = escape(
+            f"{item.question}: facility {item.facility:.0f}%, "
+            f"discrimination {item.discrimination:.0f}%"
+        )
+        parts.append(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{colour}" fill-opacity="0.8">'
+            f"<title>{label}</title></circle>"
+        )
+    parts += _axes("facility (%)", "discrimination (%), −100…100", None)
+    parts.append("</svg>")
+    return Markup("".join(parts))  # noqa: S704 (every text in it went through escape())
+
+
+def _svg_open(title: str) -> str:
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(title)}">'
+        f"<title>{escape(title)}</title>"
+    )
+
+
+def _axes(x_label: str, y_label: str, top: int | None) -> list[str]:
+    out = [
+        f'<line x1="{PAD}" y1="{HEIGHT - PAD}" x2="{WIDTH - PAD}" y2="{HEIGHT - PAD}" '
+        'stroke="#333"/>',
+        f'<line x1="{PAD}" y1="{PAD}" x2="{PAD}" y2="{HEIGHT - PAD}" stroke="#333"/>',
+        f'<text x="{WIDTH / 2}" y="{HEIGHT - 8}" text-anchor="middle" font-size="12">'
+        f"{escape(x_label)}</text>",
+        f'<text x="12" y="{HEIGHT / 2}" text-anchor="middle" font-size="12" '
+        f'transform="rotate(-90 12 {HEIGHT / 2})">{escape(y_label)}</text>',
+    ]
+    if top is not None:
+        out.append(
+            f'<text x="{PAD - 4}" y="{PAD + 4}" text-anchor="end" font-size="10">{top}</text>'
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class _TagRow:
+    tag: str
+    questions: str
+    n: int
+    p_upper: float | None
+    p_middle: float | None
+    p_lower: float | None
+
+
+def _tag_summary(tags: Sequence[TagStats]) -> list[_TagRow]:
+    by: dict[str, list[TagStats]] = {}
+    for t in tags:
+        by.setdefault(t.tag, []).append(t)
+    rows = []
+    for tag, entries in by.items():
+        rows.append(
+            _TagRow(
+                tag,
+                ", ".join(e.question for e in entries),
+                sum(e.n for e in entries),
+                _mean([e.p_upper for e in entries]),
+                _mean([e.p_middle for e in entries]),
+                _mean([e.p_lower for e in entries]),
+            )
+        )
+    return sorted(rows, key=lambda r: -r.n)
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return sum(present) / len(present) if present else None
+
+
+def _pct(value: float | None, digits: int = 0) -> str:
+    if value is None or not math.isfinite(value):
+        return "–"
+    return f"{value:.{digits}f}"
+
+
+def render_report(
+    *,
+    bank: Bank,
+    stats: Statistics,
+    totals: Counter[float],
+    rejected: Sequence[Rejection],
+    students: int,
+) -> str:
+    """The report as one HTML string (no external resources)."""
+    env = make_env(filters={"pct": _pct})
+    template = env.get_template("report.html.j2")
+    flagged = [i for i in stats.items if i.flags]
+    with_options = {o.question for o in stats.options}
+    return template.render(
+        bank=bank,
+        stats=stats,
+        test=stats.test,
+        students=students,
+        rejected=rejected,
+        flagged=flagged,
+        histogram=histogram(totals, maximum=stats.test.max_score),
+        scatter=facility_chart(stats.items),
+        tag_rows=_tag_summary(stats.tags),
+        option_questions=[i.question for i in stats.items if i.question in with_options],
+    )

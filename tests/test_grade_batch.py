@@ -1,0 +1,152 @@
+"""The batch grader gives the single-answer path's verdict on every response."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from quizgym.grading.batch import bank_slots, grade_partition, partitions
+from quizgym.grading.ingest import ClassAnswers, slot_ids
+from quizgym.grading.verdict import grade_response
+from quizgym.loader import load_bank
+from quizgym.model import Bank
+from quizgym.solver import variant_codes, variant_of
+
+QUIZ = Path(__file__).parent / "data" / "grade" / "quiz.yaml"
+
+# Answers students plausibly type, right and wrong, for every kind of slot (and some garbage).
+POOL = [
+    "true", "False", "f", "yes", "maybe",
+    "A", "b", "C", "d", "1", "3", "GPT", "BERT", "A, B", "1,2", "a c",
+    "0.693", "0.6931", "ln 2", "2 ln 2", "1.386", "1.39", "1.4", "0.301", "0.3466", "0.35",
+    "2.0794", "2.08", "2.07", "2.3026", "ln 10", "0.5", "1/0", "zz", "1e999", "-0.693", "2,08",
+    "fine-tuning mismatch", "no idea",
+    "", "   ",
+]  # fmt: skip
+
+
+def _class(bank: Bank, rows: list[tuple[str, int | None, list[str | None]]]) -> ClassAnswers:
+    answers = ClassAnswers(slot_ids(bank))
+    slots = [s.id for s in bank_slots(bank)]
+    for slot in slots:
+        answers.mark_present(slot)
+    for student, seed, cells in rows:
+        row = answers.add_student(student, seed, ("test", 0))
+        for slot, cell in zip(slots, cells, strict=True):
+            answers.answers[slot][row] = cell
+    return answers
+
+
+def _single(bank: Bank, answers: ClassAnswers, slot_index: int, row: int) -> object:
+    slot = bank_slots(bank)[slot_index]
+    earlier = None
+    if slot.part is not None:
+        parts = [p.id for p in slot.question.parts]
+        earlier = {}
+        for pid in parts[: parts.index(slot.part)]:
+            text = answers.answers[f"{slot.question.id}.{pid}"][row]
+            if text is not None:
+                earlier[pid] = text
+    return grade_response(
+        bank,
+        slot.question,
+        answers.answers[slot.id][row],
+        student=answers.students[row],
+        seed=answers.seeds[row],
+        part=slot.part,
+        earlier=earlier,
+    )
+
+
+@pytest.fixture(scope="module")
+def quiz() -> Bank:
+    return load_bank(QUIZ)
+
+
+student_ids = st.text(alphabet="abcs0123456789", min_size=1, max_size=6)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_batch_verdict_equals_single_answer_verdict(quiz: Bank, data: st.DataObject) -> None:
+    width = len(bank_slots(quiz))
+    ids = data.draw(st.lists(student_ids, min_size=1, max_size=12, unique=True))
+    rows = [
+        (
+            sid,
+            data.draw(st.none() | st.integers(0, 5)),
+            data.draw(st.lists(st.none() | st.sampled_from(POOL), min_size=width, max_size=width)),
+        )
+        for sid in ids
+    ]
+    answers = _class(quiz, rows)
+    graded = grade_partition(quiz, answers)
+    for j, slot in enumerate(graded.slots):
+        for row in range(len(answers)):
+            assert slot.verdict(row) == _single(quiz, answers, j, row), (slot.slot.id, row)
+
+
+def test_bundled_bank_every_slot_matches_on_a_class() -> None:
+    bank = load_bank("bert-mlm")
+    slots = bank_slots(bank)
+    rows = [
+        (f"s{k:03d}", None, [POOL[(k * 7 + j * 3) % len(POOL)] for j in range(len(slots))])
+        for k in range(40)
+    ]
+    answers = _class(bank, rows)
+    graded = grade_partition(bank, answers)
+    mismatches = [
+        (g.slot.id, row)
+        for j, g in enumerate(graded.slots)
+        for row in range(len(answers))
+        if g.verdict(row) != _single(bank, answers, j, row)
+    ]
+    assert mismatches == []
+
+
+def test_variant_codes_draw_the_variants_of_variant_of(quiz: Bank) -> None:
+    students = [f"s{k}" for k in range(300)]
+    seeds = [None if k % 3 else k for k in range(300)]
+    for qid in ("num-loss", "mc-causal", "tf-bert"):
+        question = quiz.question(qid)
+        variants, codes = variant_codes(quiz, question, students=students, seeds=seeds)
+        for student, seed, code in zip(students, seeds, codes, strict=True):
+            assert variants[code] == variant_of(quiz, question, student=student, seed=seed)
+    shuffled, _ = variant_codes(quiz, quiz.question("mc-causal"), students=students, seeds=seeds)
+    assert len(shuffled) == 6  # every order of three choices occurs in a class of 300
+
+
+def test_letters_refer_to_the_order_each_student_saw(quiz: Bank) -> None:
+    question = quiz.question("mc-causal")
+    students = [f"s{k}" for k in range(40)]
+    rows = []
+    for sid in students:
+        order = variant_of(quiz, question, student=sid).order
+        letter = "ABC"[order.index(0)]  # where GPT (bank choice 0) was shown to this student
+        rows.append((sid, None, [None, letter, None, None, None, None, None, None, None]))
+    graded = grade_partition(quiz, _class(quiz, rows))
+    causal = next(g for g in graded.slots if g.slot.id == "mc-causal")
+    assert {causal.verdict(r).status.value for r in range(len(students))} == {"correct"}
+    assert len({r[2][1] for r in rows}) > 1  # the letters differ between students
+
+
+def test_partitions_grade_like_the_whole_class(quiz: Bank) -> None:
+    width = len(bank_slots(quiz))
+    rows = [
+        (f"s{k}", None, [POOL[(k * 5 + j) % len(POOL)] for j in range(width)]) for k in range(50)
+    ]
+    answers = _class(quiz, rows)
+    whole = grade_partition(quiz, answers)
+    chunks = [grade_partition(quiz, part) for part in partitions(answers, size=7)]
+    assert len(chunks) == 8
+    offset = 0
+    for chunk in chunks:
+        for j, g in enumerate(chunk.slots):
+            for row in range(len(chunk.answers)):
+                assert g.verdict(row) == whole.slots[j].verdict(offset + row)
+        offset += len(chunk.answers)
