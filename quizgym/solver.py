@@ -10,7 +10,6 @@ paper, in the LMS export, in the drill and in the grader, because all of them ca
 from __future__ import annotations
 
 import hashlib
-import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +17,8 @@ from functools import cached_property
 from typing import Any
 
 import mpmath
+import numpy as np
+import numpy.typing as npt
 import sympy
 
 from quizgym.errors import AnswerParseError, BankError, Finding
@@ -128,7 +129,9 @@ class Key:
 
     @cached_property
     def text(self) -> str:
-        """The exact form in our notation, e.g. ``ln 10``, ``8 ln 2``."""
+        """The exact form in our notation, e.g. ``ln 10``, ``8 ln 2``, ``4.8`` (not ``24/5``)."""
+        if _is_terminating(self.exact):
+            return format_value(self.value, 15)
         return display(self.exact)
 
     def __str__(self) -> str:
@@ -175,7 +178,13 @@ def tidy(expr: sympy.Expr) -> sympy.Expr:
     """
     if not expr.has(sympy.log):
         return sympy.nsimplify(expr) if expr.is_Float else expr
-    if isinstance(expr, sympy.Mul | sympy.Pow) and not _is_log_term(expr):
+    if _is_log_term(expr):
+        # Already one logarithm: ln 40000 stays ln 40000 (not 2 ln 200); −ln(9/10) reads ln(10/9).
+        coefficient, log = expr.as_coeff_Mul()
+        if isinstance(log, sympy.log) and log.args[0].is_Rational and 0 < log.args[0] < 1:
+            return -coefficient * sympy.log(1 / log.args[0])
+        return expr
+    if isinstance(expr, sympy.Mul | sympy.Pow):
         return expr.func(*(tidy(arg) for arg in expr.args))
     expanded = sympy.expand_log(expr, force=True)
     if not isinstance(expanded, sympy.Add):
@@ -246,9 +255,63 @@ def param_values(param: Param) -> list[sympy.Rational]:
     return [_number(param)]
 
 
-def _rng(*parts: object) -> random.Random:
+# --- deterministic draws ---------------------------------------------------------------------
+#
+# A student's variant must be the same on paper, in the LMS export, in the drill and in the grader,
+# and the grader draws it for a whole class at once. So the draw is a pure function with a scalar
+# form (Python ints) and an array form (NumPy uint64, whose arithmetic wraps like ours masked):
+# one SHA-256 per (bank, student, seed), cached, xor a SHA-256 salt per question, then a
+# splitmix64 stream: draw k is mix(state + (k + 1)·γ). Parameter k (in name order) takes draw k
+# modulo its number of values; a shuffle continues the stream with a Fisher-Yates pass.
+
+_MASK = (1 << 64) - 1
+_GAMMA = 0x9E3779B97F4A7C15
+_MIX1 = 0xBF58476D1CE4E5B9
+_MIX2 = 0x94D049BB133111EB
+_STUDENT_KEYS: dict[tuple[str, str, str], int] = {}
+
+
+def _hash64(*parts: object) -> int:
     digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))  # noqa: S311 (not for security)
+    return int.from_bytes(digest[:8], "big")
+
+
+def student_key(bank: str, student: str | None, seed: int | None) -> int:
+    """The 64-bit key of a student and seed in a bank (cached: a class reuses it per question)."""
+    ident = (bank, student or "", "" if seed is None else str(seed))
+    key = _STUDENT_KEYS.get(ident)
+    if key is None:
+        if len(_STUDENT_KEYS) > 1_000_000:
+            _STUDENT_KEYS.clear()
+        key = _STUDENT_KEYS[ident] = _hash64(*ident)
+    return key
+
+
+def _mix(z: int) -> int:
+    z = ((z ^ (z >> 30)) * _MIX1) & _MASK
+    z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+    return z ^ (z >> 31)
+
+
+def _draws(state: int, count: int) -> list[int]:
+    return [_mix((state + (k + 1) * _GAMMA) & _MASK) for k in range(count)]
+
+
+def _mix_array(z: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(_MIX1)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(_MIX2)
+    return z ^ (z >> np.uint64(31))
+
+
+def _draw_array(states: npt.NDArray[np.uint64], k: int) -> npt.NDArray[np.uint64]:
+    step = np.array([((k + 1) * _GAMMA) & _MASK], dtype=np.uint64)
+    return _mix_array(states + step)
+
+
+def _shuffle(order: list[int], draws: list[int]) -> None:
+    for position, i in enumerate(range(len(order) - 1, 0, -1)):
+        j = draws[position] % (i + 1)
+        order[i], order[j] = order[j], order[i]
 
 
 def show_number(value: sympy.Expr) -> str:
@@ -301,25 +364,41 @@ def variant_of(
         seed: the class-wide or per-student seed.
     """
     default = student is None and seed is None
-    rng = _rng(bank.bank, question.id, student or "", "" if seed is None else seed)
-    params: dict[str, sympy.Rational] = {}
-    if isinstance(question, Numeric) and question.params:
-        memo = bank_memo(bank)
-        if ("params", question.id) not in memo:
-            memo["params", question.id] = [
-                (name, param_values(question.params[name])) for name in sorted(question.params)
-            ]
-        for name, values in memo["params", question.id]:
-            params[name] = values[0] if default else values[rng.randrange(len(values))]
-    order: tuple[int, ...] = ()
-    if isinstance(question, MultipleChoice | SpotTheError):
-        indices = list(range(len(question.choices)))
-        if question.shuffle and not default:
-            _rng(
-                bank.bank, question.id, student or "", "" if seed is None else seed, "order"
-            ).shuffle(indices)
-        order = tuple(indices)
-    return Variant(question=question.id, params=params, order=order)
+    table = _param_table(bank, question)
+    shuffled = isinstance(question, MultipleChoice | SpotTheError) and question.shuffle
+    choices = len(question.choices) if isinstance(question, MultipleChoice | SpotTheError) else 0
+    order = list(range(choices))
+    if default:
+        picks = [0] * len(table)
+    else:
+        state = student_key(bank.bank, student, seed) ^ _question_salt(bank, question.id)
+        draws = _draws(state, len(table) + (max(choices - 1, 0) if shuffled else 0))
+        picks = [draws[k] % len(values) for k, (_, values) in enumerate(table)]
+        if shuffled:
+            _shuffle(order, draws[len(table) :])
+    params = {name: values[pick] for (name, values), pick in zip(table, picks, strict=True)}
+    return Variant(question=question.id, params=params, order=tuple(order))
+
+
+def _param_table(bank: Bank, question: Any) -> list[tuple[str, list[sympy.Rational]]]:
+    """Each parameter's name and values, in name order (cached per bank)."""
+    if not isinstance(question, Numeric) or not question.params:
+        return []
+    memo = bank_memo(bank)
+    if ("params", question.id) not in memo:
+        memo["params", question.id] = [
+            (name, param_values(question.params[name])) for name in sorted(question.params)
+        ]
+    table: list[tuple[str, list[sympy.Rational]]] = memo["params", question.id]
+    return table
+
+
+def _question_salt(bank: Bank, qid: str) -> int:
+    memo = bank_memo(bank)
+    if ("salt", qid) not in memo:
+        memo["salt", qid] = _hash64(bank.bank, qid, "question")
+    salt: int = memo["salt", qid]
+    return salt
 
 
 def variant_codes(
@@ -345,42 +424,47 @@ def variant_codes(
         ``(variants, codes)``: ``variants[codes[k]]`` is ``variant_of(..., student=students[k],
         seed=seeds[k])``.
     """
-    names = sorted(question.params) if isinstance(question, Numeric) else []
-    values = [param_values(question.params[name]) for name in names]
+    table = _param_table(bank, question)
     shuffled = isinstance(question, MultipleChoice | SpotTheError) and question.shuffle
-    if not shuffled and all(len(v) == 1 for v in values):
-        return [
-            variant_of(
-                bank,
-                question,
-                student=students[0] if students else None,
-                seed=seeds[0] if seeds else None,
-            )
-        ], [0] * len(students)
+    count = len(students)
+    if not shuffled and all(len(values) == 1 for _, values in table):
+        return [variant_of(bank, question)], [0] * count
     choices = len(question.choices) if shuffled else 0
-    index: dict[tuple[Any, ...], int] = {}
-    variants: list[Variant] = []
-    codes: list[int] = []
-    for student, seed in zip(students, seeds, strict=True):
-        if student is None and seed is None:
-            key: tuple[Any, ...] = ("default",)
-        else:
-            draw = _rng(bank.bank, question.id, student or "", "" if seed is None else seed)
-            picks = tuple(draw.randrange(len(v)) for v in values)
-            order: tuple[int, ...] = ()
-            if shuffled:
-                indices = list(range(choices))
-                _rng(
-                    bank.bank, question.id, student or "", "" if seed is None else seed, "order"
-                ).shuffle(indices)
-                order = tuple(indices)
-            key = (picks, order)
-        code = index.get(key)
-        if code is None:
-            code = index[key] = len(variants)
-            variants.append(variant_of(bank, question, student=student, seed=seed))
-        codes.append(code)
-    return variants, codes
+    defaults = np.array([s is None and d is None for s, d in zip(students, seeds, strict=True)])
+    salt = np.uint64(_question_salt(bank, question.id))
+    states = np.fromiter(
+        (student_key(bank.bank, s, d) for s, d in zip(students, seeds, strict=True)),
+        dtype=np.uint64,
+        count=count,
+    )
+    states = states ^ salt
+    columns = [
+        _draw_array(states, k) % np.uint64(len(values)) for k, (_, values) in enumerate(table)
+    ]
+    if shuffled:
+        orders = np.tile(np.arange(choices, dtype=np.uint64), (count, 1))
+        rows = np.arange(count)
+        for position, i in enumerate(range(choices - 1, 0, -1)):
+            j = (_draw_array(states, len(table) + position) % np.uint64(i + 1)).astype(np.intp)
+            swapped = orders[rows, j].copy()
+            orders[rows, j] = orders[:, i]
+            orders[:, i] = swapped
+        columns.extend(orders[:, c] for c in range(choices))
+    draws = np.stack(columns, axis=1) if columns else np.zeros((count, 0), dtype=np.uint64)
+    draws[defaults] = np.concatenate(
+        [np.zeros(len(table), dtype=np.uint64), np.arange(choices, dtype=np.uint64)]
+    )
+    unique, codes = np.unique(draws, axis=0, return_inverse=True)
+    variants = []
+    for row in unique:
+        params = {name: values[int(row[k])] for k, (name, values) in enumerate(table)}
+        order = tuple(int(x) for x in row[len(table) :]) or tuple(
+            range(len(question.choices))
+            if isinstance(question, MultipleChoice | SpotTheError)
+            else ()
+        )
+        variants.append(Variant(question=question.id, params=params, order=order))
+    return variants, [int(c) for c in np.asarray(codes).reshape(-1)]
 
 
 # --- compiled questions -----------------------------------------------------------------------

@@ -54,8 +54,8 @@ def test_numeric_answer_typed_as_an_expression_shows_how_it_was_read_and_the_exa
     assert vocab is not None and vocab.group(1) in result.output  # this review's variant number
     assert "✓ Correct · read as ln(" in result.output
     assert f"Answer: {key} nats" in result.output  # e.g. "ln 25000 ≈ 10.127 nats"
-    # seed 7 draws vocab 50000; the bank's worked explanation uses the default 30000 and says so
-    assert key.text == "ln 50000"
+    # seed 7 draws vocab 40000; the bank's worked explanation uses the default 30000 and says so
+    assert key.text == "ln 40000"
     assert "Why: (worked for vocab = 30000) Uniform means" in result.output
 
 
