@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from quizgym.arrays import group
 from quizgym.grading.batch import (
     OPTION_BLANK,
     GradedPartition,
@@ -94,7 +95,10 @@ def _count(*columns: npt.ArrayLike) -> Counter[Any]:
     codes = []
     uniques = []
     for a in arrays:
-        u, inv = np.unique(a, return_inverse=True)
+        if a.dtype.kind in "iu" and len(a) and a.min() >= 0:
+            u, _, inv = group(a.astype(np.int64))  # O(n) for small codes
+        else:
+            u, inv = np.unique(a, return_inverse=True)
         uniques.append(u)
         codes.append(inv.reshape(-1))
     combined = np.zeros(len(arrays[0]), dtype=np.int64)

@@ -10,6 +10,7 @@ paper, in the LMS export, in the drill and in the grader, because all of them ca
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import sympy
 
+from quizgym.arrays import group
 from quizgym.errors import AnswerParseError, BankError, Finding
 from quizgym.expr import (
     STUDENT_FUNCTIONS,
@@ -454,7 +456,16 @@ def variant_codes(
     draws[defaults] = np.concatenate(
         [np.zeros(len(table), dtype=np.uint64), np.arange(choices, dtype=np.uint64)]
     )
-    unique, codes = np.unique(draws, axis=0, return_inverse=True)
+    # One integer per student (mixed radix over the draws), grouped in O(n) where it fits.
+    radices = [len(values) for _, values in table] + [choices] * (draws.shape[1] - len(table))
+    if math.prod(radices) < 2**62:
+        flat = np.zeros(count, dtype=np.int64)
+        for column, radix in zip(draws.T, radices, strict=True):
+            flat = flat * radix + column.astype(np.int64)
+        _, first, inverse = group(flat)
+        unique, codes = draws[first], inverse
+    else:
+        unique, codes = np.unique(draws, axis=0, return_inverse=True)
     variants = []
     for row in unique:
         params = {name: values[int(row[k])] for k, (name, values) in enumerate(table)}

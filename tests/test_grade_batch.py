@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -150,3 +151,17 @@ def test_partitions_grade_like_the_whole_class(quiz: Bank) -> None:
             for row in range(len(chunk.answers)):
                 assert g.verdict(row) == whole.slots[j].verdict(offset + row)
         offset += len(chunk.answers)
+
+
+@given(st.lists(st.integers(min_value=0, max_value=50), max_size=200))
+def test_group_is_numpy_unique(values: list[int]) -> None:
+    from quizgym.arrays import group
+
+    key = np.asarray(values, dtype=np.int64)
+    unique, first, inverse = group(key)
+    if values:
+        expected = np.unique(key, return_index=True, return_inverse=True)
+        for got, want in zip((unique, first, inverse), expected, strict=True):
+            assert np.array_equal(got, want.reshape(-1))
+    else:
+        assert len(unique) == len(first) == len(inverse) == 0

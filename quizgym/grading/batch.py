@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from quizgym.arrays import group
 from quizgym.expr import ParseFailure, Reading, read_answer
 from quizgym.grading.ingest import ClassAnswers
 from quizgym.grading.verdict import (
@@ -245,10 +246,7 @@ def _grade_slot(bank: Bank, slot: Slot, answers: ClassAnswers) -> GradedSlot:
             prior_texts, prior_codes = factorize(answers.column(f"{question.id}.{name}"))
             earlier.append((name, prior_texts, prior_codes))
             key = key * len(prior_texts) + prior_codes
-    if n:
-        unique, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    else:
-        unique = first = inverse = np.zeros(0, dtype=np.int64)
+    unique, first, inverse = group(key)
     pair_variants = vcodes[first]
     pair_texts = [texts[t] for t in tcodes[first]]
     pair_earlier = [
