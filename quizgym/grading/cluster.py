@@ -96,7 +96,7 @@ def grade_on_dask(
                 n_workers=workers,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",
                 silence_logs=logging.ERROR,
             )
             client = Client(cluster)  # type: ignore[no-untyped-call]

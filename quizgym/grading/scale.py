@@ -71,6 +71,7 @@ __all__ = [
     "grade_piece",
     "plan_run",
     "read_piece",
+    "wants_scale",
 ]
 
 CHUNK_ROWS = 25_000
@@ -166,7 +167,12 @@ def _csv_head(path: Path) -> tuple[int, list[str], int]:
 
 
 def _parquet(path: Path) -> Any:
-    import pyarrow.parquet as pq
+    try:
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise QuizgymError(
+            f'{path}: reading Parquet needs pyarrow: pip install "quizgym[dask]"'
+        ) from exc
 
     try:
         return pq.ParquetFile(path)
@@ -566,6 +572,12 @@ def _concatenate(target: Path, head: Path, parts: Sequence[Path]) -> None:
                 shutil.copyfileobj(stream, out, 1 << 20)
 
 
+def wants_scale(submissions: Sequence[Path | str], *, engine: str, chunk_rows: int | None) -> bool:
+    """Whether a run needs this module: Dask, chunked reading, or Parquet input."""
+    parquet = any(Path(s).suffix.lower() == ".parquet" for s in submissions)
+    return engine != "numpy" or chunk_rows is not None or parquet
+
+
 def grade_at_scale(
     bank: Bank | str | Path,
     submissions: Sequence[Path | str],
@@ -576,6 +588,8 @@ def grade_at_scale(
     scheduler: str | None = None,
     workers: int = 2,
     gradebook: str | None = None,
+    feedback: bool = False,
+    compare: Path | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> GradeRun:
     """Grade a class in chunks of bounded memory, in this process or on a Dask cluster.
@@ -594,16 +608,24 @@ def grade_at_scale(
             is started for the run.
         workers: Dask only: worker processes of the local cluster.
         gradebook: also write ``gradebook-canvas.csv`` or ``gradebook-moodle.csv``.
+        feedback: not available here yet (per-student files need the whole class in memory).
+        compare: not available here yet.
         progress: called with (pieces graded, pieces) by the numpy engine.
 
     Returns:
         A :class:`~quizgym.grading.pipeline.GradeRun`.
 
     Raises:
-        QuizgymError: an unknown engine, or Dask is not installed.
+        QuizgymError: an unknown engine, Dask is not installed, or --feedback/--compare.
         SubmissionError: a file cannot be read at all.
         BankError: the bank has errors.
     """
+    if feedback or compare is not None:
+        option = "--feedback" if feedback else "--compare"
+        raise QuizgymError(
+            f"{option} is not available with --engine dask, --chunk-rows or Parquet input yet; "
+            "grade a CSV without them"
+        )
     if engine not in ENGINES:
         raise QuizgymError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
     if gradebook is not None and gradebook not in GRADEBOOKS:
