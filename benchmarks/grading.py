@@ -178,7 +178,7 @@ def scale(responses: int, workers: int, chunk_rows: int) -> None:
         table = pacsv.read_csv(
             folder / "class.csv",
             convert_options=pacsv.ConvertOptions(
-                column_types={s: "string" for s in ["student", *SLOTS]}
+                column_types=dict.fromkeys(["student", *SLOTS], "string")
             ),
         )
         pq.write_table(table, folder / "class.parquet", row_group_size=chunk_rows)

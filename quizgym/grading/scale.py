@@ -88,6 +88,8 @@ class Piece:
     index: int
     source: str
     kind: Literal["csv", "parquet", "loaded"]
+    layout: Literal["wide", "long"] = "wide"
+    """One row per student, or one row per answer (``student, question, answer``)."""
     header: tuple[str, ...] = ()
     """Wide CSV: the header cells."""
     header_line: int = 1
@@ -253,13 +255,14 @@ def _read_piece(bank: Bank, piece: Piece, columns: Sequence[str] | None = None) 
         records = _records(Path(piece.source), piece.offset, piece.line)
         rows = ((line, row) for _, (line, row, _) in zip(range(piece.rows), records, strict=False))
         header = list(piece.header)
-        _read_wide(
-            answers, piece.source, piece.header_line, header, rows, bad_bytes=piece.bad_bytes
-        )
     else:
         header = list(columns if columns is not None else piece.header)
         rows = _parquet_rows(piece, header, max(1, min(piece.rows, CHUNK_ROWS)))
-        _read_wide(answers, piece.source, piece.header_line, header, rows, bad_bytes=False)
+    if piece.layout == "long":
+        _read_long(answers, piece.source, [h.lower() for h in header], rows)
+    else:
+        bad_bytes = piece.bad_bytes and piece.kind == "csv"
+        _read_wide(answers, piece.source, piece.header_line, header, rows, bad_bytes=bad_bytes)
     # Column-level rejections are the file's (``head``), reported once, not once per piece.
     answers.rejected = [r for r in answers.rejected if r.line != piece.header_line]
     return answers
@@ -291,17 +294,26 @@ def plan_run(bank: Bank, submissions: Sequence[Path | str], *, chunk_rows: int) 
         path = Path(name)
         if not path.is_file():
             raise SubmissionError(path, "no such file")
+        layout = None if path.suffix.lower() in {".jsonl", ".ndjson"} else _csv_layout(path)
         if path.suffix.lower() == ".parquet":
             found = _plan_parquet(bank, path, chunk_rows, len(pieces))
-        elif path.suffix.lower() in {".jsonl", ".ndjson"} or not _is_wide_csv(path):
+        elif layout is None:
             found = _plan_whole(bank, path, chunk_rows, len(pieces))
         else:
-            found = _plan_csv(bank, path, chunk_rows, len(pieces))
+            found = _plan_csv(bank, path, chunk_rows, len(pieces), layout)
         for piece in found:
             answers = _read_piece(bank, piece, _scan_columns(piece))
             present |= answers.present | (set(piece.header) & set(slot_ids(bank)))
             drops = []
             for student, origin in zip(answers.students, answers.origins, strict=True):
+                if piece.layout == "long" and seen.get(student, ("",))[0] == piece.source:
+                    raise SubmissionError(
+                        path,
+                        f"the rows of student {student} are not together (first at line "
+                        f"{seen[student][1]}): sort a long file by student to grade it in "
+                        "chunks, or grade without --chunk-rows and --engine",
+                        origin[1],
+                    )
                 if student in seen:
                     where = seen[student]
                     reason = f"duplicate student {student} (first at {where[0]}:{where[1]})"
@@ -322,19 +334,25 @@ def _replace(piece: Piece, **changes: Any) -> Piece:
 
 def _scan_columns(piece: Piece) -> list[str] | None:
     """Parquet: the planning pass reads only the identity columns (answers never reject a row)."""
-    if piece.kind != "parquet":
+    if piece.kind != "parquet" or piece.layout == "long":
         return None
-    return [h for h in piece.header if h.lower() in {"student", "seed"}]
+    wanted = {"student", "seed"} if piece.layout == "wide" else {"student", "seed", "question"}
+    return [h for h in piece.header if h.lower() in wanted]
 
 
-def _is_wide_csv(path: Path) -> bool:
+def _layout(names: list[str]) -> Literal["wide", "long"] | None:
+    """How a table is laid out, as :func:`~quizgym.grading.ingest.read_submissions` decides."""
+    if "student" not in names or any(n.startswith("response ") for n in names):
+        return None
+    if names[:3] == ["student", "question", "answer"] or set(names) <= _LONG:
+        return "long" if {"question", "answer"} <= set(names) else None
+    return "wide"
+
+
+def _csv_layout(path: Path) -> Literal["wide", "long"] | None:
+    """Wide or long CSV, streamed; None for the other formats (read whole)."""
     _, header, _ = _csv_head(path)
-    names = [h.strip().lower() for h in header]
-    if not names or not any(names) or "student" not in names:
-        return False
-    if any(n.startswith("response ") for n in names):
-        return False
-    return not (names[:3] == ["student", "question", "answer"] or set(names) <= _LONG)
+    return _layout([h.strip().lower() for h in header])
 
 
 def _head_rejections(bank: Bank, source: str, header: list[str], line: int) -> tuple[Any, ...]:
@@ -343,14 +361,18 @@ def _head_rejections(bank: Bank, source: str, header: list[str], line: int) -> t
     return tuple(probe.rejected)
 
 
-def _plan_csv(bank: Bank, path: Path, chunk_rows: int, first: int) -> list[Piece]:
+def _plan_csv(
+    bank: Bank, path: Path, chunk_rows: int, first: int, layout: Literal["wide", "long"]
+) -> list[Piece]:
     header_line, raw, offset = _csv_head(path)
     header = [h.strip() for h in raw]
     source = str(path)
     starts: list[tuple[int, int, int]] = []  # (offset, line, records)
     bad_bytes = False
+    at = [h.lower() for h in header].index("student")
+    cut = _Cutter(layout, chunk_rows)
     for line, row, after in _records(path, offset, header_line + 1):
-        if not starts or starts[-1][2] == chunk_rows:
+        if cut(row[at].strip() if at < len(row) else ""):
             starts.append((offset, line, 0))
         starts[-1] = (starts[-1][0], starts[-1][1], starts[-1][2] + 1)
         bad_bytes = bad_bytes or _BAD_BYTES.search("".join(row)) is not None
@@ -362,13 +384,16 @@ def _plan_csv(bank: Bank, path: Path, chunk_rows: int, first: int) -> list[Piece
             index=first + k,
             source=source,
             kind="csv",
+            layout=layout,
             header=tuple(header),
             header_line=header_line,
             offset=start,
             line=line,
             rows=count,
             bad_bytes=bad_bytes,
-            head=_head_rejections(bank, source, header, header_line) if k == 0 else (),
+            head=_head_rejections(bank, source, header, header_line)
+            if k == 0 and layout == "wide"
+            else (),
         )
         for k, (start, line, count) in enumerate(starts)
     ]
@@ -386,14 +411,15 @@ def _plan_parquet(bank: Bank, path: Path, chunk_rows: int, first: int) -> list[P
             "(student, question, answer) columns",
             1,
         )
-    if set(names) <= _LONG and {"question", "answer"} <= set(names):
-        return _split_whole(_read_parquet_long(bank, path, header), source, chunk_rows, first)
+    layout = _layout(names) or "wide"
     pieces: list[Piece] = []
     sizes = [handle.metadata.row_group(g).num_rows for g in range(handle.num_row_groups)]
     row = 0
     starts = [sum(sizes[:g]) for g in range(len(sizes))]
-    for start in range(0, max(1, sum(sizes)), chunk_rows):
-        stop = min(start + chunk_rows, sum(sizes))
+    bounds = list(range(0, max(1, sum(sizes)), chunk_rows))
+    if layout == "long":
+        bounds = _student_changes(handle, header[names.index("student")], chunk_rows)
+    for start, stop in zip(bounds, [*bounds[1:], sum(sizes)], strict=True):
         groups = tuple(g for g, s in enumerate(starts) if s < stop and s + sizes[g] > start)
         skip = start - starts[groups[0]] if groups else 0
         pieces.append(
@@ -401,13 +427,16 @@ def _plan_parquet(bank: Bank, path: Path, chunk_rows: int, first: int) -> list[P
                 index=first + len(pieces),
                 source=source,
                 kind="parquet",
+                layout=layout,
                 header=tuple(header),
                 header_line=1,
                 line=start + 2,
                 rows=stop - start,
                 row_groups=groups,
                 skip=skip,
-                head=_head_rejections(bank, source, header, 1) if not pieces else (),
+                head=_head_rejections(bank, source, header, 1)
+                if not pieces and layout == "wide"
+                else (),
             )
         )
         row = stop
@@ -415,21 +444,47 @@ def _plan_parquet(bank: Bank, path: Path, chunk_rows: int, first: int) -> list[P
     return pieces
 
 
-def _read_parquet_long(bank: Bank, path: Path, header: list[str]) -> ClassAnswers:
-    handle = _parquet(path)
-    piece = Piece(
-        index=0,
-        source=str(path),
-        kind="parquet",
-        header=tuple(header),
-        line=2,
-        rows=handle.metadata.num_rows,
-        row_groups=tuple(range(handle.num_row_groups)),
-    )
-    answers = ClassAnswers(slot_ids(bank))
-    rows = _parquet_rows(piece, header, CHUNK_ROWS)
-    _read_long(answers, str(path), [h.lower() for h in header], rows)
-    return answers
+class _Cutter:
+    """Whether a row (by its student cell) starts a new piece.
+
+    Wide: every ``chunk_rows`` rows. Long: at the first row of a student once the piece holds
+    ``chunk_rows`` students, so a student's consecutive rows stay in one piece.
+    """
+
+    def __init__(self, layout: str, chunk_rows: int) -> None:
+        self.layout, self.chunk_rows = layout, chunk_rows
+        self.rows = self.students = 0
+        self.last: str | None = None
+
+    def __call__(self, student: str) -> bool:
+        self.rows += 1
+        if self.layout == "wide":
+            return (self.rows - 1) % self.chunk_rows == 0
+        if self.rows > 1 and student == self.last:
+            return False
+        self.last = student
+        if self.rows == 1 or self.students == self.chunk_rows:
+            self.students = 1
+            return True
+        self.students += 1
+        return False
+
+
+def _student_changes(handle: Any, column: str, chunk_rows: int) -> list[int]:
+    """Long Parquet: the rows where pieces start (see :class:`_Cutter`)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    cut = _Cutter("long", chunk_rows)
+    starts: list[int] = []
+    row = 0
+    for batch in handle.iter_batches(batch_size=CHUNK_ROWS, columns=[column]):
+        values = pc.fill_null(pc.cast(batch.column(0), pa.string()), "")
+        for student in pc.utf8_trim_whitespace(values).to_pylist():
+            if cut(student):
+                starts.append(row)
+            row += 1
+    return starts or [0]
 
 
 def _plan_whole(bank: Bank, path: Path, chunk_rows: int, first: int) -> list[Piece]:
