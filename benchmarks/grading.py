@@ -109,6 +109,21 @@ def vectorized(path: Path) -> tuple[float, int]:
     return time.perf_counter() - start, len(answers) * len(parts[0].slots)
 
 
+def variant_draws(path: Path) -> float:
+    """Seconds the engine's per-student variant draws take for the parametric question."""
+    from quizgym.grading.ingest import read_submissions
+    from quizgym.loader import load_bank
+    from quizgym.solver import variant_codes
+
+    bank = load_bank("bert-mlm")
+    answers = read_submissions(bank, [path])
+    start = time.perf_counter()
+    variant_codes(
+        bank, bank.question("num-mlm-two"), students=answers.students, seeds=answers.seeds
+    )
+    return time.perf_counter() - start
+
+
 def loop(path: Path, sample: int) -> tuple[float, int]:
     """grade_response on each response of a sample of rows; (seconds, responses)."""
     import csv
@@ -225,6 +240,9 @@ def main() -> None:
         l_time, l_count = loop(data, args.loop_sample)
         v_rate, l_rate = v_count / v_time, l_count / l_time
         print(f"vectorized (read + grade + statistics): {v_time:.2f} s, {v_rate:,.0f} responses/s")
+        print(
+            f"  of which per-student variant draws (1 parametric slot): {variant_draws(data):.2f} s"
+        )
         print(f"loop over grade_response ({l_count} responses): {l_rate:,.0f} responses/s")
         print(f"ratio vectorized / loop: {v_rate / l_rate:.1f}x (goal >= 50x)")
         b_time, b_count = pyarrow_baseline(data, folder / "long.csv")

@@ -118,6 +118,14 @@ def _count(*columns: npt.ArrayLike) -> Counter[Any]:
     return out
 
 
+def _rename(counter: Counter[Any], names: Sequence[str]) -> Counter[Any]:
+    """Replace the code that starts each key by its name, adding counts that merge."""
+    out: Counter[Any] = Counter()
+    for (code, *rest), count in counter.items():
+        out[(names[code], *rest)] += count
+    return out
+
+
 def partial_sums(graded: GradedPartition) -> Sums:
     """The sufficient statistics of one graded partition."""
     scores = graded.scores
@@ -131,15 +139,12 @@ def partial_sums(graded: GradedPartition) -> Sums:
             sums.options.append(_count(g.options, x, total))
         else:
             sums.options.append(Counter())
-        tags = np.array([t or "" for t in g.tags], dtype=object)[g.codes] if g.tags else []
-        tagged = np.asarray([t != "" for t in tags], dtype=bool)
-        sums.tags.append(
-            _count(np.asarray(tags)[tagged].astype(str), total[tagged])
-            if tagged.any()
-            else Counter()
-        )
-        labels = np.array(g.variant_labels, dtype=object)[g.variant_codes]
-        sums.variants.append(_count(labels.astype(str), x))
+        # counted by code, then named: few distinct tags and variants, many students
+        has_tag = np.array([bool(t) for t in g.tags], dtype=bool)[g.codes]
+        tagged = _count(g.codes[has_tag], total[has_tag]) if has_tag.any() else Counter()
+        sums.tags.append(_rename(tagged, [t or "" for t in g.tags]))
+        by_variant = _count(g.variant_codes, x)
+        sums.variants.append(_rename(by_variant, g.variant_labels))
     return sums
 
 
@@ -280,7 +285,7 @@ def group_bounds(totals: Counter[float]) -> tuple[float, float]:
     # top: the k-th highest value and everything tied with it
     upper = float(values[np.searchsorted(cumulative, n - k + 1)])
     # bottom: below the (k+1)-th lowest value, so ties with it move up
-    lower = float(values[min(np.searchsorted(cumulative, k + 1), len(values) - 1)])
+    lower = float(values[min(int(np.searchsorted(cumulative, k + 1)), len(values) - 1)])
     if k >= n:
         lower = math.inf
     return upper, lower

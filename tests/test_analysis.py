@@ -1,4 +1,4 @@
-"""Item and test statistics: hand-computed on a small class, Moodle's formulas on a simulated one."""
+"""Item and test statistics: by hand on a small class, Moodle's formulas on a simulated one."""
 
 from __future__ import annotations
 
@@ -115,7 +115,9 @@ def test_distractors_by_hand(small: Statistics) -> None:
         ({5: 10}, (5, 5)),  # everyone tied: everyone is "top", nobody "bottom"
     ],
 )
-def test_score_groups_send_ties_upward(totals: dict[float, int], expected: tuple[float, float]) -> None:
+def test_score_groups_send_ties_upward(
+    totals: dict[float, int], expected: tuple[float, float]
+) -> None:
     from collections import Counter
 
     assert group_bounds(Counter(totals)) == expected

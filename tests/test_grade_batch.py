@@ -69,7 +69,9 @@ def quiz() -> Bank:
 student_ids = st.text(alphabet="abcs0123456789", min_size=1, max_size=6)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_batch_verdict_equals_single_answer_verdict(quiz: Bank, data: st.DataObject) -> None:
     width = len(bank_slots(quiz))

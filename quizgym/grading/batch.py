@@ -58,6 +58,7 @@ __all__ = [
     "GradedSlot",
     "Slot",
     "bank_slots",
+    "factorize",
     "graded_slots",
     "grade_partition",
     "partitions",
@@ -93,6 +94,8 @@ class Slot:
         """Labels of the options a student picks from (choice and true/false slots)."""
         if isinstance(self.question, TrueFalse):
             return ["true", "false"]
+        if isinstance(self.question, MultipleChoice) and self.question.multiple:
+            return []  # several picks per student: no single option to tabulate
         if isinstance(self.question, MultipleChoice | SpotTheError):
             return [c.text for c in self.question.choices]
         return []
@@ -208,7 +211,7 @@ def grade_partition(
 # --- one slot ------------------------------------------------------------------------------------
 
 
-def _factorize(values: Sequence[str | None]) -> tuple[list[str | None], IntArray]:
+def factorize(values: Sequence[Any]) -> tuple[list[Any], IntArray]:
     """Distinct values in order of appearance, and each value's index among them."""
     index: dict[str | None, int] = dict.fromkeys(values, 0)
     for k, value in enumerate(index):
@@ -233,13 +236,13 @@ def _grade_slot(bank: Bank, slot: Slot, answers: ClassAnswers) -> GradedSlot:
         bank, question, students=answers.students, seeds=answers.seeds
     )
     vcodes = np.asarray(vcodes_list, dtype=np.int64)
-    texts, tcodes = _factorize(column)
+    texts, tcodes = factorize(column)
     # Grouping key: variant, text, and (for error carried forward) the earlier parts' texts.
     key = vcodes * len(texts) + tcodes
     earlier: list[tuple[str, list[str | None], IntArray]] = []
     if isinstance(question, Numeric) and compile_numeric(bank, question)[slot.index].earlier:
         for name in compile_numeric(bank, question)[slot.index].earlier:
-            prior_texts, prior_codes = _factorize(answers.column(f"{question.id}.{name}"))
+            prior_texts, prior_codes = factorize(answers.column(f"{question.id}.{name}"))
             earlier.append((name, prior_texts, prior_codes))
             key = key * len(prior_texts) + prior_codes
     if n:
@@ -303,8 +306,7 @@ def _grade_numeric(
     expected = [str(k) + (f" {units}" if units else "") for k in keys]
     m = len(pair_texts)
     readings: list[Reading | ParseFailure | None] = [
-        None if is_blank(t) else read_answer(t)  # type: ignore[arg-type]
-        for t in pair_texts
+        None if t is None or is_blank(t) else read_answer(t) for t in pair_texts
     ]
     readable = np.array([isinstance(r, Reading) for r in readings], dtype=bool)
     values = np.zeros(m)
@@ -318,13 +320,15 @@ def _grade_numeric(
             decimals[k] = reading.parsed.decimals
             sigfigs[k] = reading.parsed.sigfigs
     numbers = np.array([k.number for k in keys], dtype=np.float64)
-    args = {
-        "tolerance": compiled.tolerance,
-        "kinds": kinds,
-        "decimals": decimals,
-        "sigfigs": sigfigs,
-    }
-    ok, hints = compare_array(values=values, keys=numbers[pair_variants], **args)
+    tolerance = compiled.tolerance
+    ok, hints = compare_array(
+        values=values,
+        keys=numbers[pair_variants],
+        tolerance=tolerance,
+        kinds=kinds,
+        decimals=decimals,
+        sigfigs=sigfigs,
+    )
     ok &= readable
     # Which mistake (first match wins) each pair matches; -1 none.
     which = np.full(m, -1, dtype=np.int64)
@@ -339,7 +343,14 @@ def _grade_numeric(
             [r[position].value if position < len(r) else np.nan for r in resolved],
             dtype=np.float64,
         )
-        hit, _ = compare_array(values=values, keys=table[pair_variants], **args)
+        hit, _ = compare_array(
+            values=values,
+            keys=table[pair_variants],
+            tolerance=tolerance,
+            kinds=kinds,
+            decimals=decimals,
+            sigfigs=sigfigs,
+        )
         hit &= open_
         which[hit] = position
         open_ &= ~hit

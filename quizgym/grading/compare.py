@@ -22,7 +22,7 @@ __all__ = ["Change", "compare_runs", "write_changes"]
 
 @dataclass(frozen=True)
 class Change:
-    """One changed answer (or a student present in one run only) of a student whose total changed."""
+    """A changed answer of a student whose total changed (or a student in one run only)."""
 
     student: str
     old_total: str
@@ -65,9 +65,9 @@ def compare_runs(previous: Path, parts: Sequence[GradedPartition]) -> list[Chang
     }
     old_answers: dict[tuple[str, str], dict[str, str]] = {}
     if changed:
-        for row in _read(previous / "responses.csv"):
-            if row["student"] in changed:
-                old_answers[row["student"], row["question"]] = row
+        for record in _read(previous / "responses.csv"):
+            if record["student"] in changed:
+                old_answers[record["student"], record["question"]] = record
     changes: list[Change] = []
     for student in sorted(changed):
         old_t, new_t = old_totals.get(student, ""), new_totals.get(student, "")

@@ -40,6 +40,7 @@ __all__ = [
 _BAD_BYTES = re.compile("[\udc80-\udcff]")
 _CANVAS_QUESTION = re.compile(r"^(\d+): ?(.*)$", re.DOTALL)
 _MOODLE_RESPONSE = re.compile(r"^Response (\d+)$")
+_LONG = frozenset({"student", "question", "answer"})
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,8 @@ def read_submissions(bank: Bank, paths: Iterable[Path | str]) -> ClassAnswers:
         if path.suffix.lower() in {".jsonl", ".ndjson"}:
             _read_jsonl(answers, str(path), text)
             continue
+        if _read_wide_arrow(answers, str(path), text):
+            continue
         rows = _csv_rows(text)
         header_line, header = next(rows, (1, []))
         header = [h.strip() for h in header]
@@ -177,12 +180,7 @@ def read_submissions(bank: Bank, paths: Iterable[Path | str]) -> ClassAnswers:
             _read_moodle(bank, answers, str(path), header, rows)
         elif any(_CANVAS_QUESTION.match(h) for h in header) and "id" in names:
             _read_canvas(bank, answers, str(path), header, rows)
-        elif names[:3] == ["student", "question", "answer"] or set(names) <= {
-            "student",
-            "question",
-            "answer",
-            "seed",
-        }:
+        elif _LONG <= set(names) <= _LONG | {"seed"}:
             _read_long(answers, str(path), names, rows)
         elif "student" in names:
             bad_bytes = _BAD_BYTES.search(text) is not None
@@ -215,13 +213,18 @@ def _decode(path: Path) -> str:
 def _csv_rows(text: str) -> Iterator[tuple[int, list[str]]]:
     """CSV rows with the line each starts on; blank lines are skipped."""
     reader = csv.reader(io.StringIO(text, newline=""))
+    every = list(reader)
+    if reader.line_num == len(every):  # no value spans lines: row k is on line k + 1
+        return iter(
+            [(k, row) for k, row in enumerate(every, 1) if len(row) > 1 or row and row[0].strip()]
+        )
+    reader = csv.reader(io.StringIO(text, newline=""))
     rows: list[tuple[int, list[str]]] = []
-    append = rows.append
     end = 0
     for row in reader:
         start, end = end + 1, reader.line_num
-        if row and (len(row) > 1 or row[0].strip()):
-            append((start, row))
+        if len(row) > 1 or row and row[0].strip():
+            rows.append((start, row))
     return iter(rows)
 
 
@@ -272,22 +275,19 @@ def _read_wide(
     *,
     bad_bytes: bool = True,
 ) -> None:
-    names = [h.lower() for h in header]
-    student_col = names.index("student")
-    seed_col = names.index("seed") if "seed" in names else None
-    known = set(answers.slots)
-    columns: list[tuple[int, str]] = []
-    for index, name in enumerate(header):
-        if index in (student_col, seed_col):
-            continue
-        if name in known:
-            columns.append((index, name))
-        else:
-            hint = _column_hint(name, answers.slots)
-            answers.reject(
-                source, header_line, "", f"unknown question column {name!r}{hint}; column ignored"
-            )
+    student_col, seed_col, columns, unknown = _wide_header(answers, header)
+    for name in unknown:
+        hint = _column_hint(name, answers.slots)
+        answers.reject(
+            source, header_line, "", f"unknown question column {name!r}{hint}; column ignored"
+        )
     width = len(header)
+    listed = list(rows)
+    if not bad_bytes and _read_clean_wide(
+        answers, source, listed, width, student_col, seed_col, columns
+    ):
+        return
+    rows = iter(listed)
     accepted: list[list[str]] = []
     students: list[str] = []
     seeds: list[int | None] = []
@@ -339,6 +339,131 @@ def _read_wide(
     )
 
 
+def _wide_header(
+    answers: ClassAnswers, header: list[str]
+) -> tuple[int, int | None, list[tuple[int, str]], list[str]]:
+    """(student column, seed column, (index, slot) of question columns, unknown column names)."""
+    names = [h.lower() for h in header]
+    student_col = names.index("student")
+    seed_col = names.index("seed") if "seed" in names else None
+    known = set(answers.slots)
+    columns: list[tuple[int, str]] = []
+    unknown: list[str] = []
+    for index, name in enumerate(header):
+        if index in (student_col, seed_col):
+            continue
+        if name in known:
+            columns.append((index, name))
+        else:
+            unknown.append(name)
+    return student_col, seed_col, columns, unknown
+
+
+def _read_wide_arrow(answers: ClassAnswers, source: str, text: str) -> bool:
+    """The fast path with pyarrow for a clean wide CSV (one row per line, nothing to reject).
+
+    Returns False, having changed nothing, whenever the file is anything else; the standard
+    library path then reads it (and finds what to reject). A test holds the two paths equal.
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+    except ImportError:  # pragma: no cover - the parquet extra is not installed
+        return False
+    first = text.split("\n", 1)[0]
+    header = [h.strip() for h in next(csv.reader([first]), [])]
+    names = [h.lower() for h in header]
+    if (
+        "student" not in names
+        or len(set(header)) != len(header)
+        or set(names) >= _LONG
+        or any(_MOODLE_RESPONSE.match(h) or _CANVAS_QUESTION.match(h) for h in header)
+        or first.count('"') % 2
+        or _BAD_BYTES.search(text)
+    ):
+        return False
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO(text.encode()),
+            read_options=pacsv.ReadOptions(column_names=header, skip_rows=1),
+            convert_options=pacsv.ConvertOptions(
+                column_types=dict.fromkeys(header, pa.string()),
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, ValueError):
+        return False
+    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    if table.num_rows != lines - 1:  # a blank line or a value spanning lines: no line numbers
+        return False
+    student_col, seed_col, columns, unknown = _wide_header(answers, header)
+    students = [s.strip() for s in table.column(student_col).to_pylist()]
+    distinct = dict.fromkeys(students)
+    if (
+        len(distinct) != len(students)
+        or "" in distinct
+        or not answers._row.keys().isdisjoint(distinct)
+    ):
+        return False
+    seeds: list[int | None] = [None] * len(students)
+    if seed_col is not None:
+        try:
+            seeds = [int(s) if s.strip() else None for s in table.column(seed_col).to_pylist()]
+        except ValueError:
+            return False
+    for name in unknown:
+        answers.reject(
+            source,
+            1,
+            "",
+            f"unknown question column {name!r}{_column_hint(name, answers.slots)}; column ignored",
+        )
+    answers.extend(
+        students,
+        seeds,
+        [(source, line) for line in range(2, len(students) + 2)],
+        {name: [c or None for c in table.column(index).to_pylist()] for index, name in columns},
+    )
+    return True
+
+
+def _read_clean_wide(
+    answers: ClassAnswers,
+    source: str,
+    rows: list[tuple[int, list[str]]],
+    width: int,
+    student_col: int,
+    seed_col: int | None,
+    columns: list[tuple[int, str]],
+) -> bool:
+    """The fast path for a file with nothing to reject: whole columns at once. False if not."""
+    if any(len(row) != width for _, row in rows):
+        return False
+    students = [row[student_col].strip() for _, row in rows]
+    distinct = dict.fromkeys(students)
+    if (
+        len(distinct) != len(students)
+        or "" in distinct
+        or not answers._row.keys().isdisjoint(distinct)
+    ):
+        return False
+    seeds: list[int | None] = [None] * len(rows)
+    if seed_col is not None:
+        try:
+            seeds = [int(s) if (s := row[seed_col].strip()) else None for _, row in rows]
+        except ValueError:
+            return False
+    cells = list(zip(*(row for _, row in rows), strict=True)) if rows else [()] * width
+    answers.extend(
+        students,
+        seeds,
+        [(source, line) for line, _ in rows],
+        {name: [c or None for c in cells[index]] for index, name in columns},
+    )
+    return True
+
+
 def _column_hint(name: str, known: list[str]) -> str:
     parts = [k for k in known if k.startswith(name + ".")]
     if parts:
@@ -386,7 +511,8 @@ def _read_long(
                 source,
                 line,
                 student,
-                f"duplicate answer of {student} to {question} (first at line {seen[student, question]})",
+                f"duplicate answer of {student} to {question} "
+                f"(first at line {seen[student, question]})",
             )
             continue
         at = answers.row_of(student)
@@ -464,6 +590,9 @@ def _question_by_text(bank: Bank, text: str) -> str | None:
             continue  # one LMS question per part is not a layout we can recognise
         body = _fold(question.statement if isinstance(question, SpotTheError) else question.prompt)
         if body == wanted or (len(wanted) >= 20 and body.startswith(wanted)):
+            return question.id
+        # Moodle's question summary is the text followed by the choices
+        if len(body) >= 12 and wanted.startswith(body):
             return question.id
         if (
             isinstance(question, SpotTheError)

@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from quizgym.analysis import Statistics
-from quizgym.grading.batch import GradedPartition
+from quizgym.grading.batch import GradedPartition, factorize
 from quizgym.grading.ingest import Rejection
 from quizgym.model import Bank
 
@@ -56,9 +56,7 @@ def _numbers(values: npt.NDArray[np.float64], digits: int = 4) -> Column:
 
 
 def _strings(values: Sequence[str]) -> Column:
-    index: dict[str, int] = {}
-    codes = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int64)
-    return list(index), codes
+    return factorize(values)
 
 
 def write_table(path: Path, header: Sequence[str], columns: Sequence[Column]) -> None:
@@ -96,7 +94,7 @@ def _write_plain(path: Path, header: Sequence[str], columns: Sequence[Column]) -
             writer.writerow([words[codes[r]] for words, codes in columns])
 
 
-# --- the tables ------------------------------------------------------------------------------------
+# --- the tables ---------------------------------------------------------------------------------
 
 
 def write_grades(path: Path, parts: Sequence[GradedPartition]) -> None:
@@ -168,9 +166,8 @@ def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
 
 
 def _answers(column: Sequence[str | None]) -> tuple[list[str], npt.NDArray[np.int64]]:
-    index: dict[str | None, int] = {}
-    codes = np.fromiter((index.setdefault(a, len(index)) for a in column), dtype=np.int64)
-    return ["" if a is None else a for a in index], codes
+    texts, codes = factorize(column)
+    return ["" if a is None else a for a in texts], codes
 
 
 ITEM_HEADER = (
@@ -224,7 +221,7 @@ def write_rows(path: Path, header: Sequence[str], rows: Sequence[Sequence[str]])
     write_table(path, header, columns)
 
 
-# --- feedback and gradebooks ------------------------------------------------------------------------
+# --- feedback and gradebooks ---------------------------------------------------------------------
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._@-]+")
 

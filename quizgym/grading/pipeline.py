@@ -40,12 +40,15 @@ class GradeRun:
 
     def summary(self) -> str:
         """One line for the terminal."""
-        text = f"graded {self.students} students ({self.responses} responses) → {self.out_dir}/"
+        who = "student" if self.students == 1 else "students"
+        text = f"graded {self.students} {who} ({self.responses} responses) → {self.out_dir}/"
         if self.rejected:
-            text += f"; {len(self.rejected)} rows rejected (see rejected.csv)"
+            rows = "row" if len(self.rejected) == 1 else "rows"
+            text += f"; {len(self.rejected)} {rows} rejected (see rejected.csv)"
         if self.changes is not None:
             changed = len({c.student for c in self.changes})
-            text += f"; {changed} students' scores changed (see changes.csv)"
+            whose = "student's score" if changed == 1 else "students' scores"
+            text += f"; {changed} {whose} changed (see changes.csv)"
         return text
 
 

@@ -47,7 +47,7 @@ def histogram(totals: Counter[float], *, maximum: float, bins: int = 20) -> Mark
         )
     parts += _axes(f"total score (0–{maximum:g})", "students", top)
     parts.append("</svg>")
-    return Markup("".join(parts))
+    return Markup("".join(parts))  # noqa: S704 (every text in it went through escape())
 
 
 def facility_chart(items: Sequence[ItemStats]) -> Markup:
@@ -75,7 +75,7 @@ def facility_chart(items: Sequence[ItemStats]) -> Markup:
         )
     parts += _axes("facility (%)", "discrimination (%), −100…100", None)
     parts.append("</svg>")
-    return Markup("".join(parts))
+    return Markup("".join(parts))  # noqa: S704 (every text in it went through escape())
 
 
 def _svg_open(title: str) -> str:
@@ -88,7 +88,8 @@ def _svg_open(title: str) -> str:
 
 def _axes(x_label: str, y_label: str, top: int | None) -> list[str]:
     out = [
-        f'<line x1="{PAD}" y1="{HEIGHT - PAD}" x2="{WIDTH - PAD}" y2="{HEIGHT - PAD}" stroke="#333"/>',
+        f'<line x1="{PAD}" y1="{HEIGHT - PAD}" x2="{WIDTH - PAD}" y2="{HEIGHT - PAD}" '
+        'stroke="#333"/>',
         f'<line x1="{PAD}" y1="{PAD}" x2="{PAD}" y2="{HEIGHT - PAD}" stroke="#333"/>',
         f'<text x="{WIDTH / 2}" y="{HEIGHT - 8}" text-anchor="middle" font-size="12">'
         f"{escape(x_label)}</text>",

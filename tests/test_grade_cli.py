@@ -1,0 +1,223 @@
+"""``quizgym grade`` end to end: output files pinned by goldens, exit codes, regrading."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from quizgym.cli import cli
+from quizgym.grading import outputs
+
+DATA = Path(__file__).parent / "data" / "grade"
+GOLDENS = Path(__file__).parent / "goldens" / "grade"
+GOLDEN_FILES = [
+    "grades.csv",
+    "responses.csv",
+    "items.csv",
+    "rejected.csv",
+    "gradebook-canvas.csv",
+    "feedback/s02.md",
+]
+
+
+@pytest.fixture
+def graded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Any]:
+    for name in ("quiz.yaml", "class.csv"):
+        shutil.copy(DATA / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    args = ["grade", "quiz.yaml", "class.csv", "-o", "out", "--feedback", "--gradebook", "canvas"]
+    result = CliRunner().invoke(cli, args)
+    return tmp_path / "out", result
+
+
+def test_grade_writes_the_designed_files(graded: tuple[Path, Any], update_goldens: bool) -> None:
+    out, result = graded
+    assert result.exit_code == 1  # one row rejected
+    assert result.stdout == (
+        "graded 12 students (108 responses) → out/; 1 row rejected (see rejected.csv)\n"
+    )
+    assert result.stderr == "class.csv:14: duplicate student s12 (first at class.csv:13)\n"
+    for name in GOLDEN_FILES:
+        golden = GOLDENS / name
+        if update_goldens:
+            golden.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(out / name, golden)
+        assert (out / name).read_text(encoding="utf-8") == golden.read_text(encoding="utf-8"), name
+    assert len(list((out / "feedback").glob("*.md"))) == 12
+
+
+def test_responses_follow_the_design_columns(graded: tuple[Path, Any]) -> None:
+    out, _ = graded
+    with (out / "responses.csv").open(encoding="utf-8") as stream:
+        rows = list(csv.DictReader(stream))
+    assert (
+        ",".join(rows[0]) == "student,question,answer,verdict,score,max_score,read_as,feedback,tag"
+    )
+    assert len(rows) == 12 * 9
+    assert {r["verdict"] for r in rows} == {"correct", "partial", "incorrect", "invalid", "blank"}
+    # error carried forward: s06 computed 0.301 + 0.602 = 0.903, wrong parts but a right sum
+    s06 = {r["question"]: r for r in rows if r["student"] == "s06"}
+    assert s06["num-sum.total"]["verdict"] == "correct"
+    assert "error carried forward" in s06["num-sum.total"]["feedback"]
+
+
+class _Collector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.external: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        for name, value in attrs:
+            if name in {"src", "href"} and value:
+                self.external.append(value)
+
+
+def test_report_is_self_contained_and_explains_flagged_items(graded: tuple[Path, Any]) -> None:
+    out, _ = graded
+    html = (out / "report.html").read_text(encoding="utf-8")
+    parser = _Collector()
+    parser.feed(html)
+    assert parser.external == []
+    assert parser.tags.count("svg") == 2
+    assert parser.tags.count("circle") == 9  # one point per item on the facility chart
+    assert (
+        "<li><strong>num-loss</strong>: students who did well on the rest of the test did worse "
+        "on this item (discrimination -6%): check the key.</li>"
+    ) in html
+    for heading in ("Distractors", "Misconceptions", "Difficulty per variant"):
+        assert f"<h2>{heading}</h2>" in html
+    assert "bert-is-causal" in html
+    assert "p=0.25" in html
+
+
+def test_moodle_gradebook(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli,
+        ["grade", str(DATA / "quiz.yaml"), str(DATA / "class.csv"), "-o", str(tmp_path),
+         "--gradebook", "moodle"],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    lines = (tmp_path / "gradebook-moodle.csv").read_text(encoding="utf-8").splitlines()
+    assert lines[:3] == ['"ID number","Grading test quiz"', '"s01","9"', '"s02","6.5"']
+
+
+def test_clean_class_exits_0(tmp_path: Path) -> None:
+    (tmp_path / "c.csv").write_text("student,tf-bert\ns1,false\ns2,true\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        cli, ["grade", str(DATA / "quiz.yaml"), str(tmp_path / "c.csv"), "-o", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 0
+    assert (tmp_path / "o" / "rejected.csv").read_text() == '"source","line","student","reason"\n'
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["missing.csv"], "Error: missing.csv: No such file or directory\n"),
+        (["empty.csv"], "Error: empty.csv: empty file: expected a header row\n"),
+    ],
+)
+def test_unreadable_input_exits_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("empty.csv").write_text("", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["grade", str(DATA / "quiz.yaml"), *args])
+    assert result.exit_code == 2
+    assert result.stderr == message
+
+
+def test_compare_lists_students_whose_score_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(DATA / "class.csv", "class.csv")
+    bank = (DATA / "quiz.yaml").read_text(encoding="utf-8")
+    Path("quiz.yaml").write_text(bank, encoding="utf-8")
+    CliRunner().invoke(cli, ["grade", "quiz.yaml", "class.csv", "-o", "before"])
+    # the teacher widens the tolerance of the sum: 2.0 (s09) is now accepted
+    Path("quiz.yaml").write_text(bank.replace("{abs: 0.01}", "{abs: 0.1}"), encoding="utf-8")
+    result = CliRunner().invoke(
+        cli, ["grade", "quiz.yaml", "class.csv", "-o", "after", "--compare", "before"]
+    )
+    assert "; 1 student's score changed (see changes.csv)" in result.stdout
+    with Path("after/changes.csv").open(encoding="utf-8") as stream:
+        rows = list(csv.DictReader(stream))
+    assert [(r["student"], r["old_total"], r["new_total"], r["question"]) for r in rows] == [
+        ("s09", "7", "8", "num-sum.total")
+    ]
+    assert rows[0]["reason"] == "num-sum.total: incorrect (0) → correct (1); read as 2.0"
+
+
+def test_fallback_writer_writes_the_same_bytes(tmp_path: Path) -> None:
+    header = ["a", "b"]
+    columns: list[outputs.Column] = [
+        (["x", 'say "hi"', "1,2"], outputs.np.array([0, 1, 2, 0])),
+        (["", "ü\nline"], outputs.np.array([0, 1, 1, 0])),
+    ]
+    outputs.write_table(tmp_path / "arrow.csv", header, columns)
+    outputs._write_plain(tmp_path / "plain.csv", header, columns)
+    assert (tmp_path / "arrow.csv").read_bytes() == (tmp_path / "plain.csv").read_bytes()
+
+
+def test_grade_forwards_options_to_the_library(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: dict[str, Any] = {}
+
+    class Run:
+        rejected: list[Any] = []
+
+        def summary(self) -> str:
+            return "done"
+
+    def fake(bank: str, submissions: list[Path], **kwargs: Any) -> Any:
+        seen.update(bank=bank, submissions=submissions, **kwargs)
+        return Run()
+
+    import quizgym.grading.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "grade_submissions", fake)
+    result = CliRunner().invoke(
+        cli, ["grade", "bert-mlm", "a.csv", "b.jsonl", "-o", str(tmp_path), "--feedback"]
+    )
+    assert (result.exit_code, result.stdout) == (0, "done\n")
+    assert seen["bank"] == "bert-mlm"
+    assert seen["submissions"] == [Path("a.csv"), Path("b.jsonl")]
+    assert seen["out_dir"] == tmp_path
+    assert (seen["feedback"], seen["gradebook"], seen["compare"]) == (True, None, None)
+
+
+def test_help_has_an_example() -> None:
+    result = CliRunner().invoke(cli, ["grade", "--help"])
+    assert "quizgym grade bert-mlm class.csv -o graded --gradebook canvas" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "code", "summary"),
+    [
+        ("student,tf-bert\n,true\n", 1, "graded 0 students (0 responses)"),
+        ("student,tf-bert\ns1,true\n", 0, "graded 1 student (1 responses)"),
+        ("student\ns1\n", 0, "graded 1 student (0 responses)"),
+    ],
+)
+def test_tiny_classes_still_get_every_file(
+    tmp_path: Path, content: str, code: int, summary: str
+) -> None:
+    (tmp_path / "c.csv").write_text(content, encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        cli, ["grade", str(DATA / "quiz.yaml"), str(tmp_path / "c.csv"), "-o", str(out)]
+    )
+    assert result.exit_code == code
+    assert result.stdout.startswith(summary)
+    names = ["grades.csv", "responses.csv", "items.csv", "rejected.csv", "report.html"]
+    assert sorted(p.name for p in out.iterdir()) == sorted(names)

@@ -1,0 +1,208 @@
+"""Submission formats in, and every kind of row that cannot be graded out (never dropped)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from quizgym.errors import SubmissionError
+from quizgym.grading import ingest
+from quizgym.grading.ingest import ClassAnswers, read_submissions
+from quizgym.loader import load_bank
+from quizgym.model import Bank
+
+QUIZ = Path(__file__).parent / "data" / "grade" / "quiz.yaml"
+
+
+@pytest.fixture(scope="module")
+def quiz() -> Bank:
+    return load_bank(QUIZ)
+
+
+def _read(quiz: Bank, tmp_path: Path, name: str, content: str | bytes) -> ClassAnswers:
+    path = tmp_path / name
+    if isinstance(content, str):
+        path.write_text(content, encoding="utf-8")
+    else:
+        path.write_bytes(content)
+    return read_submissions(quiz, [path])
+
+
+def _table(answers: ClassAnswers) -> dict[str, dict[str, str | None]]:
+    return {
+        student: {slot: answers.answers[slot][row] for slot in sorted(answers.answers)}
+        for row, student in enumerate(answers.students)
+    }
+
+
+WIDE = "student,seed,tf-bert,num-sum.first\ns1,3,false,ln 2\ns2,,T,\n"
+EXPECTED = {
+    "s1": {"num-sum.first": "ln 2", "tf-bert": "false"},
+    "s2": {"num-sum.first": None, "tf-bert": "T"},
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("wide.csv", WIDE),
+        ("bom.csv", b"\xef\xbb\xbf" + WIDE.encode()),
+        ("crlf.csv", WIDE.replace("\n", "\r\n")),
+        ("long.csv", "student,question,answer,seed\ns1,tf-bert,false,3\ns1,num-sum.first,ln 2,\n"
+         "s2,tf-bert,T,\ns2,num-sum.first,,\n"),
+        ("answers.jsonl", '{"student": "s1", "seed": 3, "answers": {"tf-bert": "false", '
+         '"num-sum.first": "ln 2"}}\n\n{"student": "s2", "answers": {"tf-bert": "T"}}\n'),
+    ],
+)  # fmt: skip
+def test_each_format_reads_the_same_class(
+    quiz: Bank, tmp_path: Path, name: str, content: str | bytes
+) -> None:
+    answers = _read(quiz, tmp_path, name, content)
+    assert _table(answers) == EXPECTED
+    assert answers.seeds == [3, None]
+    assert answers.rejected == []
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        WIDE,
+        "student,seed,tf-bert,nope\ns1,3,false,x\n\ns2,,T,y\n",  # blank line, unknown column
+        'student,tf-bert,why-mask\ns1,false,"two\nlines"\ns2,T,""\n',  # a value on two lines
+        "student,tf-bert\ns1,true\ns1,false\n",  # a duplicate: nothing is fast here
+    ],
+)
+def test_pyarrow_and_standard_library_read_alike(
+    quiz: Bank, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: str
+) -> None:
+    fast = _read(quiz, tmp_path, "a.csv", content)
+    monkeypatch.setattr(ingest, "_read_wide_arrow", lambda *args: False)
+    slow = _read(quiz, tmp_path, "b.csv", content)
+    assert (_table(fast), fast.seeds) == (_table(slow), slow.seeds)
+    assert [r.reason.replace("a.csv", "b.csv") for r in fast.rejected] == [
+        r.reason for r in slow.rejected
+    ]
+    assert [o[1] for o in fast.origins] == [o[1] for o in slow.origins]
+
+
+def test_several_files_make_one_class(quiz: Bank, tmp_path: Path) -> None:
+    (tmp_path / "a.csv").write_text("student,tf-bert\ns1,true\n", encoding="utf-8")
+    (tmp_path / "b.jsonl").write_text('{"student": "s2", "answers": {"mc-causal": "A"}}\n')
+    answers = read_submissions(quiz, [tmp_path / "a.csv", tmp_path / "b.jsonl"])
+    assert _table(answers) == {
+        "s1": {"mc-causal": None, "tf-bert": "true"},
+        "s2": {"mc-causal": "A", "tf-bert": None},
+    }
+
+
+def test_canvas_student_analysis(quiz: Bank, tmp_path: Path) -> None:
+    content = (
+        "name,id,sis_id,section,section_id,section_sis_id,submitted,attempt,"
+        '"101: <p>BERT generates text left to right.</p>",1.0,"102: Which model is causal?",1.0,'
+        '"103: Which are masked language models?",1.0,"104: Something else",1.0,'
+        "n correct,n incorrect,score\n"
+        "Student One,2001,s1,Sec A,1,,2026-01-01 10:00:00 UTC,1,False,1,GPT,1,"
+        '"BERT,RoBERTa",1,x,0,3,0,3\n'
+        "Student Two,2002,s2,Sec A,1,,2026-01-01 10:00:00 UTC,1,True,0,,0,GPT-2,0,,0,0,3,0\n"
+    )
+    answers = _read(quiz, tmp_path, "canvas.csv", content)
+    assert _table(answers) == {
+        "2001": {"mc-causal": "GPT", "mc-multi": "1,2", "tf-bert": "False"},
+        "2002": {"mc-causal": None, "mc-multi": "3", "tf-bert": "True"},
+    }
+    assert [(r.line, r.reason) for r in answers.rejected] == [
+        (1, "Canvas question '104: Something else' matches no question of the bank")
+    ]
+
+
+def test_moodle_responses_by_question_text_and_by_position(quiz: Bank, tmp_path: Path) -> None:
+    with_text = (
+        "Surname,First name,ID number,Email address,State,Started on,Completed,Time taken,"
+        "Grade/2.00,Question 1,Response 1,Right answer 1,Question 2,Response 2,Right answer 2\n"
+        "One,S,s1,s1@example.org,Finished,x,x,5 mins,1.00,Which model is causal?: GPT; BERT; "
+        "T5 encoder,GPT,GPT,BERT generates text left to right.,False,False\n"
+        "Overall average,,,,,,,,1.00,,,,,,\n"
+    )
+    answers = _read(quiz, tmp_path, "moodle.csv", with_text)
+    # "Question 1" holds the question text and the choices: matched by the start of the prompt
+    assert _table(answers) == {"s1": {"mc-causal": "GPT", "tf-bert": "False"}}
+    positional = "ID number,Response 1,Response 2\ns1,False,GPT\n"
+    answers = _read(quiz, tmp_path, "moodle2.csv", positional)
+    assert _table(answers) == {"s1": {"mc-causal": "GPT", "tf-bert": "False"}}
+
+
+REJECTS = (
+    "student,seed,tf-bert,nope,num-sum\n"
+    "s1,,true,x,1\n"
+    "s2,,true,x,1,extra\n"
+    "s3,,true\n"
+    ",,true,x,1\n"
+    "s1,,false,x,1\n"
+    "s4,seven,true,x,1\n"
+    "s5,,true,x,1\n"
+)
+
+
+def test_every_rejected_row_is_listed_with_line_and_reason(quiz: Bank, tmp_path: Path) -> None:
+    content = REJECTS.encode() + b"s6,,tr\xffue,x,1\n"
+    answers = _read(quiz, tmp_path, "rejects.csv", content)
+    reasons = [(r.line, r.student, r.reason) for r in answers.rejected]
+    assert reasons == [
+        (1, "", "unknown question column 'nope'; column ignored"),
+        (1, "", "unknown question column 'num-sum' (it has parts: num-sum.first, "
+         "num-sum.second, num-sum.total); column ignored"),
+        (3, "s2", "too many cells: 6, the header has 5"),
+        (4, "s3", "too few cells: 3, the header has 5"),
+        (5, "", "no student id"),
+        (6, "s1", f"duplicate student s1 (first at {tmp_path / 'rejects.csv'}:2)"),
+        (7, "s4", "seed 'seven' is not a whole number"),
+        (9, "s6", "undecodable bytes (the file is not UTF-8)"),
+    ]  # fmt: skip
+    assert answers.students == ["s1", "s5"]
+
+
+def test_rejected_rows_in_long_and_jsonl(quiz: Bank, tmp_path: Path) -> None:
+    long = (
+        "student,question,answer,seed\n"
+        "s1,tf-bert,true,1\n"
+        "s1,tf-bert,false,1\n"
+        "s1,mc-causal,A,2\n"
+        "s1,who,A,1\n"
+        ",tf-bert,true,\n"
+    )
+    answers = _read(quiz, tmp_path, "long.csv", long)
+    assert [(r.line, r.reason) for r in answers.rejected] == [
+        (3, "duplicate answer of s1 to tf-bert (first at line 2)"),
+        (4, "seed 2 differs from s1's seed 1"),
+        (5, "unknown question 'who'"),
+        (6, "no student id"),
+    ]
+    jsonl = (
+        '{"student": "s1", "answers": {"tf-bert": "true"}}\n'
+        "{not json}\n"
+        '{"student": "s2", "answers": {"tf-bert": "true", "who": "1"}}\n'
+        '{"student": "s1", "answers": {}}\n'
+        '["s3"]\n'
+    )
+    answers = _read(quiz, tmp_path, "a.jsonl", jsonl)
+    assert [(r.line, r.student, r.reason[:24]) for r in answers.rejected] == [
+        (2, "", "not valid JSON: Expectin"),
+        (3, "s2", "unknown question 'who'"),
+        (4, "s1", "duplicate student s1 (fi"),
+        (5, "", 'expected {"student": ...'),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "empty file: expected a header row"),
+        ("name,answer\nx,1\n", "no 'student' column"),
+    ],
+)
+def test_unreadable_files_raise(quiz: Bank, tmp_path: Path, content: str, message: str) -> None:
+    with pytest.raises(SubmissionError, match=message):
+        _read(quiz, tmp_path, "bad.csv", content)
+    with pytest.raises(SubmissionError, match="No such file"):
+        read_submissions(quiz, [tmp_path / "missing.csv"])
