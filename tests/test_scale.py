@@ -212,6 +212,60 @@ def test_a_file_that_is_not_parquet_is_one_line(tmp_path: Path) -> None:
     assert result.output.count("\n") == 1
 
 
+def write_long(path: Path, slots: list[str], students: range, *, seed: int) -> None:
+    """A long CSV, grouped by student, with rows the reader must reject."""
+    rng = random.Random(seed)
+    with path.open("w", encoding="utf-8", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(["student", "question", "answer", "seed"])
+        for k in students:
+            for slot in rng.sample(slots, 12):
+                writer.writerow([f"s{k:05d}", slot, rng.choice(POOL), k % 3])
+            if k % 7 == 2:
+                writer.writerow([f"s{k:05d}", slot, "again", ""])  # a second answer
+            if k % 11 == 4:
+                writer.writerow([f"s{k:05d}", "no-such-question", "1", ""])
+            if k % 13 == 6:
+                writer.writerow([f"s{k:05d}", slot, "1", "9"])  # a seed that differs
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_long_files_stream_like_the_in_memory_reader(tmp_path: Path, suffix: str) -> None:
+    slots = [s.id for s in bank_slots(load_bank("bert-mlm"))]
+    source = tmp_path / "long.csv"
+    write_long(source, slots, range(40), seed=4)
+    whole = grade_submissions("bert-mlm", [source], out_dir=tmp_path / "whole")
+    assert len(whole.rejected) > 8
+    streamed = source
+    if suffix == ".parquet":
+        streamed = tmp_path / "long.parquet"
+        to_parquet(source, streamed, row_group=50)
+    plan = plan_run(load_bank("bert-mlm"), [streamed], chunk_rows=6)
+    assert len(plan.pieces) == 7 and {p.layout for p in plan.pieces} == {"long"}
+    grade_at_scale("bert-mlm", [streamed], out_dir=tmp_path / "chunked", chunk_rows=6)
+    rename = ("long.csv", streamed.name)
+    assert (
+        same_outputs(tmp_path / "whole", tmp_path / "chunked", rename=rename, gradebook=False) == []
+    )
+
+
+def test_a_long_file_not_grouped_by_student_is_a_one_line_error(tmp_path: Path) -> None:
+    source = tmp_path / "long.csv"
+    source.write_text(
+        "student,question,answer\n"
+        "s1,tf-bert-generates,true\ns2,tf-bert-generates,false\ns1,mc-which-causal,A\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(
+        cli, ["grade", "bert-mlm", str(source), "-o", str(tmp_path), "--chunk-rows", "1"]
+    )
+    assert result.output == (
+        f"Error: {source}:4: the rows of student s1 are not together (first at line 2): sort a "
+        "long file by student to grade it in chunks, or grade without --chunk-rows and --engine\n"
+    )
+    assert result.exit_code == 2
+
+
 PEAK = """
 import resource, sys
 from pathlib import Path

@@ -173,7 +173,7 @@ def _parquet(path: Path) -> Any:
         import pyarrow.parquet as pq
     except ImportError as exc:
         raise QuizgymError(
-            f'{path}: reading Parquet needs pyarrow: pip install "quizgym[dask]"'
+            f'{path}: reading Parquet needs pyarrow: pip install "quizgym[parquet]"'
         ) from exc
 
     try:
@@ -344,8 +344,8 @@ def _layout(names: list[str]) -> Literal["wide", "long"] | None:
     """How a table is laid out, as :func:`~quizgym.grading.ingest.read_submissions` decides."""
     if "student" not in names or any(n.startswith("response ") for n in names):
         return None
-    if names[:3] == ["student", "question", "answer"] or set(names) <= _LONG:
-        return "long" if {"question", "answer"} <= set(names) else None
+    if {"student", "question", "answer"} <= set(names) <= _LONG:
+        return "long"
     return "wide"
 
 
