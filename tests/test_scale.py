@@ -65,7 +65,13 @@ def same_outputs(
 ) -> list[str]:
     """The output files that differ between two runs (``rename``: source names that may)."""
     differ = []
-    for name in [*OUTPUTS, *(["gradebook-canvas.csv"] if gradebook else [])]:
+    names = [*OUTPUTS, *(["gradebook-canvas.csv"] if gradebook else [])]
+    if (left / "feedback").is_dir() or (right / "feedback").is_dir():
+        files = {p.relative_to(left) for p in (left / "feedback").iterdir()}
+        if files != {p.relative_to(right) for p in (right / "feedback").iterdir()}:
+            differ.append("feedback/")
+        names += sorted(str(f) for f in files)
+    for name in names:
         a = (left / name).read_bytes()
         b = (right / name).read_bytes().replace(rename[1].encode(), rename[0].encode())
         if a != b:
@@ -100,6 +106,9 @@ def class_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         for k in range(130, 140):
             answers = {s: POOL[(k + j) % len(POOL)] for j, s in enumerate(slots[::5])}
             out.write(json.dumps({"student": f"s{k:05d}", "answers": answers}) + "\n")
+        # "s 00131" and "s/00131" both become feedback/s_00131.md: the run names them apart
+        for student in ("s 00131", "s/00131", "s_00131"):
+            out.write(json.dumps({"student": student, "answers": {slots[0]: "true"}}) + "\n")
         out.write("{not json\n")
     return {p.name: p for p in folder.iterdir()}
 
@@ -108,8 +117,11 @@ def class_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def in_memory(class_files: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("numpy")
     files = [class_files["a.csv"], class_files["b.csv"], class_files["c.jsonl"]]
-    run = grade_submissions("bert-mlm", files, out_dir=out, gradebook="canvas")
-    assert run.students == 140 and len(run.rejected) > 10
+    run = grade_submissions("bert-mlm", files, out_dir=out, gradebook="canvas", feedback=True)
+    assert run.students == 143 and len(run.rejected) > 10
+    assert {"s_00131.md", "s_00131-2.md", "s_00131-3.md"} <= {
+        p.name for p in (out / "feedback").iterdir()
+    }
     return out
 
 
@@ -125,8 +137,9 @@ def test_dask_cluster_writes_what_the_numpy_engine_writes(
         scheduler=cluster,
         chunk_rows=9,
         gradebook="canvas",
+        feedback=True,
     )
-    assert run.students == 140
+    assert run.students == 143
     assert same_outputs(in_memory, tmp_path, rename=("b.csv", "b.parquet")) == []
     rejected = (tmp_path / "rejected.csv").read_text(encoding="utf-8")
     a, b = class_files["a.csv"], class_files["b.parquet"]
@@ -142,8 +155,9 @@ def test_chunked_numpy_engine_writes_the_same_files(
         "bert-mlm",
         files,
         out_dir=tmp_path,
-        chunk_rows=4,
+        chunk_rows=2,
         gradebook="canvas",
+        feedback=True,
         progress=lambda done, total: ticks.append((done, total)),
     )
     assert same_outputs(in_memory, tmp_path) == []
@@ -188,8 +202,8 @@ def test_without_dask_the_engine_says_how_to_install_it(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--feedback"], "Error: --feedback is not available with --engine dask, --chunk-rows or "
-         "Parquet input yet; grade a CSV without them\n"),
+        (["--compare", "."], "Error: --compare is not available with --engine dask, --chunk-rows "
+         "or Parquet input yet; grade a CSV without them\n"),
         (["--chunk-rows", "0"], None),
     ],
 )  # fmt: skip

@@ -35,7 +35,13 @@ def require_dask() -> None:
 
 
 def _grade_frame(
-    frame: Any, *, bank: Bank, present: list[str], parts_dir: str, gradebook: str | None
+    frame: Any,
+    *,
+    bank: Bank,
+    present: list[str],
+    parts_dir: str,
+    gradebook: str | None,
+    feedback: bool,
 ) -> Any:
     """One partition: its pieces (pickled) in, their pickled results out."""
     import pandas as pd
@@ -44,7 +50,12 @@ def _grade_frame(
     for index, blob in zip(frame["piece"], frame["blob"], strict=True):
         piece = pickle.loads(blob)  # noqa: S301 - written by this run's client
         result = grade_piece(
-            bank, piece, present=present, parts_dir=Path(parts_dir), gradebook=gradebook
+            bank,
+            piece,
+            present=present,
+            parts_dir=Path(parts_dir),
+            gradebook=gradebook,
+            feedback=feedback,
         )
         results.append((int(index), pickle.dumps(result)))
     return pd.DataFrame(
@@ -59,6 +70,7 @@ def grade_on_dask(
     *,
     parts_dir: Path,
     gradebook: str | None,
+    feedback: bool,
     scheduler: str | None,
     workers: int,
 ) -> list[PieceResult]:
@@ -69,6 +81,7 @@ def grade_on_dask(
         plan: the run's plan.
         parts_dir: where the workers write their part files.
         gradebook: also write gradebook rows.
+        feedback: also write feedback files.
         scheduler: a running scheduler's address; None starts a local cluster of ``workers``.
         workers: worker processes of the local cluster.
 
@@ -112,6 +125,7 @@ def grade_on_dask(
                 present=plan.present,
                 parts_dir=str(parts_dir),
                 gradebook=gradebook,
+                feedback=feedback,
                 meta=meta,
             )
             out = graded.compute()

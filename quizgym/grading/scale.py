@@ -48,6 +48,8 @@ from quizgym.grading.ingest import (
 )
 from quizgym.grading.outputs import (
     GRADEBOOKS,
+    feedback_name,
+    write_feedback,
     write_gradebook,
     write_grades,
     write_items,
@@ -130,6 +132,8 @@ class PieceResult:
     sums: Sums
     rejected: list[Rejection]
     files: dict[str, Path]
+    feedback: list[str] = field(default_factory=list)
+    """With feedback: each student's base file name (``feedback_name``), in order."""
 
 
 # --- reading --------------------------------------------------------------------------------------
@@ -522,6 +526,7 @@ def grade_piece(
     present: Sequence[str],
     parts_dir: Path,
     gradebook: str | None = None,
+    feedback: bool = False,
 ) -> PieceResult:
     """Read, grade and summarise one piece; write its output rows to part files.
 
@@ -531,6 +536,7 @@ def grade_piece(
         present: the slots graded in this run.
         parts_dir: a folder for the part files (shared with the client).
         gradebook: also write this LMS's gradebook rows.
+        feedback: also write the piece's feedback files (``NNNNNN-feedback/``).
 
     Returns:
         The piece's sums, rejections and part files.
@@ -538,13 +544,39 @@ def grade_piece(
     answers = read_piece(bank, piece, present=present)
     graded = grade_partition(bank, answers)
     files = _write_outputs(bank, graded, parts_dir / f"{piece.index:06d}", gradebook)
+    names = []
+    if feedback:
+        files["feedback"] = parts_dir / f"{piece.index:06d}-feedback"
+        write_feedback(files["feedback"], bank, [graded])
+        names = [feedback_name(s) for s in answers.students]
     return PieceResult(
         index=piece.index,
         students=len(answers),
         sums=partial_sums(graded),
         rejected=answers.rejected,
         files=files,
+        feedback=names,
     )
+
+
+def _claim(name: str, used: set[str]) -> str:
+    """The file name ``write_feedback`` gives a student, given the names already used."""
+    stem, k = name[:-3], 2
+    while name in used:
+        name, k = f"{stem}-{k}.md", k + 1
+    used.add(name)
+    return name
+
+
+def _move_feedback(folder: Path, results: Sequence[PieceResult]) -> None:
+    """Move each piece's feedback files to ``folder``, named as one in-memory run names them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    used: set[str] = set()
+    for result in results:
+        local: set[str] = set()
+        for name in result.feedback:
+            source = result.files["feedback"] / _claim(name, local)
+            source.replace(folder / _claim(name, used))
 
 
 def _write_outputs(
@@ -573,6 +605,7 @@ def assemble(
     out_dir: Path,
     parts_dir: Path,
     gradebook: str | None = None,
+    feedback: bool = False,
 ) -> GradeRun:
     """Merge the pieces' results into DESIGN.md's output folder; return a GradeRun."""
     empty = ClassAnswers(slot_ids(bank))
@@ -605,6 +638,9 @@ def assemble(
     files.append(out_dir / "report.html")
     if gradebook is not None:
         files.append(out_dir / names["gradebook"])
+    if feedback:
+        _move_feedback(out_dir / "feedback", ordered)
+        files.append(out_dir / "feedback")
     return GradeRun(
         out_dir=out_dir,
         students=students,
@@ -663,22 +699,21 @@ def grade_at_scale(
             is started for the run.
         workers: Dask only: worker processes of the local cluster.
         gradebook: also write ``gradebook-canvas.csv`` or ``gradebook-moodle.csv``.
-        feedback: not available here yet (per-student files need the whole class in memory).
-        compare: not available here yet.
+        feedback: also write ``feedback/<student>.md`` (named as the in-memory engine names them).
+        compare: not available here yet (the comparison reads the whole previous run).
         progress: called with (pieces graded, pieces) by the numpy engine.
 
     Returns:
         A :class:`~quizgym.grading.pipeline.GradeRun`.
 
     Raises:
-        QuizgymError: an unknown engine, Dask is not installed, or --feedback/--compare.
+        QuizgymError: an unknown engine, Dask is not installed, or ``compare``.
         SubmissionError: a file cannot be read at all.
         BankError: the bank has errors.
     """
-    if feedback or compare is not None:
-        option = "--feedback" if feedback else "--compare"
+    if compare is not None:
         raise QuizgymError(
-            f"{option} is not available with --engine dask, --chunk-rows or Parquet input yet; "
+            "--compare is not available with --engine dask, --chunk-rows or Parquet input yet; "
             "grade a CSV without them"
         )
     if engine not in ENGINES:
@@ -703,6 +738,7 @@ def grade_at_scale(
                 plan,
                 parts_dir=parts_dir,
                 gradebook=gradebook,
+                feedback=feedback,
                 scheduler=scheduler,
                 workers=workers,
             )
@@ -711,11 +747,22 @@ def grade_at_scale(
             for piece in plan.pieces:
                 results.append(
                     grade_piece(
-                        bank, piece, present=plan.present, parts_dir=parts_dir, gradebook=gradebook
+                        bank,
+                        piece,
+                        present=plan.present,
+                        parts_dir=parts_dir,
+                        gradebook=gradebook,
+                        feedback=feedback,
                     )
                 )
                 if progress is not None:
                     progress(len(results), len(plan.pieces))
         return assemble(
-            bank, plan, results, out_dir=out_dir, parts_dir=parts_dir, gradebook=gradebook
+            bank,
+            plan,
+            results,
+            out_dir=out_dir,
+            parts_dir=parts_dir,
+            gradebook=gradebook,
+            feedback=feedback,
         )
