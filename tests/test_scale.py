@@ -217,6 +217,38 @@ def test_scaled_runs_refuse_what_they_cannot_do(
         assert result.output == message
 
 
+ROWS = [
+    "student,seed,tf-bert-generates,why-not-all-mask",
+    "s1,1,false,mismatch",
+    's2,,true,"two\nlines"',
+    "",
+    "s3,x,f,",
+    "s1,2,f,dup",
+    "s4,3,t",
+]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_csv_pieces_number_lines_as_the_whole_file_reader(tmp_path: Path, newline: str) -> None:
+    reference, source = tmp_path / "lf" / "class.csv", tmp_path / "other" / "class.csv"
+    for path, ending in ((reference, "\n"), (source, newline)):
+        path.parent.mkdir()
+        path.write_bytes(b"\xef\xbb\xbf" + ending.join(ROWS).encode() + ending.encode())
+    whole = grade_submissions("bert-mlm", [reference], out_dir=tmp_path / "whole")
+    chunked = grade_at_scale("bert-mlm", [source], out_dir=tmp_path / "chunked", chunk_rows=1)
+    lines = [(r.line, r.reason) for r in chunked.rejected]
+    assert lines == [
+        (6, "seed 'x' is not a whole number"),
+        (7, f"duplicate student s1 (first at {source}:2)"),
+        (8, "too few cells: 3, the header has 4"),
+    ]
+    assert [(r.line, r.reason.replace("/lf/", "/other/")) for r in whole.rejected] == lines
+    rename = (str(reference.parent), str(source.parent))
+    assert (
+        same_outputs(tmp_path / "whole", tmp_path / "chunked", rename=rename, gradebook=False) == []
+    )
+
+
 def test_a_file_that_is_not_parquet_is_one_line(tmp_path: Path) -> None:
     fake = tmp_path / "class.parquet"
     fake.write_text("student,tf-bert-generates\ns1,true\n", encoding="utf-8")

@@ -27,6 +27,7 @@ the first row line 2), so a rejection names the same line in both formats.
 from __future__ import annotations
 
 import csv
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -80,6 +81,7 @@ CHUNK_ROWS = 25_000
 ENGINES = ("numpy", "dask")
 INSTALL_DASK = '--engine dask needs Dask: pip install "quizgym[dask]"'
 _LONG = {"student", "question", "answer", "seed"}
+_LONE_CR = re.compile(rb"(?<=\r)(?!\n)")
 _OUTPUTS = ("grades", "responses", "gradebook")
 
 
@@ -98,7 +100,7 @@ class Piece:
     offset: int = 0
     """Wide CSV: byte offset of the piece's first record."""
     line: int = 0
-    """Wide CSV: line of the first record; Parquet: line of the first row (row index + 2)."""
+    """CSV: the line at ``offset``; Parquet: the line of the first row (row index + 2)."""
     rows: int = 0
     """Records (CSV) or rows (Parquet) in the piece."""
     row_groups: tuple[int, ...] = ()
@@ -139,11 +141,19 @@ class PieceResult:
 # --- reading --------------------------------------------------------------------------------------
 
 
-def _records(path: Path, offset: int, line: int) -> Iterator[tuple[int, list[str], int]]:
-    """Non-blank CSV records from a byte offset: (line it starts on, cells, offset after it).
+def _records(path: Path, offset: int, line: int) -> Iterator[tuple[int, list[str], int, int]]:
+    """Non-blank CSV records from a byte offset (which is on ``line``).
+
+    Yields:
+        (line the record starts on, cells, byte offset after it, line it ends on).
+
 
     The file is read line by line in binary, so the offset after each record is exact and a
-    piece can start there; the blank-row rule is :func:`quizgym.grading.ingest._csv_rows`'s.
+    piece can start there. Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r``, and the blank-row
+    rule is :func:`quizgym.grading.ingest._csv_rows`'s, so lines are numbered as there.
+
+    Raises:
+        SubmissionError: the file cannot be read as CSV.
     """
     with path.open("rb") as stream:
         stream.seek(offset)
@@ -154,20 +164,24 @@ def _records(path: Path, offset: int, line: int) -> Iterator[tuple[int, list[str
             for raw in stream:
                 if position == 0 and raw.startswith(b"\xef\xbb\xbf"):
                     position, raw = 3, raw[3:]
-                position += len(raw)
-                yield raw.decode("utf-8", errors="surrogateescape")
+                for part in _LONE_CR.split(raw) if b"\r" in raw[:-2] else (raw,):
+                    position += len(part)
+                    yield part.decode("utf-8", errors="surrogateescape")
 
         reader = csv.reader(lines())
         end = line - 1
-        for row in reader:
-            start, end = end + 1, line - 1 + reader.line_num
-            if row and (len(row) > 1 or row[0].strip()):
-                yield start, row, position
+        try:
+            for row in reader:
+                start, end = end + 1, line - 1 + reader.line_num
+                if row and (len(row) > 1 or row[0].strip()):
+                    yield start, row, position, end
+        except csv.Error as exc:
+            raise SubmissionError(path, f"cannot read as CSV: {exc}", end + 1) from exc
 
 
-def _csv_head(path: Path) -> tuple[int, list[str], int]:
+def _csv_head(path: Path) -> tuple[int, list[str], int, int]:
     try:
-        return next(_records(path, 0, 1), (1, [], 0))
+        return next(_records(path, 0, 1), (1, [], 0, 1))
     except OSError as exc:
         raise SubmissionError(path, exc.strerror or "cannot read") from exc
 
@@ -257,7 +271,7 @@ def _read_piece(bank: Bank, piece: Piece, columns: Sequence[str] | None = None) 
     rows: Iterator[tuple[int, list[str]]]
     if piece.kind == "csv":
         records = _records(Path(piece.source), piece.offset, piece.line)
-        rows = ((line, row) for _, (line, row, _) in zip(range(piece.rows), records, strict=False))
+        rows = ((r[0], r[1]) for _, r in zip(range(piece.rows), records, strict=False))
         header = list(piece.header)
     else:
         header = list(columns if columns is not None else piece.header)
@@ -298,8 +312,9 @@ def plan_run(bank: Bank, submissions: Sequence[Path | str], *, chunk_rows: int) 
         path = Path(name)
         if not path.is_file():
             raise SubmissionError(path, "no such file")
-        layout = None if path.suffix.lower() in {".jsonl", ".ndjson"} else _csv_layout(path)
-        if path.suffix.lower() == ".parquet":
+        suffix = path.suffix.lower()
+        layout = None if suffix in {".jsonl", ".ndjson", ".parquet"} else _csv_layout(path)
+        if suffix == ".parquet":
             found = _plan_parquet(bank, path, chunk_rows, len(pieces))
         elif layout is None:
             found = _plan_whole(bank, path, chunk_rows, len(pieces))
@@ -355,7 +370,7 @@ def _layout(names: list[str]) -> Literal["wide", "long"] | None:
 
 def _csv_layout(path: Path) -> Literal["wide", "long"] | None:
     """Wide or long CSV, streamed; None for the other formats (read whole)."""
-    _, header, _ = _csv_head(path)
+    _, header, _, _ = _csv_head(path)
     return _layout([h.strip().lower() for h in header])
 
 
@@ -368,21 +383,22 @@ def _head_rejections(bank: Bank, source: str, header: list[str], line: int) -> t
 def _plan_csv(
     bank: Bank, path: Path, chunk_rows: int, first: int, layout: Literal["wide", "long"]
 ) -> list[Piece]:
-    header_line, raw, offset = _csv_head(path)
+    header_line, raw, offset, line = _csv_head(path)
     header = [h.strip() for h in raw]
     source = str(path)
-    starts: list[tuple[int, int, int]] = []  # (offset, line, records)
+    starts: list[tuple[int, int, int]] = []  # (offset, its line, records)
     bad_bytes = False
     at = [h.lower() for h in header].index("student")
     cut = _Cutter(layout, chunk_rows)
-    for line, row, after in _records(path, offset, header_line + 1):
+    line += 1  # the line at ``offset``: after the header (blank lines may come first)
+    for _, row, after, end in _records(path, offset, line):
         if cut(row[at].strip() if at < len(row) else ""):
             starts.append((offset, line, 0))
         starts[-1] = (starts[-1][0], starts[-1][1], starts[-1][2] + 1)
         bad_bytes = bad_bytes or _BAD_BYTES.search("".join(row)) is not None
-        offset = after
+        offset, line = after, end + 1
     if not starts:
-        starts.append((offset, header_line + 1, 0))
+        starts.append((offset, line, 0))
     return [
         Piece(
             index=first + k,
