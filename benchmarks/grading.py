@@ -12,6 +12,11 @@ variants, a numeric part, free text), writes it as a wide CSV, and prints:
    (goal: within 3×).
 
 Run: ``.venv/bin/python benchmarks/grading.py`` (add ``--students 10000`` for a quick run).
+
+With ``--engine dask`` it instead writes ``--responses`` responses (default 10 million) as a
+Parquet file and grades it twice with :func:`quizgym.grading.scale.grade_at_scale`, all outputs
+written: the NumPy engine in chunks in this process (the baseline), then Dask on a local cluster
+of ``--workers`` processes; it prints responses per second for both and their ratio.
 """
 
 from __future__ import annotations
@@ -174,11 +179,57 @@ def end_to_end(path: Path, out: Path) -> float:
     return time.perf_counter() - start
 
 
+def scale(responses: int, workers: int, chunk_rows: int) -> None:
+    """NumPy engine (chunked, this process) against Dask, on one Parquet file."""
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    from quizgym.grading.scale import grade_at_scale
+
+    students = max(1, responses // len(SLOTS))
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        generate(folder / "class.csv", students)
+        table = pacsv.read_csv(
+            folder / "class.csv",
+            convert_options=pacsv.ConvertOptions(
+                column_types=dict.fromkeys(["student", *SLOTS], "string")
+            ),
+        )
+        pq.write_table(table, folder / "class.parquet", row_group_size=chunk_rows)
+        (folder / "class.csv").unlink()
+        total = students * len(SLOTS)
+        print(f"class: {students} students × {len(SLOTS)} slots = {total} responses (Parquet)")
+        rates = {}
+        for engine in ("numpy", "dask"):
+            start = time.perf_counter()
+            run = grade_at_scale(
+                "bert-mlm",
+                [folder / "class.parquet"],
+                out_dir=folder / engine,
+                engine=engine,
+                chunk_rows=chunk_rows,
+                workers=workers,
+            )
+            seconds = time.perf_counter() - start
+            assert run.responses == total, run.summary()
+            rates[engine] = total / seconds
+            print(f"{engine:>5} engine: {seconds:.1f} s, {rates[engine]:,.0f} responses/s")
+        print(f"ratio dask ({workers} workers) / numpy: {rates['dask'] / rates['numpy']:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=100_000)
     parser.add_argument("--loop-sample", type=int, default=16_000, help="responses in the loop")
+    parser.add_argument("--engine", choices=["numpy", "dask"], default="numpy")
+    parser.add_argument("--responses", type=int, default=10_000_000, help="with --engine dask")
+    parser.add_argument("--workers", type=int, default=2, help="with --engine dask")
+    parser.add_argument("--chunk-rows", type=int, default=100_000, help="with --engine dask")
     args = parser.parse_args()
+    if args.engine == "dask":
+        scale(args.responses, args.workers, args.chunk_rows)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         data = folder / "class.csv"

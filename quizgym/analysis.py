@@ -71,15 +71,22 @@ class Sums:
     variants: list[Counter[tuple[str, float]]] = field(default_factory=list)
 
     def merge(self, other: Sums) -> Sums:
-        """The sums of both partitions."""
+        """The sums of both partitions.
+
+        Keys stay sorted (as :func:`partial_sums` makes them), so the floating-point sums of
+        :func:`combine` run in one order however the class was partitioned.
+        """
+
+        def ordered(counter: Counter[Any]) -> Counter[Any]:
+            return Counter(dict(sorted(counter.items())))
 
         def add(a: Sequence[Counter[Any]], b: Sequence[Counter[Any]]) -> list[Counter[Any]]:
-            return [x + y for x, y in zip(a, b, strict=True)]
+            return [ordered(x + y) for x, y in zip(a, b, strict=True)]
 
         return Sums(
             slots=self.slots,
             n=self.n + other.n,
-            totals=self.totals + other.totals,
+            totals=ordered(self.totals + other.totals),
             marks=add(self.marks, other.marks),
             options=add(self.options, other.options),
             tags=add(self.tags, other.tags),

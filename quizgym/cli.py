@@ -350,6 +350,19 @@ def export(
     type=click.Path(file_okay=False, exists=True),
     help="A previous output folder: list the students whose score changed, and why.",
 )
+@click.option(
+    "--engine",
+    type=click.Choice(["numpy", "dask"]),
+    default="numpy",
+    show_default=True,
+    help='Where pieces are graded: this process, or Dask (pip install "quizgym[dask]").',
+)
+@click.option("--scheduler", help="Dask: address of a running scheduler (default: a local one).")
+@click.option(
+    "--chunk-rows",
+    type=click.IntRange(min=1),
+    help="Read and grade this many students at a time (bounded memory).",
+)
 @click.pass_context
 @_example("quizgym grade bert-mlm class.csv -o graded --gradebook canvas")
 def grade(
@@ -360,20 +373,26 @@ def grade(
     feedback: bool,
     gradebook: str | None,
     compare: str | None,
+    engine: str,
+    scheduler: str | None,
+    chunk_rows: int | None,
 ) -> None:
     """Grade a class: grades, responses, item analysis, report (and gradebooks).
 
-    SUBMISSIONS are wide or long CSV, JSON Lines, Canvas "Student Analysis" or Moodle "Responses"
-    exports. Exits 1 when any row was rejected (listed in rejected.csv).
+    SUBMISSIONS are wide or long CSV or Parquet, JSON Lines, Canvas "Student Analysis" or Moodle
+    "Responses" exports. Exits 1 when any row was rejected (listed in rejected.csv).
     """
     from pathlib import Path
 
-    from quizgym.grading.pipeline import grade_submissions
+    from quizgym.grading.scale import grade_class
 
     with _errors(ctx), _progress("grading") as tick:
-        run = grade_submissions(
+        run = grade_class(
             bank,
             [Path(s) for s in submissions],
+            engine=engine,
+            chunk_rows=chunk_rows,
+            scheduler=scheduler,
             out_dir=Path(out_dir),
             feedback=feedback,
             gradebook=gradebook,

@@ -1,0 +1,819 @@
+"""Grading beyond memory and beyond one process: chunked input, and the same work on Dask.
+
+A run has three stages, each a plain function, so that the in-process engine and the Dask engine
+run exactly the same code:
+
+1. :func:`plan_run` (on the client, one pass over the input, memory bounded by the number of
+   students): splits each file into :class:`Piece` s of at most ``chunk_rows`` rows, and finds
+   what only a look at the whole class can tell: which slots are graded (the union of the files'
+   columns) and which rows repeat a student already read (they are rejected, as the in-memory
+   reader rejects them).
+2. :func:`grade_piece` (anywhere: in this process, or on a Dask worker): reads one piece itself
+   (a byte range of a CSV file, row groups of a Parquet file, or a slice of a small file read
+   whole), grades it with :func:`~quizgym.grading.batch.grade_partition`, writes its rows of
+   ``grades.csv``, ``responses.csv`` (and the gradebook) to a part file, and returns a
+   :class:`PieceResult`: the :class:`~quizgym.analysis.Sums`, the rejected rows and the part files.
+3. :func:`assemble` (on the client): merges the sums, computes the statistics once, and
+   concatenates the part files under one header, so every output file is byte-for-byte the one
+   the in-memory engine writes.
+
+Wide CSV and wide Parquet files (one row per student) are streamed; long files, JSON Lines and
+LMS exports (class-sized by nature) are read whole and then split into pieces. A student's answers
+must all be in one file: a later file's rows for the same student are rejected as duplicates.
+Parquet rows are numbered as the lines of the same table written as CSV (the header is line 1,
+the first row line 2), so a rejection names the same line in both formats.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from quizgym.analysis import Sums, combine, partial_sums
+from quizgym.errors import QuizgymError, SubmissionError
+from quizgym.grading.batch import GradedPartition, grade_partition, partitions
+from quizgym.grading.ingest import (
+    _BAD_BYTES,
+    ClassAnswers,
+    Rejection,
+    _read_long,
+    _read_wide,
+    read_submissions,
+    slot_ids,
+)
+from quizgym.grading.outputs import (
+    GRADEBOOKS,
+    feedback_name,
+    write_feedback,
+    write_gradebook,
+    write_grades,
+    write_items,
+    write_rejected,
+    write_responses,
+)
+from quizgym.grading.pipeline import GradeRun
+from quizgym.grading.report import render_report
+from quizgym.loader import load_bank
+from quizgym.model import Bank
+
+__all__ = [
+    "CHUNK_ROWS",
+    "ENGINES",
+    "INSTALL_DASK",
+    "Piece",
+    "PieceResult",
+    "Plan",
+    "assemble",
+    "grade_at_scale",
+    "grade_piece",
+    "plan_run",
+    "read_piece",
+    "wants_scale",
+]
+
+CHUNK_ROWS = 25_000
+ENGINES = ("numpy", "dask")
+INSTALL_DASK = '--engine dask needs Dask: pip install "quizgym[dask]"'
+_LONG = {"student", "question", "answer", "seed"}
+_LONE_CR = re.compile(rb"(?<=\r)(?!\n)")
+_OUTPUTS = ("grades", "responses", "gradebook")
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A unit of work: at most ``chunk_rows`` students of one file, read by whoever grades it."""
+
+    index: int
+    source: str
+    kind: Literal["csv", "parquet", "loaded"]
+    layout: Literal["wide", "long"] = "wide"
+    """One row per student, or one row per answer (``student, question, answer``)."""
+    header: tuple[str, ...] = ()
+    """Wide CSV: the header cells."""
+    header_line: int = 1
+    offset: int = 0
+    """Wide CSV: byte offset of the piece's first record."""
+    line: int = 0
+    """CSV: the line at ``offset``; Parquet: the line of the first row (row index + 2)."""
+    rows: int = 0
+    """Records (CSV) or rows (Parquet) in the piece."""
+    row_groups: tuple[int, ...] = ()
+    """Parquet: the row groups holding the piece's rows."""
+    skip: int = 0
+    """Parquet: rows of the first row group before the piece."""
+    bad_bytes: bool = True
+    """Wide CSV: whether the file holds undecodable bytes (every row is then checked)."""
+    loaded: ClassAnswers | None = None
+    """A file read whole: this piece's students."""
+    drops: tuple[tuple[int, str], ...] = ()
+    """(line, reason) of rows that repeat a student read earlier."""
+    head: tuple[Rejection, ...] = ()
+    """Rejections that belong to the file rather than a row (reported with its first piece)."""
+
+
+@dataclass
+class Plan:
+    """The pieces of a run and the slots graded."""
+
+    present: list[str]
+    pieces: list[Piece] = field(default_factory=list)
+
+
+@dataclass
+class PieceResult:
+    """What grading one piece produced (small: no per-response data)."""
+
+    index: int
+    students: int
+    sums: Sums
+    rejected: list[Rejection]
+    files: dict[str, Path]
+    feedback: list[str] = field(default_factory=list)
+    """With feedback: each student's base file name (``feedback_name``), in order."""
+
+
+# --- reading --------------------------------------------------------------------------------------
+
+
+def _records(path: Path, offset: int, line: int) -> Iterator[tuple[int, list[str], int, int]]:
+    """Non-blank CSV records from a byte offset (which is on ``line``).
+
+    Yields:
+        (line the record starts on, cells, byte offset after it, line it ends on).
+
+
+    The file is read line by line in binary, so the offset after each record is exact and a
+    piece can start there. Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r``, and the blank-row
+    rule is :func:`quizgym.grading.ingest._csv_rows`'s, so lines are numbered as there.
+
+    Raises:
+        SubmissionError: the file cannot be read as CSV.
+    """
+    with path.open("rb") as stream:
+        stream.seek(offset)
+        position = offset
+
+        def lines() -> Iterator[str]:
+            nonlocal position
+            for raw in stream:
+                if position == 0 and raw.startswith(b"\xef\xbb\xbf"):
+                    position, raw = 3, raw[3:]
+                for part in _LONE_CR.split(raw) if b"\r" in raw[:-2] else (raw,):
+                    position += len(part)
+                    yield part.decode("utf-8", errors="surrogateescape")
+
+        reader = csv.reader(lines())
+        end = line - 1
+        try:
+            for row in reader:
+                start, end = end + 1, line - 1 + reader.line_num
+                if row and (len(row) > 1 or row[0].strip()):
+                    yield start, row, position, end
+        except csv.Error as exc:
+            raise SubmissionError(path, f"cannot read as CSV: {exc}", end + 1) from exc
+
+
+def _csv_head(path: Path) -> tuple[int, list[str], int, int]:
+    try:
+        return next(_records(path, 0, 1), (1, [], 0, 1))
+    except OSError as exc:
+        raise SubmissionError(path, exc.strerror or "cannot read") from exc
+
+
+def _parquet(path: Path) -> Any:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise QuizgymError(
+            f'{path}: reading Parquet needs pyarrow: pip install "quizgym[parquet]"'
+        ) from exc
+
+    try:
+        return pq.ParquetFile(path)
+    except OSError as exc:
+        raise SubmissionError(path, f"cannot read as Parquet: {exc}") from exc
+    except Exception as exc:  # pyarrow raises ArrowInvalid for a file that is not Parquet
+        raise SubmissionError(path, f"not a Parquet file: {exc}") from exc
+
+
+def _parquet_rows(
+    piece: Piece, columns: Sequence[str], batch_rows: int
+) -> Iterator[tuple[int, list[str]]]:
+    """The piece's Parquet rows as CSV-like string cells (null → empty), numbered as CSV lines."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    handle = _parquet(Path(piece.source))
+    skip, left, line = piece.skip, piece.rows, piece.line
+    batches = handle.iter_batches(
+        batch_size=batch_rows, row_groups=list(piece.row_groups), columns=list(columns)
+    )
+    for batch in batches:
+        if skip >= batch.num_rows:
+            skip -= batch.num_rows
+            continue
+        batch = batch.slice(skip, min(left, batch.num_rows - skip))
+        skip = 0
+        cells = [
+            pc.fill_null(pc.cast(batch.column(k), pa.string()), "").to_pylist()
+            for k in range(batch.num_columns)
+        ]
+        for row in zip(*cells, strict=True):
+            yield line, cast(list[str], row)
+            line += 1
+        left -= batch.num_rows
+        if left <= 0:
+            return
+
+
+def read_piece(bank: Bank, piece: Piece, *, present: Sequence[str]) -> ClassAnswers:
+    """A piece's students and answers, with the rejections of its rows (sorted by line).
+
+    Args:
+        bank: the bank.
+        piece: the piece (from :func:`plan_run`).
+        present: the slots graded in this run (every piece grades the same slots).
+
+    Returns:
+        The piece as a class; ``rejected`` holds its rows' rejections and the file's head ones.
+    """
+    answers = _read_piece(bank, piece)
+    if piece.drops:
+        dropped = dict(piece.drops)
+        keep = [k for k, origin in enumerate(answers.origins) if origin[1] not in dropped]
+        kept = answers.take(keep)
+        kept.rejected = answers.rejected + [
+            Rejection(piece.source, line, answers.students[k], dropped[line])
+            for k, (_, line) in enumerate(answers.origins)
+            if line in dropped
+        ]
+        answers = kept
+    # The file's own rejections (header: the smallest line) and the rows', in file order.
+    answers.rejected = sorted([*piece.head, *answers.rejected], key=lambda r: r.line)
+    for slot in present:
+        answers.mark_present(slot)
+    return answers
+
+
+def _read_piece(bank: Bank, piece: Piece, columns: Sequence[str] | None = None) -> ClassAnswers:
+    if piece.kind == "loaded":
+        assert piece.loaded is not None
+        loaded = piece.loaded.take(range(len(piece.loaded)))
+        loaded.rejected = list(piece.loaded.rejected)
+        return loaded
+    answers = ClassAnswers(slot_ids(bank))
+    rows: Iterator[tuple[int, list[str]]]
+    if piece.kind == "csv":
+        records = _records(Path(piece.source), piece.offset, piece.line)
+        rows = ((r[0], r[1]) for _, r in zip(range(piece.rows), records, strict=False))
+        header = list(piece.header)
+    else:
+        header = list(columns if columns is not None else piece.header)
+        rows = _parquet_rows(piece, header, max(1, min(piece.rows, CHUNK_ROWS)))
+    if piece.layout == "long":
+        _read_long(answers, piece.source, [h.lower() for h in header], rows)
+    else:
+        bad_bytes = piece.bad_bytes and piece.kind == "csv"
+        _read_wide(answers, piece.source, piece.header_line, header, rows, bad_bytes=bad_bytes)
+    # Column-level rejections are the file's (``head``), reported once, not once per piece.
+    answers.rejected = [r for r in answers.rejected if r.line != piece.header_line]
+    return answers
+
+
+# --- planning -------------------------------------------------------------------------------------
+
+
+def plan_run(bank: Bank, submissions: Sequence[Path | str], *, chunk_rows: int) -> Plan:
+    """Split the input into pieces; find the graded slots and the repeated students.
+
+    Args:
+        bank: the bank.
+        submissions: the files, in order.
+        chunk_rows: the most students (rows) in a piece.
+
+    Returns:
+        The plan.
+
+    Raises:
+        SubmissionError: a file cannot be read at all.
+    """
+    if chunk_rows < 1:
+        raise QuizgymError(f"--chunk-rows must be at least 1, not {chunk_rows}")
+    seen: dict[str, tuple[str, int]] = {}
+    present: set[str] = set()
+    pieces: list[Piece] = []
+    for name in submissions:
+        path = Path(name)
+        if not path.is_file():
+            raise SubmissionError(path, "no such file")
+        suffix = path.suffix.lower()
+        layout = None if suffix in {".jsonl", ".ndjson", ".parquet"} else _csv_layout(path)
+        if suffix == ".parquet":
+            found = _plan_parquet(bank, path, chunk_rows, len(pieces))
+        elif layout is None:
+            found = _plan_whole(bank, path, chunk_rows, len(pieces))
+        else:
+            found = _plan_csv(bank, path, chunk_rows, len(pieces), layout)
+        for piece in found:
+            answers = _read_piece(bank, piece, _scan_columns(piece))
+            present |= answers.present | (set(piece.header) & set(slot_ids(bank)))
+            drops = []
+            for student, origin in zip(answers.students, answers.origins, strict=True):
+                if piece.layout == "long" and seen.get(student, ("",))[0] == piece.source:
+                    raise SubmissionError(
+                        path,
+                        f"the rows of student {student} are not together (first at line "
+                        f"{seen[student][1]}): sort a long file by student to grade it in "
+                        "chunks, or grade without --chunk-rows and --engine",
+                        origin[1],
+                    )
+                if student in seen:
+                    where = seen[student]
+                    reason = f"duplicate student {student} (first at {where[0]}:{where[1]})"
+                    drops.append((origin[1], reason))
+                else:
+                    seen[student] = origin
+            if drops:
+                piece = _replace(piece, drops=tuple(drops))
+            pieces.append(piece)
+    return Plan(present=[s for s in slot_ids(bank) if s in present], pieces=pieces)
+
+
+def _replace(piece: Piece, **changes: Any) -> Piece:
+    from dataclasses import replace
+
+    return replace(piece, **changes)
+
+
+def _scan_columns(piece: Piece) -> list[str] | None:
+    """Parquet: the planning pass reads only the identity columns (answers never reject a row)."""
+    if piece.kind != "parquet" or piece.layout == "long":
+        return None
+    wanted = {"student", "seed"} if piece.layout == "wide" else {"student", "seed", "question"}
+    return [h for h in piece.header if h.lower() in wanted]
+
+
+def _layout(names: list[str]) -> Literal["wide", "long"] | None:
+    """How a table is laid out, as :func:`~quizgym.grading.ingest.read_submissions` decides."""
+    if "student" not in names or any(n.startswith("response ") for n in names):
+        return None
+    if {"student", "question", "answer"} <= set(names) <= _LONG:
+        return "long"
+    return "wide"
+
+
+def _csv_layout(path: Path) -> Literal["wide", "long"] | None:
+    """Wide or long CSV, streamed; None for the other formats (read whole)."""
+    _, header, _, _ = _csv_head(path)
+    return _layout([h.strip().lower() for h in header])
+
+
+def _head_rejections(bank: Bank, source: str, header: list[str], line: int) -> tuple[Any, ...]:
+    probe = ClassAnswers(slot_ids(bank))
+    _read_wide(probe, source, line, header, iter(()), bad_bytes=False)
+    return tuple(probe.rejected)
+
+
+def _plan_csv(
+    bank: Bank, path: Path, chunk_rows: int, first: int, layout: Literal["wide", "long"]
+) -> list[Piece]:
+    header_line, raw, offset, line = _csv_head(path)
+    header = [h.strip() for h in raw]
+    source = str(path)
+    starts: list[tuple[int, int, int]] = []  # (offset, its line, records)
+    bad_bytes = False
+    at = [h.lower() for h in header].index("student")
+    cut = _Cutter(layout, chunk_rows)
+    line += 1  # the line at ``offset``: after the header (blank lines may come first)
+    for _, row, after, end in _records(path, offset, line):
+        if cut(row[at].strip() if at < len(row) else ""):
+            starts.append((offset, line, 0))
+        starts[-1] = (starts[-1][0], starts[-1][1], starts[-1][2] + 1)
+        bad_bytes = bad_bytes or _BAD_BYTES.search("".join(row)) is not None
+        offset, line = after, end + 1
+    if not starts:
+        starts.append((offset, line, 0))
+    return [
+        Piece(
+            index=first + k,
+            source=source,
+            kind="csv",
+            layout=layout,
+            header=tuple(header),
+            header_line=header_line,
+            offset=start,
+            line=line,
+            rows=count,
+            bad_bytes=bad_bytes,
+            head=_head_rejections(bank, source, header, header_line)
+            if k == 0 and layout == "wide"
+            else (),
+        )
+        for k, (start, line, count) in enumerate(starts)
+    ]
+
+
+def _plan_parquet(bank: Bank, path: Path, chunk_rows: int, first: int) -> list[Piece]:
+    handle = _parquet(path)
+    header = [str(n).strip() for n in handle.schema_arrow.names]
+    names = [h.lower() for h in header]
+    source = str(path)
+    if "student" not in names:
+        raise SubmissionError(
+            path,
+            "no 'student' column: expected wide (student, seed, question ids…) or long "
+            "(student, question, answer) columns",
+            1,
+        )
+    layout = _layout(names) or "wide"
+    pieces: list[Piece] = []
+    sizes = [handle.metadata.row_group(g).num_rows for g in range(handle.num_row_groups)]
+    row = 0
+    starts = [sum(sizes[:g]) for g in range(len(sizes))]
+    bounds = list(range(0, max(1, sum(sizes)), chunk_rows))
+    if layout == "long":
+        bounds = _student_changes(handle, header[names.index("student")], chunk_rows)
+    for start, stop in zip(bounds, [*bounds[1:], sum(sizes)], strict=True):
+        groups = tuple(g for g, s in enumerate(starts) if s < stop and s + sizes[g] > start)
+        skip = start - starts[groups[0]] if groups else 0
+        pieces.append(
+            Piece(
+                index=first + len(pieces),
+                source=source,
+                kind="parquet",
+                layout=layout,
+                header=tuple(header),
+                header_line=1,
+                line=start + 2,
+                rows=stop - start,
+                row_groups=groups,
+                skip=skip,
+                head=_head_rejections(bank, source, header, 1)
+                if not pieces and layout == "wide"
+                else (),
+            )
+        )
+        row = stop
+    assert row == sum(sizes)
+    return pieces
+
+
+class _Cutter:
+    """Whether a row (by its student cell) starts a new piece.
+
+    Wide: every ``chunk_rows`` rows. Long: at the first row of a student once the piece holds
+    ``chunk_rows`` students, so a student's consecutive rows stay in one piece.
+    """
+
+    def __init__(self, layout: str, chunk_rows: int) -> None:
+        self.layout, self.chunk_rows = layout, chunk_rows
+        self.rows = self.students = 0
+        self.last: str | None = None
+
+    def __call__(self, student: str) -> bool:
+        self.rows += 1
+        if self.layout == "wide":
+            return (self.rows - 1) % self.chunk_rows == 0
+        if self.rows > 1 and student == self.last:
+            return False
+        self.last = student
+        if self.rows == 1 or self.students == self.chunk_rows:
+            self.students = 1
+            return True
+        self.students += 1
+        return False
+
+
+def _student_changes(handle: Any, column: str, chunk_rows: int) -> list[int]:
+    """Long Parquet: the rows where pieces start (see :class:`_Cutter`)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    cut = _Cutter("long", chunk_rows)
+    starts: list[int] = []
+    row = 0
+    for batch in handle.iter_batches(batch_size=CHUNK_ROWS, columns=[column]):
+        values = pc.fill_null(pc.cast(batch.column(0), pa.string()), "")
+        for student in pc.utf8_trim_whitespace(values).to_pylist():
+            if cut(student):
+                starts.append(row)
+            row += 1
+    return starts or [0]
+
+
+def _plan_whole(bank: Bank, path: Path, chunk_rows: int, first: int) -> list[Piece]:
+    return _split_whole(read_submissions(bank, [path]), str(path), chunk_rows, first)
+
+
+def _split_whole(answers: ClassAnswers, source: str, chunk_rows: int, first: int) -> list[Piece]:
+    head = tuple(sorted(answers.rejected, key=lambda r: r.line))
+    answers.rejected = []
+    present = answers.present
+    pieces = []
+    for k, part in enumerate(partitions(answers, size=chunk_rows)):
+        for slot in present:
+            part.mark_present(slot)
+        part.rejected = []
+        pieces.append(
+            Piece(
+                index=first + k,
+                source=source,
+                kind="loaded",
+                loaded=part,
+                head=head if k == 0 else (),
+            )
+        )
+    return pieces
+
+
+# --- grading a piece ------------------------------------------------------------------------------
+
+
+def grade_piece(
+    bank: Bank,
+    piece: Piece,
+    *,
+    present: Sequence[str],
+    parts_dir: Path,
+    gradebook: str | None = None,
+    feedback: bool = False,
+) -> PieceResult:
+    """Read, grade and summarise one piece; write its output rows to part files.
+
+    Args:
+        bank: the bank.
+        piece: the piece.
+        present: the slots graded in this run.
+        parts_dir: a folder for the part files (shared with the client).
+        gradebook: also write this LMS's gradebook rows.
+        feedback: also write the piece's feedback files (``NNNNNN-feedback/``).
+
+    Returns:
+        The piece's sums, rejections and part files.
+    """
+    answers = read_piece(bank, piece, present=present)
+    graded = grade_partition(bank, answers)
+    files = _write_outputs(bank, graded, parts_dir / f"{piece.index:06d}", gradebook)
+    names = []
+    if feedback:
+        files["feedback"] = parts_dir / f"{piece.index:06d}-feedback"
+        write_feedback(files["feedback"], bank, [graded])
+        names = [feedback_name(s) for s in answers.students]
+    return PieceResult(
+        index=piece.index,
+        students=len(answers),
+        sums=partial_sums(graded),
+        rejected=answers.rejected,
+        files=files,
+        feedback=names,
+    )
+
+
+def _claim(name: str, used: set[str]) -> str:
+    """The file name ``write_feedback`` gives a student, given the names already used."""
+    stem, k = name[:-3], 2
+    while name in used:
+        name, k = f"{stem}-{k}.md", k + 1
+    used.add(name)
+    return name
+
+
+def _move_feedback(folder: Path, results: Sequence[PieceResult]) -> None:
+    """Move each piece's feedback files to ``folder``, named as one in-memory run names them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    used: set[str] = set()
+    for result in results:
+        local: set[str] = set()
+        for name in result.feedback:
+            source = result.files["feedback"] / _claim(name, local)
+            source.replace(folder / _claim(name, used))
+
+
+def _write_outputs(
+    bank: Bank, graded: GradedPartition, stem: Path, gradebook: str | None
+) -> dict[str, Path]:
+    files = {
+        "grades": stem.with_name(stem.name + "-grades.csv"),
+        "responses": stem.with_name(stem.name + "-responses.csv"),
+    }
+    write_grades(files["grades"], [graded])
+    write_responses(files["responses"], [graded])
+    if gradebook is not None:
+        files["gradebook"] = stem.with_name(stem.name + "-gradebook.csv")
+        write_gradebook(files["gradebook"], bank, [graded], lms=gradebook)
+    return files
+
+
+# --- putting it together --------------------------------------------------------------------------
+
+
+def assemble(
+    bank: Bank,
+    plan: Plan,
+    results: Sequence[PieceResult],
+    *,
+    out_dir: Path,
+    parts_dir: Path,
+    gradebook: str | None = None,
+    feedback: bool = False,
+) -> GradeRun:
+    """Merge the pieces' results into DESIGN.md's output folder; return a GradeRun."""
+    empty = ClassAnswers(slot_ids(bank))
+    for slot in plan.present:
+        empty.mark_present(slot)
+    nothing = grade_partition(bank, empty)
+    heads = _write_outputs(bank, nothing, parts_dir / "header", gradebook)
+    sums = partial_sums(nothing)
+    rejected: list[Rejection] = []
+    students = 0
+    for result in sorted(results, key=lambda r: r.index):
+        sums = sums.merge(result.sums)
+        rejected += result.rejected
+        students += result.students
+    out_dir.mkdir(parents=True, exist_ok=True)
+    names = {"grades": "grades.csv", "responses": "responses.csv"}
+    if gradebook is not None:
+        names["gradebook"] = f"gradebook-{gradebook}.csv"
+    ordered = sorted(results, key=lambda r: r.index)
+    for key, name in names.items():
+        _concatenate(out_dir / name, heads[key], [r.files[key] for r in ordered])
+    stats = combine(sums)
+    write_items(out_dir / "items.csv", stats)
+    write_rejected(out_dir / "rejected.csv", rejected)
+    report = render_report(
+        bank=bank, stats=stats, totals=sums.totals, rejected=rejected, students=students
+    )
+    (out_dir / "report.html").write_text(report, encoding="utf-8")
+    files = [out_dir / n for n in ("grades.csv", "responses.csv", "items.csv", "rejected.csv")]
+    files.append(out_dir / "report.html")
+    if gradebook is not None:
+        files.append(out_dir / names["gradebook"])
+    if feedback:
+        _move_feedback(out_dir / "feedback", ordered)
+        files.append(out_dir / "feedback")
+    return GradeRun(
+        out_dir=out_dir,
+        students=students,
+        responses=students * len(plan.present),
+        rejected=rejected,
+        stats=stats,
+        files=files,
+    )
+
+
+def _concatenate(target: Path, head: Path, parts: Sequence[Path]) -> None:
+    """One file: the header (from an empty class), then each part without its identical header."""
+    prefix = head.read_bytes()
+    with target.open("wb") as out:
+        out.write(prefix)
+        for part in parts:
+            with part.open("rb") as stream:
+                if stream.read(len(prefix)) != prefix:
+                    raise QuizgymError(f"{part}: part file does not start with the run's header")
+                shutil.copyfileobj(stream, out, 1 << 20)
+
+
+def wants_scale(submissions: Sequence[Path | str], *, engine: str, chunk_rows: int | None) -> bool:
+    """Whether a run needs this module: Dask, chunked reading, or Parquet input."""
+    parquet = any(Path(s).suffix.lower() == ".parquet" for s in submissions)
+    return engine != "numpy" or chunk_rows is not None or parquet
+
+
+def grade_class(
+    bank: Bank | str | Path,
+    submissions: Sequence[Path | str],
+    *,
+    engine: str = "numpy",
+    chunk_rows: int | None = None,
+    scheduler: str | None = None,
+    **options: Any,
+) -> Any:
+    """Grade a class with the engine the options call for (what ``quizgym grade`` runs).
+
+    In memory with NumPy by default; in chunks (``chunk_rows``, or Parquet input) or on Dask
+    (``engine="dask"``) through :func:`grade_at_scale`. Both write the same files.
+
+    Args:
+        bank: the bank, or its path or bundled name.
+        submissions: the files to grade.
+        engine: ``numpy`` or ``dask``.
+        chunk_rows: read and grade this many students at a time.
+        scheduler: a running Dask scheduler's address (default: a local cluster).
+        **options: passed on (out_dir, feedback, gradebook, compare, progress).
+
+    Returns:
+        The run's summary (students, responses, rejected rows, files).
+    """
+    if not wants_scale(submissions, engine=engine, chunk_rows=chunk_rows):
+        from quizgym.grading.pipeline import grade_submissions
+
+        return grade_submissions(bank, submissions, **options)
+    chunk = chunk_rows or CHUNK_ROWS
+    return grade_at_scale(
+        bank, submissions, engine=engine, chunk_rows=chunk, scheduler=scheduler, **options
+    )
+
+
+def grade_at_scale(
+    bank: Bank | str | Path,
+    submissions: Sequence[Path | str],
+    *,
+    out_dir: Path = Path("graded"),
+    engine: str = "numpy",
+    chunk_rows: int = CHUNK_ROWS,
+    scheduler: str | None = None,
+    workers: int = 2,
+    gradebook: str | None = None,
+    feedback: bool = False,
+    compare: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> GradeRun:
+    """Grade a class in chunks of bounded memory, in this process or on a Dask cluster.
+
+    The output folder is the one :func:`quizgym.grading.pipeline.grade_submissions` writes
+    (``grades.csv``, ``responses.csv``, ``items.csv``, ``rejected.csv``, ``report.html`` and the
+    gradebook), byte for byte.
+
+    Args:
+        bank: the bank, or its path or bundled name.
+        submissions: submission files: wide or long CSV or Parquet, JSON Lines, LMS exports.
+        out_dir: the folder to write.
+        engine: ``numpy`` (pieces one after the other, in this process) or ``dask``.
+        chunk_rows: the most students in one piece (bounds each process's memory).
+        scheduler: Dask only: the address of a running scheduler; by default a local cluster
+            is started for the run.
+        workers: Dask only: worker processes of the local cluster.
+        gradebook: also write ``gradebook-canvas.csv`` or ``gradebook-moodle.csv``.
+        feedback: also write ``feedback/<student>.md`` (named as the in-memory engine names them).
+        compare: not available here yet (the comparison reads the whole previous run).
+        progress: called with (pieces graded, pieces) by the numpy engine.
+
+    Returns:
+        A :class:`~quizgym.grading.pipeline.GradeRun`.
+
+    Raises:
+        QuizgymError: an unknown engine, Dask is not installed, or ``compare``.
+        SubmissionError: a file cannot be read at all.
+        BankError: the bank has errors.
+    """
+    if compare is not None:
+        raise QuizgymError(
+            "--compare is not available with --engine dask, --chunk-rows or Parquet input yet; "
+            "grade a CSV without them"
+        )
+    if engine not in ENGINES:
+        raise QuizgymError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
+    if gradebook is not None and gradebook not in GRADEBOOKS:
+        raise QuizgymError(f"unknown gradebook {gradebook!r}; choose from {', '.join(GRADEBOOKS)}")
+    if engine == "dask":
+        from quizgym.grading.cluster import require_dask
+
+        require_dask()
+    if not isinstance(bank, Bank):
+        bank = load_bank(bank)
+    plan = plan_run(bank, submissions, chunk_rows=chunk_rows)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".parts-", dir=out_dir) as tmp:
+        parts_dir = Path(tmp)
+        if engine == "dask":
+            from quizgym.grading.cluster import grade_on_dask
+
+            results = grade_on_dask(
+                bank,
+                plan,
+                parts_dir=parts_dir,
+                gradebook=gradebook,
+                feedback=feedback,
+                scheduler=scheduler,
+                workers=workers,
+            )
+        else:
+            results = []
+            for piece in plan.pieces:
+                results.append(
+                    grade_piece(
+                        bank,
+                        piece,
+                        present=plan.present,
+                        parts_dir=parts_dir,
+                        gradebook=gradebook,
+                        feedback=feedback,
+                    )
+                )
+                if progress is not None:
+                    progress(len(results), len(plan.pieces))
+        return assemble(
+            bank,
+            plan,
+            results,
+            out_dir=out_dir,
+            parts_dir=parts_dir,
+            gradebook=gradebook,
+            feedback=feedback,
+        )

@@ -1,0 +1,355 @@
+"""Grading in chunks and on Dask writes the files the in-memory engine writes, byte for byte."""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from quizgym.cli import cli
+from quizgym.grading.batch import bank_slots
+from quizgym.grading.pipeline import grade_submissions
+from quizgym.grading.scale import grade_at_scale, plan_run
+from quizgym.loader import load_bank
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+OUTPUTS = ("grades.csv", "responses.csv", "items.csv", "rejected.csv", "report.html")
+
+# What students type, right and wrong, for every kind of slot, and some garbage.
+POOL = [
+    "true", "False", "f", "yes", "maybe", "A", "b", "C", "d", "1", "3", "GPT", "A, B", "1,2",
+    "0.693", "ln 2", "2 ln 2", "1.386", "1.39", "0.301", "2.0794", "2.08", "2.3026", "ln 10",
+    "0.5", "1/0", "zz", "80", "0.8", "80%", "fine-tuning mismatch", "no idea", "",
+]  # fmt: skip
+
+
+def write_class(
+    path: Path, slots: list[str], students: range, *, seed: int, bad: bool = True
+) -> None:
+    """A wide CSV of a class (and, with ``bad``, rows the reader must reject)."""
+    rng = random.Random(seed)
+    with path.open("w", encoding="utf-8", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(["student", "seed", *slots, *(["not-a-question"] if bad else [])])
+        for k in students:
+            cells = [rng.choice(POOL) for _ in slots] + ([""] if bad else [])
+            writer.writerow([f"s{k:05d}", k % 4 if k % 3 else "", *cells])
+            if bad and k % 17 == 5:
+                writer.writerow([f"s{k - 3:05d}", "", *cells])  # a duplicate student
+            if bad and k % 23 == 7:
+                writer.writerow([f"x{k}", "seven", *cells])  # a seed that is not a number
+            if bad and k % 29 == 3:
+                writer.writerow([f"y{k}", "1"])  # too few cells
+
+
+def to_parquet(source: Path, target: Path, *, row_group: int) -> None:
+    """The same table as Parquet (every column a string; empty cells null)."""
+    with source.open(encoding="utf-8", newline="") as stream:
+        rows = list(csv.reader(stream))
+    header, body = rows[0], [r for r in rows[1:] if len(r) == len(rows[0])]
+    columns = {h: [r[k] or None for r in body] for k, h in enumerate(header)}
+    pq.write_table(pa.table(columns), target, row_group_size=row_group)
+
+
+def same_outputs(
+    left: Path, right: Path, *, rename: tuple[str, str] = ("", ""), gradebook: bool = True
+) -> list[str]:
+    """The output files that differ between two runs (``rename``: source names that may)."""
+    differ = []
+    names = [*OUTPUTS, *(["gradebook-canvas.csv"] if gradebook else [])]
+    if (left / "feedback").is_dir() or (right / "feedback").is_dir():
+        files = {p.relative_to(left) for p in (left / "feedback").iterdir()}
+        if files != {p.relative_to(right) for p in (right / "feedback").iterdir()}:
+            differ.append("feedback/")
+        names += sorted(str(f) for f in files)
+    for name in names:
+        a = (left / name).read_bytes()
+        b = (right / name).read_bytes().replace(rename[1].encode(), rename[0].encode())
+        if a != b:
+            differ.append(name)
+    return differ
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    """One real local Dask cluster of two worker processes for the module."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as local:
+        yield local.scheduler_address
+
+
+@pytest.fixture(scope="module")
+def class_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A generated class in four files: wide CSV, wide Parquet (and its CSV twin), JSON Lines."""
+    folder = tmp_path_factory.mktemp("class")
+    bank = load_bank("bert-mlm")
+    slots = [s.id for s in bank_slots(bank)]
+    write_class(folder / "a.csv", slots[:50], range(0, 70), seed=1)
+    write_class(folder / "b.csv", slots[30:], range(70, 130), seed=2, bad=False)
+    # duplicate of a student of a.csv, at b.csv line 9: rejected in both engines
+    lines = (folder / "b.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    lines.insert(8, lines[8].replace("s00077", "s00003", 1))
+    (folder / "b.csv").write_text("".join(lines), encoding="utf-8")
+    to_parquet(folder / "b.csv", folder / "b.parquet", row_group=13)
+    with (folder / "c.jsonl").open("w", encoding="utf-8") as out:
+        for k in range(130, 140):
+            answers = {s: POOL[(k + j) % len(POOL)] for j, s in enumerate(slots[::5])}
+            out.write(json.dumps({"student": f"s{k:05d}", "answers": answers}) + "\n")
+        # "s 00131" and "s/00131" both become feedback/s_00131.md: the run names them apart
+        for student in ("s 00131", "s/00131", "s_00131"):
+            out.write(json.dumps({"student": student, "answers": {slots[0]: "true"}}) + "\n")
+        out.write("{not json\n")
+    return {p.name: p for p in folder.iterdir()}
+
+
+@pytest.fixture(scope="module")
+def in_memory(class_files: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("numpy")
+    files = [class_files["a.csv"], class_files["b.csv"], class_files["c.jsonl"]]
+    run = grade_submissions("bert-mlm", files, out_dir=out, gradebook="canvas", feedback=True)
+    assert run.students == 143 and len(run.rejected) > 10
+    assert {"s_00131.md", "s_00131-2.md", "s_00131-3.md"} <= {
+        p.name for p in (out / "feedback").iterdir()
+    }
+    return out
+
+
+def test_dask_cluster_writes_what_the_numpy_engine_writes(
+    cluster: str, class_files: dict[str, Path], in_memory: Path, tmp_path: Path
+) -> None:
+    files = [class_files["a.csv"], class_files["b.parquet"], class_files["c.jsonl"]]
+    run = grade_at_scale(
+        "bert-mlm",
+        files,
+        out_dir=tmp_path,
+        engine="dask",
+        scheduler=cluster,
+        chunk_rows=9,
+        gradebook="canvas",
+        feedback=True,
+    )
+    assert run.students == 143
+    assert same_outputs(in_memory, tmp_path, rename=("b.csv", "b.parquet")) == []
+    rejected = (tmp_path / "rejected.csv").read_text(encoding="utf-8")
+    a, b = class_files["a.csv"], class_files["b.parquet"]
+    assert f'"{b}","9","s00003","duplicate student s00003 (first at {a}:5)"\n' in rejected
+
+
+def test_chunked_numpy_engine_writes_the_same_files(
+    class_files: dict[str, Path], in_memory: Path, tmp_path: Path
+) -> None:
+    files = [class_files["a.csv"], class_files["b.csv"], class_files["c.jsonl"]]
+    ticks: list[tuple[int, int]] = []
+    grade_at_scale(
+        "bert-mlm",
+        files,
+        out_dir=tmp_path,
+        chunk_rows=2,
+        gradebook="canvas",
+        feedback=True,
+        progress=lambda done, total: ticks.append((done, total)),
+    )
+    assert same_outputs(in_memory, tmp_path) == []
+    total = ticks[-1][1]
+    assert total > 30 and ticks == [(k, total) for k in range(1, total + 1)]
+
+
+def test_pieces_hold_at_most_chunk_rows_students(class_files: dict[str, Path]) -> None:
+    bank = load_bank("bert-mlm")
+    plan = plan_run(bank, [class_files["a.csv"], class_files["b.parquet"]], chunk_rows=10)
+    assert [p.kind for p in plan.pieces] == ["csv"] * 8 + ["parquet"] * 7
+    assert all(p.rows <= 10 for p in plan.pieces)
+    assert plan.present == [s.id for s in bank_slots(bank)]
+
+
+def test_cli_grades_parquet_on_a_running_scheduler(
+    cluster: str, class_files: dict[str, Path], tmp_path: Path
+) -> None:
+    result = CliRunner().invoke(
+        cli,
+        ["grade", "bert-mlm", str(class_files["b.parquet"]), "-o", str(tmp_path)]
+        + ["--engine", "dask", "--scheduler", cluster, "--chunk-rows", "20"],
+    )
+    assert result.output == f"graded 61 students (3172 responses) → {tmp_path}/\n"
+    assert result.exit_code == 0
+    grades = (tmp_path / "grades.csv").read_text(encoding="utf-8").splitlines()
+    assert len(grades) == 62 and grades[8].startswith('"s00003",')
+
+
+def test_without_dask_the_engine_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch, class_files: dict[str, Path], tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if it were not installed
+    result = CliRunner().invoke(
+        cli,
+        ["grade", "bert-mlm", str(class_files["a.csv"]), "-o", str(tmp_path), "--engine", "dask"],
+    )
+    assert result.output == 'Error: --engine dask needs Dask: pip install "quizgym[dask]"\n'
+    assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--compare", "."], "Error: --compare is not available with --engine dask, --chunk-rows "
+         "or Parquet input yet; grade a CSV without them\n"),
+        (["--chunk-rows", "0"], None),
+    ],
+)  # fmt: skip
+def test_scaled_runs_refuse_what_they_cannot_do(
+    class_files: dict[str, Path], tmp_path: Path, args: list[str], message: str | None
+) -> None:
+    command = ["grade", "bert-mlm", str(class_files["b.parquet"]), "-o", str(tmp_path), *args]
+    result = CliRunner().invoke(cli, command)
+    assert result.exit_code == 2
+    if message is not None:
+        assert result.output == message
+
+
+ROWS = [
+    "student,seed,tf-bert-generates,why-not-all-mask",
+    "s1,1,false,mismatch",
+    's2,,true,"two\nlines"',
+    "",
+    "s3,x,f,",
+    "s1,2,f,dup",
+    "s4,3,t",
+]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_csv_pieces_number_lines_as_the_whole_file_reader(tmp_path: Path, newline: str) -> None:
+    reference, source = tmp_path / "lf" / "class.csv", tmp_path / "other" / "class.csv"
+    for path, ending in ((reference, "\n"), (source, newline)):
+        path.parent.mkdir()
+        path.write_bytes(b"\xef\xbb\xbf" + ending.join(ROWS).encode() + ending.encode())
+    whole = grade_submissions("bert-mlm", [reference], out_dir=tmp_path / "whole")
+    chunked = grade_at_scale("bert-mlm", [source], out_dir=tmp_path / "chunked", chunk_rows=1)
+    lines = [(r.line, r.reason) for r in chunked.rejected]
+    assert lines == [
+        (6, "seed 'x' is not a whole number"),
+        (7, f"duplicate student s1 (first at {source}:2)"),
+        (8, "too few cells: 3, the header has 4"),
+    ]
+    assert [(r.line, r.reason.replace("/lf/", "/other/")) for r in whole.rejected] == lines
+    rename = (str(reference.parent), str(source.parent))
+    assert (
+        same_outputs(tmp_path / "whole", tmp_path / "chunked", rename=rename, gradebook=False) == []
+    )
+
+
+def test_a_file_that_is_not_parquet_is_one_line(tmp_path: Path) -> None:
+    fake = tmp_path / "class.parquet"
+    fake.write_text("student,tf-bert-generates\ns1,true\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["grade", "bert-mlm", str(fake), "-o", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert result.output.startswith(f"Error: {fake}: not a Parquet file: ")
+    assert result.output.count("\n") == 1
+
+
+def write_long(path: Path, slots: list[str], students: range, *, seed: int) -> None:
+    """A long CSV, grouped by student, with rows the reader must reject."""
+    rng = random.Random(seed)
+    with path.open("w", encoding="utf-8", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(["student", "question", "answer", "seed"])
+        for k in students:
+            for slot in rng.sample(slots, 12):
+                writer.writerow([f"s{k:05d}", slot, rng.choice(POOL), k % 3])
+            if k % 7 == 2:
+                writer.writerow([f"s{k:05d}", slot, "again", ""])  # a second answer
+            if k % 11 == 4:
+                writer.writerow([f"s{k:05d}", "no-such-question", "1", ""])
+            if k % 13 == 6:
+                writer.writerow([f"s{k:05d}", slot, "1", "9"])  # a seed that differs
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_long_files_stream_like_the_in_memory_reader(tmp_path: Path, suffix: str) -> None:
+    slots = [s.id for s in bank_slots(load_bank("bert-mlm"))]
+    source = tmp_path / "long.csv"
+    write_long(source, slots, range(40), seed=4)
+    whole = grade_submissions("bert-mlm", [source], out_dir=tmp_path / "whole")
+    assert len(whole.rejected) > 8
+    streamed = source
+    if suffix == ".parquet":
+        streamed = tmp_path / "long.parquet"
+        to_parquet(source, streamed, row_group=50)
+    plan = plan_run(load_bank("bert-mlm"), [streamed], chunk_rows=6)
+    assert len(plan.pieces) == 7 and {p.layout for p in plan.pieces} == {"long"}
+    grade_at_scale("bert-mlm", [streamed], out_dir=tmp_path / "chunked", chunk_rows=6)
+    rename = ("long.csv", streamed.name)
+    assert (
+        same_outputs(tmp_path / "whole", tmp_path / "chunked", rename=rename, gradebook=False) == []
+    )
+
+
+def test_a_long_file_not_grouped_by_student_is_a_one_line_error(tmp_path: Path) -> None:
+    source = tmp_path / "long.csv"
+    source.write_text(
+        "student,question,answer\n"
+        "s1,tf-bert-generates,true\ns2,tf-bert-generates,false\ns1,mc-which-causal,A\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(
+        cli, ["grade", "bert-mlm", str(source), "-o", str(tmp_path), "--chunk-rows", "1"]
+    )
+    assert result.output == (
+        f"Error: {source}:4: the rows of student s1 are not together (first at line 2): sort a "
+        "long file by student to grade it in chunks, or grade without --chunk-rows and --engine\n"
+    )
+    assert result.exit_code == 2
+
+
+# VmHWM: the peak RSS of this program's memory; ru_maxrss would start at pytest's own size,
+# which a forked child inherits.
+PEAK = """
+import re, sys
+from pathlib import Path
+from quizgym.grading.pipeline import grade_submissions
+from quizgym.grading.scale import grade_at_scale
+source, out, chunk = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+if chunk:
+    grade_at_scale("bert-mlm", [source], out_dir=out, chunk_rows=chunk)
+else:
+    grade_submissions("bert-mlm", [source], out_dir=out)
+status = open("/proc/self/status", encoding="utf-8").read()
+print(re.search(r"VmHWM:\\s+(\\d+) kB", status).group(1))
+"""
+
+
+def _peak_mib(source: Path, out: Path, chunk: int) -> float:
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK, str(source), str(out), str(chunk)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return int(done.stdout.split()[-1]) / 1024
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
+def test_chunked_run_has_bounded_peak_memory_and_the_same_results(tmp_path: Path) -> None:
+    slots = [s.id for s in bank_slots(load_bank("bert-mlm"))]
+    small, large = tmp_path / "small.csv", tmp_path / "large.csv"
+    write_class(small, slots, range(1500), seed=3, bad=False)
+    write_class(large, slots, range(6000), seed=3, bad=False)
+    whole = _peak_mib(large, tmp_path / "whole", 0)
+    chunked = _peak_mib(large, tmp_path / "chunked", 500)
+    chunked_small = _peak_mib(small, tmp_path / "chunked-small", 500)
+    # 4x the students: the in-memory run grows, the chunked one stays where a quarter put it.
+    assert chunked < whole - 60, (chunked, whole)
+    assert chunked < chunked_small + 25, (chunked, chunked_small)
+    assert same_outputs(tmp_path / "whole", tmp_path / "chunked", gradebook=False) == []
