@@ -53,7 +53,26 @@ def _example(text: str) -> Callable[[Any], Any]:
     return decorate
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """The root group: an unexpected error is one line too (the traceback only with --debug)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except Exception as exc:
+            if ctx.params.get("debug"):
+                raise
+            click.echo(
+                f"Error: unexpected {type(exc).__name__}: {exc} "
+                "(this is a bug in quizgym; --debug shows the traceback)",
+                err=True,
+            )
+            ctx.exit(EXIT_USAGE)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="quizgym")
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
 def cli(debug: bool) -> None:

@@ -432,7 +432,11 @@ def variant_codes(
     if not shuffled and all(len(values) == 1 for _, values in table):
         return [variant_of(bank, question)], [0] * count
     choices = len(question.choices) if shuffled else 0
-    defaults = np.array([s is None and d is None for s, d in zip(students, seeds, strict=True)])
+    defaults = np.fromiter(
+        (s is None and d is None for s, d in zip(students, seeds, strict=True)),
+        dtype=np.bool_,
+        count=count,
+    )
     salt = np.uint64(_question_salt(bank, question.id))
     states = np.fromiter(
         (student_key(bank.bank, s, d) for s, d in zip(students, seeds, strict=True)),

@@ -116,3 +116,15 @@ def test_each_command_has_help(name: str) -> None:
     result = run(name, "--help")
     assert result.exit_code == 0
     assert "Example:" in result.output
+
+
+def test_an_unexpected_error_is_one_line_without_debug() -> None:
+    with mock.patch("quizgym.solver.solve", side_effect=ValueError("boom")):
+        result = run("solve", "1")
+        debug = CliRunner().invoke(cli, ["--debug", "solve", "1"])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "Error: unexpected ValueError: boom "
+        "(this is a bug in quizgym; --debug shows the traceback)\n"
+    )
+    assert isinstance(debug.exception, ValueError)

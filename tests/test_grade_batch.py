@@ -165,3 +165,10 @@ def test_group_is_numpy_unique(values: list[int]) -> None:
             assert np.array_equal(got, want.reshape(-1))
     else:
         assert len(unique) == len(first) == len(inverse) == 0
+
+
+def test_variant_codes_of_an_empty_class() -> None:
+    bank = load_bank("bert-mlm")
+    for qid in ("num-mlm-two", "mc-which-causal"):
+        variants, codes = variant_codes(bank, bank.question(qid), students=[], seeds=[])
+        assert codes == []

@@ -206,3 +206,13 @@ def test_unreadable_files_raise(quiz: Bank, tmp_path: Path, content: str, messag
         _read(quiz, tmp_path, "bad.csv", content)
     with pytest.raises(SubmissionError, match="No such file"):
         read_submissions(quiz, [tmp_path / "missing.csv"])
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"], ids=["crlf", "lone-cr"])
+def test_windows_and_old_mac_line_endings_read_like_unix(
+    quiz: Bank, tmp_path: Path, newline: str
+) -> None:
+    unix = _table(_read(quiz, tmp_path, "unix.csv", WIDE))
+    other = _read(quiz, tmp_path, "other.csv", WIDE.replace("\n", newline).encode())
+    assert _table(other) == unix
+    assert not other.rejected
