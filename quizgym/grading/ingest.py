@@ -401,19 +401,10 @@ def _read_wide_arrow(answers: ClassAnswers, source: str, text: str) -> bool:
         return False
     student_col, seed_col, columns, unknown = _wide_header(answers, header)
     students = [s.strip() for s in table.column(student_col).to_pylist()]
-    distinct = dict.fromkeys(students)
-    if (
-        len(distinct) != len(students)
-        or "" in distinct
-        or not answers._row.keys().isdisjoint(distinct)
-    ):
+    raw_seeds = None if seed_col is None else table.column(seed_col).to_pylist()
+    seeds = _clean_rows(answers, students, raw_seeds)
+    if seeds is None:
         return False
-    seeds: list[int | None] = [None] * len(students)
-    if seed_col is not None:
-        try:
-            seeds = [int(s) if s.strip() else None for s in table.column(seed_col).to_pylist()]
-        except ValueError:
-            return False
     for name in unknown:
         answers.reject(
             source,
@@ -443,19 +434,10 @@ def _read_clean_wide(
     if any(len(row) != width for _, row in rows):
         return False
     students = [row[student_col].strip() for _, row in rows]
-    distinct = dict.fromkeys(students)
-    if (
-        len(distinct) != len(students)
-        or "" in distinct
-        or not answers._row.keys().isdisjoint(distinct)
-    ):
+    raw_seeds = None if seed_col is None else [row[seed_col] for _, row in rows]
+    seeds = _clean_rows(answers, students, raw_seeds)
+    if seeds is None:
         return False
-    seeds: list[int | None] = [None] * len(rows)
-    if seed_col is not None:
-        try:
-            seeds = [int(s) if (s := row[seed_col].strip()) else None for _, row in rows]
-        except ValueError:
-            return False
     cells = list(zip(*(row for _, row in rows), strict=True)) if rows else [()] * width
     answers.extend(
         students,
@@ -464,6 +446,27 @@ def _read_clean_wide(
         {name: [c or None for c in cells[index]] for index, name in columns},
     )
     return True
+
+
+def _clean_rows(
+    answers: ClassAnswers, students: list[str], raw_seeds: list[str] | None
+) -> list[int | None] | None:
+    """The seeds of a fast-path file, or None when some row needs the careful path.
+
+    The fast paths take a file only when nothing in it will be rejected: every student present,
+    new and named once, and every seed a whole number or blank.
+    """
+    distinct = dict.fromkeys(students)
+    if len(distinct) != len(students) or "" in distinct:
+        return None
+    if not answers._row.keys().isdisjoint(distinct):
+        return None
+    if raw_seeds is None:
+        return [None] * len(students)
+    try:
+        return [int(s) if s.strip() else None for s in raw_seeds]
+    except ValueError:
+        return None
 
 
 def _column_hint(name: str, known: list[str]) -> str:
