@@ -5,6 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
+RUNTIME := $(VENV)/.installed
 
 .PHONY: test lint types pytest practice setup clean venv
 
@@ -15,6 +16,11 @@ $(BIN)/python:
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+
+# The drill needs only quizgym itself; the test suite needs the dev extras and outside tools.
+$(RUNTIME): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUNTIME)
 
 venv: $(STAMP)
 
@@ -36,7 +42,7 @@ pytest: setup
 
 test: lint types pytest
 
-practice: $(STAMP)
+practice: $(RUNTIME)
 	$(BIN)/quizgym practice
 
 clean:
