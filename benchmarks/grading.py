@@ -11,6 +11,8 @@ variants, a numeric part, free text), writes it as a wide CSV, and prints:
    pyarrow reading the same file and writing a long table of the same number of responses
    (goal: within 3×).
 
+Each figure is the best of ``--runs`` (3) runs, every run with the engine's caches emptied.
+
 Run: ``.venv/bin/python benchmarks/grading.py`` (add ``--students 10000`` for a quick run).
 
 With ``--engine dask`` it instead writes ``--responses`` responses (default 10 million) as a
@@ -27,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 SLOTS = [
@@ -89,6 +92,25 @@ def generate(path: Path, students: int, seed: int = 20260101) -> None:
                 pool = per_variant[codes[k]] if s == "num-mlm-two" else pools[s]
                 row.append(rng.choice(pool))
             out.write(",".join(row) + "\n")
+
+
+def cold() -> None:
+    """Empty the engine's caches, so every timed run pays what a fresh ``quizgym grade`` pays."""
+    from quizgym import solver
+    from quizgym.expr import read_answer
+
+    read_answer.cache_clear()
+    solver._STUDENT_KEYS.clear()
+    solver._MEMOS.clear()
+
+
+def best_of(runs: int, work: Callable[[], tuple[float, int]]) -> tuple[float, int]:
+    """The fastest of several cold runs: the machine is shared, so single runs swing widely."""
+    results = []
+    for _ in range(runs):
+        cold()
+        results.append(work())
+    return min(results)
 
 
 def vectorized(path: Path) -> tuple[float, int]:
@@ -222,6 +244,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=100_000)
     parser.add_argument("--loop-sample", type=int, default=16_000, help="responses in the loop")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of each; the best counts")
     parser.add_argument("--engine", choices=["numpy", "dask"], default="numpy")
     parser.add_argument("--responses", type=int, default=10_000_000, help="with --engine dask")
     parser.add_argument("--workers", type=int, default=2, help="with --engine dask")
@@ -236,8 +259,8 @@ def main() -> None:
         generate(data, args.students)
         responses = args.students * len(SLOTS)
         print(f"class: {args.students} students × {len(SLOTS)} slots = {responses} responses")
-        v_time, v_count = vectorized(data)
-        l_time, l_count = loop(data, args.loop_sample)
+        v_time, v_count = best_of(args.runs, lambda: vectorized(data))
+        l_time, l_count = best_of(args.runs, lambda: loop(data, args.loop_sample))
         v_rate, l_rate = v_count / v_time, l_count / l_time
         print(f"vectorized (read + grade + statistics): {v_time:.2f} s, {v_rate:,.0f} responses/s")
         print(
@@ -245,8 +268,8 @@ def main() -> None:
         )
         print(f"loop over grade_response ({l_count} responses): {l_rate:,.0f} responses/s")
         print(f"ratio vectorized / loop: {v_rate / l_rate:.1f}x (goal >= 50x)")
-        b_time, b_count = pyarrow_baseline(data, folder / "long.csv")
-        e_time = end_to_end(data, folder / "graded")
+        b_time, b_count = best_of(args.runs, lambda: pyarrow_baseline(data, folder / "long.csv"))
+        e_time = min(end_to_end(data, folder / "graded") for _ in range(args.runs))
         print(f"pyarrow read + write long table ({b_count} rows): {b_time:.2f} s")
         print(
             f"quizgym grade end to end (start-up, default outputs): {e_time:.2f} s, "

@@ -129,10 +129,16 @@ class ClassAnswers:
     def take(self, rows: Sequence[int]) -> ClassAnswers:
         """A new class holding only these rows (no rejections): a partition."""
         part = ClassAnswers(self.slots)
-        part.students = [self.students[r] for r in rows]
-        part.seeds = [self.seeds[r] for r in rows]
-        part.origins = [self.origins[r] for r in rows]
-        part.answers = {s: [col[r] for r in rows] for s, col in self.answers.items()}
+        if isinstance(rows, range) and rows.step == 1:  # a run of rows: slices copy at C speed
+            run = slice(rows.start, rows.stop)
+            part.students, part.seeds = self.students[run], self.seeds[run]
+            part.origins = self.origins[run]
+            part.answers = {s: col[run] for s, col in self.answers.items()}
+        else:
+            part.students = [self.students[r] for r in rows]
+            part.seeds = [self.seeds[r] for r in rows]
+            part.origins = [self.origins[r] for r in rows]
+            part.answers = {s: [col[r] for r in rows] for s, col in self.answers.items()}
         part._row = {s: k for k, s in enumerate(part.students)}
         return part
 
