@@ -41,6 +41,12 @@ def _errors(ctx: click.Context) -> Iterator[None]:
             raise
         click.echo(f"Error: {exc}", err=True)
         ctx.exit(EXIT_USAGE)
+    except OSError as exc:  # a folder that cannot be made, a file that cannot be written
+        if ctx.find_root().params.get("debug"):
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        click.echo(f"Error: {where}{exc.strerror or exc}", err=True)
+        ctx.exit(EXIT_USAGE)
 
 
 def _example(text: str) -> Callable[[Any], Any]:

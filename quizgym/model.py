@@ -10,10 +10,22 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, model_validator
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 NAME_PATTERN = r"^[a-z_][a-z0-9_]*$"
+
+
+def _number_as_text(value: object) -> object:
+    """A key written as a plain YAML number (``answer: 15``) is the expression ``15``."""
+    if isinstance(value, bool):
+        return value  # true/false is not a number; let validation refuse it
+    if isinstance(value, int | float):
+        return repr(value)
+    return value
+
+
+Expression = Annotated[str, BeforeValidator(_number_as_text)]
 
 Slug = Annotated[
     str,
@@ -31,7 +43,8 @@ Name = Annotated[
 class StrictModel(BaseModel):
     """Base of every bank model: unknown fields are errors; instances are immutable."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # allow_inf_nan=False: YAML reads 1e999 as infinity, which no point value or key can be.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 # --- tolerance --------------------------------------------------------------------------------
@@ -87,7 +100,9 @@ class Choice(StrictModel):
 class Mistake(StrictModel):
     """A known wrong numeric answer with its feedback (first match wins)."""
 
-    answer: str = Field(min_length=1, description="the wrong value, in the expression language")
+    answer: Expression = Field(
+        min_length=1, description="the wrong value, in the expression language"
+    )
     feedback: str = Field(min_length=1, description="what the student is told")
     tag: Slug | None = Field(default=None, description="misconception tag for item analysis")
     credit: float = Field(default=0.0, ge=0, lt=1, description="partial credit, 0 to <1")
@@ -131,7 +146,7 @@ class Part(StrictModel):
 
     id: Name = Field(description="part id; later parts' keys may use it as a name")
     prompt: str = Field(min_length=1, description="what this part asks")
-    answer: str = Field(min_length=1, description="key, in the expression language")
+    answer: Expression = Field(min_length=1, description="key, in the expression language")
     value: float | None = Field(default=None, description="the author's number, held to the key")
     tolerance: Tolerance | None = Field(default=None, description="comparison policy")
     units: str | None = Field(default=None, description="units shown beside the answer")
@@ -226,7 +241,7 @@ class Numeric(QuestionBase):
     params: dict[Name, Param] = Field(
         default_factory=dict, description="variant parameters; the first value is the default"
     )
-    answer: str | None = Field(default=None, description="key, in the expression language")
+    answer: Expression | None = Field(default=None, description="key, in the expression language")
     value: float | None = Field(default=None, description="the author's number, held to the key")
     tolerance: Tolerance | None = Field(default=None, description="comparison policy")
     units: str | None = Field(default=None, description="units shown beside the answer")
@@ -253,7 +268,9 @@ class Numeric(QuestionBase):
 
     @model_validator(mode="after")
     def _placeholders_are_params(self) -> Numeric:
-        texts = [self.prompt, *(p.prompt for p in self.parts)]
+        texts = [self.prompt, self.hint or "", self.explanation or ""]
+        for part in self.parts:
+            texts += [part.prompt, part.hint or "", part.explanation or ""]
         for text in texts:
             for name in placeholders(text):
                 if name not in self.params:

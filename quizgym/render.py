@@ -546,6 +546,7 @@ def key_view(
     )
     first = students[0][1]
     one = len(groups) == 1
+    worked = first if one else variant_of(bank, question)  # the numbers the text is worked for
     variables = tuple(first.params) if not one else ()
     return KeyView(
         number=number,
@@ -560,13 +561,13 @@ def key_view(
         rubric=tuple((r.criterion, _points(r.points)) for r in question.rubric)
         if isinstance(question, FreeText)
         else (),
-        explanation=question.explanation or "",
+        explanation=worked.fill(question.explanation or ""),
         worked_for=", ".join(
             f"{name} = {show_number(value)}"
             for name, value in variant_of(bank, question).params.items()
         ),
         correction=question.correction if isinstance(question, SpotTheError) else "",
-        hint=question.hint or "",
+        hint=worked.fill(question.hint or ""),
     )
 
 

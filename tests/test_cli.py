@@ -128,3 +128,22 @@ def test_an_unexpected_error_is_one_line_without_debug() -> None:
         "(this is a bug in quizgym; --debug shows the traceback)\n"
     )
     assert isinstance(debug.exception, ValueError)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["render", "bert-mlm", "--ids", "tf-bert-generates", "-o"],
+        ["grade", "bert-mlm", "SUBMISSIONS", "-o"],
+    ],
+    ids=["render", "grade"],
+)
+def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path: Path, args: list[str]) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    submissions = tmp_path / "class.csv"
+    submissions.write_text("student,tf-bert-generates\ns1,false\n", encoding="utf-8")
+    argv = [str(submissions) if a == "SUBMISSIONS" else a for a in args]
+    result = run(*argv, str(blocker / "out"))
+    assert result.exit_code == 2
+    assert result.stderr == f"Error: {blocker / 'out'}: Not a directory\n"

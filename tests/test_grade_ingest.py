@@ -216,3 +216,13 @@ def test_windows_and_old_mac_line_endings_read_like_unix(
     other = _read(quiz, tmp_path, "other.csv", WIDE.replace("\n", newline).encode())
     assert _table(other) == unix
     assert not other.rejected
+
+
+def test_a_repeated_column_is_reported_and_the_first_one_graded(quiz: Bank, tmp_path: Path) -> None:
+    answers = _read(quiz, tmp_path, "dup.csv", "student,tf-bert,tf-bert\ns1,false,true\n")
+    assert answers.answers["tf-bert"] == ["false"]
+    (rejection,) = answers.rejected
+    assert rejection.line == 1
+    assert rejection.reason == (
+        "duplicate column 'tf-bert' (column 3; the first is column 2); column ignored"
+    )

@@ -101,3 +101,38 @@ def test_json_schema_has_every_question_type() -> None:
     text = bank_json_schema()
     for name in model.QUESTION_TYPES:
         assert f'"const": "{name}"' in text
+
+
+@pytest.mark.parametrize("field", ["hint", "explanation"])
+def test_an_unknown_placeholder_in_any_text_of_a_numeric_question_is_an_error(field: str) -> None:
+    with pytest.raises(ValidationError, match=r"placeholder \{q\} names no parameter"):
+        Bank.model_validate(
+            {
+                "bank": "x",
+                "title": "X",
+                "questions": [
+                    {
+                        "id": "num-a",
+                        "type": "numeric",
+                        "prompt": "{p}?",
+                        "params": {"p": 0.5},
+                        "answer": "nsp_loss(p)",
+                        field: "About {q}.",
+                    }
+                ],
+            }
+        )
+
+
+def test_keys_may_be_plain_yaml_numbers_and_numbers_must_be_finite() -> None:
+    base = {"id": "num-a", "type": "numeric", "prompt": "?"}
+    bank = Bank.model_validate({"bank": "x", "title": "X", "questions": [{**base, "answer": 15}]})
+    assert bank.questions[0].answer == "15"  # type: ignore[union-attr]
+    with pytest.raises(ValidationError, match="finite"):
+        Bank.model_validate(
+            {
+                "bank": "x",
+                "title": "X",
+                "questions": [{**base, "answer": "1", "points": float("inf")}],
+            }
+        )

@@ -430,3 +430,23 @@ def test_command_forwards_every_option(monkeypatch: pytest.MonkeyPatch, tmp_path
         "title": "Quiz 3",
         "templates": None,
     }
+
+
+def test_placeholders_in_hints_and_explanations_are_filled() -> None:
+    from quizgym.loader import parse_bank
+    from quizgym.render import key_view
+    from quizgym.solver import variant_of
+
+    bank = parse_bank(
+        "bank: ph\ntitle: PH\nquestions:\n  - id: num-p\n    type: numeric\n"
+        '    prompt: "L for {p}?"\n    params: {p: {choices: [0.5, 0.25]}}\n'
+        "    answer: nsp_loss(p)\n"
+        '    hint: "Take -ln of {p}."\n    explanation: "The loss is -ln {p}."\n'
+    )
+    question = bank.questions[0]
+    alone = key_view(bank, question, 1, [("s1", variant_of(bank, question, student="s1"))])
+    p = variant_of(bank, question, student="s1").fill("{p}")
+    assert (alone.hint, alone.explanation) == (f"Take -ln of {p}.", f"The loss is -ln {p}.")
+    mixed = [(f"s{k}", variant_of(bank, question, student=f"s{k}")) for k in range(20)]
+    several = key_view(bank, question, 1, mixed)  # worked for the default numbers, labelled so
+    assert (several.explanation, several.worked_for) == ("The loss is -ln 0.5.", "p = 0.5")

@@ -285,3 +285,14 @@ def test_free_text_is_worth_its_rubric_unless_points_are_set() -> None:
     )
     verdict = grade_response(bank, bank.question("why-b"), "alpha only")
     assert (verdict.score, verdict.max_score) == (2.0, 3.0)
+
+
+@pytest.mark.parametrize(
+    ("text", "score"),
+    [("BERT, T5 encoder", 1.0), ("t5 encoder;bert", 1.0), ("BERT,GPT", 0.0), ("BERT", 0.5)],
+)
+def test_multiple_answers_by_their_texts(text: str, score: float) -> None:
+    assert grade("mc-many", text) == (
+        Status.CORRECT if score == 1 else Status.PARTIAL if score else Status.INCORRECT,
+        score,
+    )

@@ -281,12 +281,9 @@ def _read_wide(
     *,
     bad_bytes: bool = True,
 ) -> None:
-    student_col, seed_col, columns, unknown = _wide_header(answers, header)
-    for name in unknown:
-        hint = _column_hint(name, answers.slots)
-        answers.reject(
-            source, header_line, "", f"unknown question column {name!r}{hint}; column ignored"
-        )
+    student_col, seed_col, columns, ignored = _wide_header(answers, header)
+    for reason in ignored:
+        answers.reject(source, header_line, "", reason)
     width = len(header)
     listed = list(rows)
     if not bad_bytes and _read_clean_wide(
@@ -348,21 +345,34 @@ def _read_wide(
 def _wide_header(
     answers: ClassAnswers, header: list[str]
 ) -> tuple[int, int | None, list[tuple[int, str]], list[str]]:
-    """(student column, seed column, (index, slot) of question columns, unknown column names)."""
+    """(student column, seed column, (index, slot) of question columns, why columns are ignored).
+
+    An unknown column is ignored, and so is a repeated one (the first of the same name is
+    graded): each is reported on the header line, never dropped silently.
+    """
     names = [h.lower() for h in header]
     student_col = names.index("student")
     seed_col = names.index("seed") if "seed" in names else None
     known = set(answers.slots)
     columns: list[tuple[int, str]] = []
-    unknown: list[str] = []
+    ignored: list[str] = []
+    first: dict[str, int] = {}
     for index, name in enumerate(header):
         if index in (student_col, seed_col):
             continue
-        if name in known:
+        if name in first:
+            ignored.append(
+                f"duplicate column {name!r} (column {index + 1}; the first is column "
+                f"{first[name] + 1}); column ignored"
+            )
+        elif name in known:
             columns.append((index, name))
+            first[name] = index
         else:
-            unknown.append(name)
-    return student_col, seed_col, columns, unknown
+            hint = _column_hint(name, answers.slots)
+            ignored.append(f"unknown question column {name!r}{hint}; column ignored")
+            first[name] = index
+    return student_col, seed_col, columns, ignored
 
 
 def _read_wide_arrow(answers: ClassAnswers, source: str, text: str) -> bool:
@@ -405,19 +415,14 @@ def _read_wide_arrow(answers: ClassAnswers, source: str, text: str) -> bool:
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     if table.num_rows != lines - 1:  # a blank line or a value spanning lines: no line numbers
         return False
-    student_col, seed_col, columns, unknown = _wide_header(answers, header)
+    student_col, seed_col, columns, ignored = _wide_header(answers, header)
     students = [s.strip() for s in table.column(student_col).to_pylist()]
     raw_seeds = None if seed_col is None else table.column(seed_col).to_pylist()
     seeds = _clean_rows(answers, students, raw_seeds)
     if seeds is None:
         return False
-    for name in unknown:
-        answers.reject(
-            source,
-            1,
-            "",
-            f"unknown question column {name!r}{_column_hint(name, answers.slots)}; column ignored",
-        )
+    for reason in ignored:
+        answers.reject(source, 1, "", reason)
     answers.extend(
         students,
         seeds,

@@ -147,9 +147,14 @@ def read_choices(
     if folded in texts:
         return [texts[folded]]
     multiple = isinstance(question, MultipleChoice) and question.multiple
-    tokens = (
-        [t for t in re.split(r"[\s,;]+", response.strip()) if t] if multiple else [response.strip()]
-    )
+    tokens = [response.strip()]
+    if multiple:
+        # Several answers: separated by commas or semicolons (each may be a choice's text),
+        # or letters and numbers separated by spaces ("A C").
+        pieces = [p.strip() for p in re.split(r"[,;]", response) if p.strip()]
+        if all(_fold(p) in texts for p in pieces):
+            return list(dict.fromkeys(texts[_fold(p)] for p in pieces))
+        tokens = [t for t in re.split(r"[\s,;]+", response.strip()) if t]
     picked: list[int] = []
     for token in tokens:
         token = token.strip().rstrip(").").lstrip("(")

@@ -383,7 +383,8 @@ class Drill:
                     hint = getattr(slot, "hint", None) or question.hint
                     if hint and hints == 0:
                         hints = 1
-                    self.ui.show_note(f"Hint: {hint}" if hint else "No hint for this one.")
+                    shown = f"Hint: {variant.fill(hint)}" if hint else "No hint for this one."
+                    self.ui.show_note(shown)
                     continue
                 if text in ("!", "s") or revealed or skipped:
                     revealed = revealed or text == "!"
