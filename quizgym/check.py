@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from quizgym.errors import BankError, Finding
+from quizgym.errors import BankError, Finding, QuizgymError
 from quizgym.loader import load_bank, resolve_bank
 from quizgym.model import Bank
 from quizgym.resources import bundled_banks
@@ -62,7 +62,10 @@ def expand_paths(names: Iterable[str]) -> list[Path]:
     for name in names:
         path = Path(name)
         if path.is_dir():
-            paths.extend(sorted(path.glob("*.yaml")) + sorted(path.glob("*.yml")))
+            found = sorted(path.glob("*.yaml")) + sorted(path.glob("*.yml"))
+            if not found:
+                raise QuizgymError(f"{name}: no banks (*.yaml, *.yml) in this folder")
+            paths.extend(found)
         else:
             paths.append(resolve_bank(name))
     return paths

@@ -329,7 +329,9 @@ def render(
     required=True,
     help="Format: " + "; ".join(f"{k}: {v[1]}" for k, v in EXPORT_FORMATS.items()) + ".",
 )
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="File to write.")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False), help="File to write ('-': standard output)."
+)
 @click.option(
     "--variants",
     type=click.IntRange(0, 10_000),
@@ -349,7 +351,7 @@ def export(
 
     with _errors(ctx):
         result = export_bank(bank, to=to, output=output, variants=variants, seed=seed)
-    click.echo(result.summary())
+    click.echo(result.summary(), err=output == "-")  # keep standard output for the file
 
 
 @cli.command()

@@ -696,7 +696,12 @@ class _Parser:
                     while self.peek().kind == ",":
                         comma = self.take()
                         if function.max_args == 1:
-                            raise AnswerParseError(_ONE_ARGUMENT, comma.offset)
+                            message = (
+                                _ONE_ARGUMENT
+                                if function in STUDENT_FUNCTIONS.values()
+                                else f"{function.name}() takes one argument."
+                            )
+                            raise AnswerParseError(message, comma.offset)
                         args.append(self.sum())
                 self.close(opening)
             self.check_arity(function, len(args), token)

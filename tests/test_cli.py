@@ -147,3 +147,22 @@ def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path: Path, args: 
     result = run(*argv, str(blocker / "out"))
     assert result.exit_code == 2
     assert result.stderr == f"Error: {blocker / 'out'}: Not a directory\n"
+
+
+def test_check_of_a_folder_without_banks_says_so(tmp_path: Path) -> None:
+    result = run("check", str(tmp_path))
+    assert result.exit_code == 2
+    assert result.stderr == f"Error: {tmp_path}: no banks (*.yaml, *.yml) in this folder\n"
+
+
+def test_export_to_standard_output() -> None:
+    result = run("export", "bert-mlm", "--to", "gift", "-o", "-")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("// quizgym export of bert-mlm")
+    assert result.stderr == "wrote - (gift): 70 questions as 82 items\n"
+
+
+def test_a_domain_function_with_too_many_arguments_says_which() -> None:
+    result = run("solve", "nsp_loss(0.5, 0.2)")
+    assert result.exit_code == 1
+    assert result.stderr.endswith("nsp_loss() takes one argument.\n")

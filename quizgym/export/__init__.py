@@ -11,6 +11,7 @@ so exporting twice gives the same bytes and re-importing updates rather than dup
 from __future__ import annotations
 
 import importlib
+import sys
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,8 +137,13 @@ def export_bank(
 
     loaded = load_bank(bank)
     job = exporter(to, loaded, variants=variants, seed=seed)
-    target = Path(output) if output is not None else Path(f"{loaded.bank}-{to}{job.suffix}")
-    job.save(target)
+    if output == "-":  # standard output, for piping
+        target = Path("-")
+        job.write(sys.stdout.buffer)
+        sys.stdout.buffer.flush()
+    else:
+        target = Path(output) if output is not None else Path(f"{loaded.bank}-{to}{job.suffix}")
+        job.save(target)
     pools = plan(loaded, variants=variants, seed=seed)
     items = sum(len(split_parts(i)) if job.splits_parts else 1 for p in pools for i in p.items)
     return ExportResult(
