@@ -221,3 +221,21 @@ def test_tiny_classes_still_get_every_file(
     assert result.stdout.startswith(summary)
     names = ["grades.csv", "responses.csv", "items.csv", "rejected.csv", "report.html"]
     assert sorted(p.name for p in out.iterdir()) == sorted(names)
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ('=HYPERLINK("http://x","y")', '\'=HYPERLINK("http://x","y")'),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("-ln(0.2)", "'-ln(0.2)"),
+        ("+1+1", "'+1+1"),
+        ("-2.30", "-2.30"),
+        ("1e-3", "1e-3"),
+        ("ln 10", "ln 10"),
+    ],
+)
+def test_cells_a_spreadsheet_would_run_are_written_as_text(text: str, written: str) -> None:
+    from quizgym.grading.outputs import defuse
+
+    assert defuse(text) == written

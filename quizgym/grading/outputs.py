@@ -59,8 +59,25 @@ def _strings(values: Sequence[str]) -> Column:
     return factorize(values)
 
 
+_FORMULA = re.compile(r"[=@+\-\t\r]")
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def defuse(text: str) -> str:
+    """Keep a spreadsheet from running a cell as a formula (CSV injection).
+
+    Student text such as ``=HYPERLINK(…)`` or ``-ln(0.2)`` would be evaluated by Excel or
+    LibreOffice when a teacher opens the file; a leading apostrophe makes it plain text. Plain
+    numbers (``-2.30``) are left alone.
+    """
+    if text and _FORMULA.match(text) and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
 def write_table(path: Path, header: Sequence[str], columns: Sequence[Column]) -> None:
     """Write a CSV whose columns are dictionaries of strings and codes (every field quoted)."""
+    columns = [([defuse(w) for w in words], codes) for words, codes in columns]
     try:
         import pyarrow as pa
         import pyarrow.csv as pacsv
