@@ -205,7 +205,7 @@ def test_help_has_an_example() -> None:
     ("content", "code", "summary"),
     [
         ("student,tf-bert\n,true\n", 1, "graded 0 students (0 responses)"),
-        ("student,tf-bert\ns1,true\n", 0, "graded 1 student (1 responses)"),
+        ("student,tf-bert\ns1,true\n", 0, "graded 1 student (1 response)"),
         ("student\ns1\n", 0, "graded 1 student (0 responses)"),
     ],
 )
@@ -239,3 +239,19 @@ def test_cells_a_spreadsheet_would_run_are_written_as_text(text: str, written: s
     from quizgym.grading.outputs import defuse
 
     assert defuse(text) == written
+
+
+def test_ignored_columns_are_not_counted_as_rejected_rows(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from quizgym.cli import cli
+
+    source = tmp_path / "cols.csv"
+    source.write_text("student,nope,tf-bert,tf-bert\ns1,x,false,true\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        cli, ["grade", str(DATA / "quiz.yaml"), str(source), "-o", str(tmp_path / "g")]
+    )
+    assert result.exit_code == 1
+    assert result.stdout == (
+        f"graded 1 student (1 response) → {tmp_path / 'g'}/; 2 columns ignored (see rejected.csv)\n"
+    )

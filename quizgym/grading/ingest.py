@@ -52,6 +52,11 @@ class Rejection:
     student: str
     reason: str
 
+    @property
+    def is_column(self) -> bool:
+        """A header cell (a column ignored), not a student's row."""
+        return self.reason.endswith("; column ignored")
+
 
 @dataclass
 class ClassAnswers:

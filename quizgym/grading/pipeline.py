@@ -41,10 +41,16 @@ class GradeRun:
     def summary(self) -> str:
         """One line for the terminal."""
         who = "student" if self.students == 1 else "students"
-        text = f"graded {self.students} {who} ({self.responses} responses) → {self.out_dir}/"
+        answers = "response" if self.responses == 1 else "responses"
+        text = f"graded {self.students} {who} ({self.responses} {answers}) → {self.out_dir}/"
+        columns = sum(1 for r in self.rejected if r.is_column)
+        rows = len(self.rejected) - columns
+        if rows:
+            text += f"; {rows} {'row' if rows == 1 else 'rows'} rejected"
+        if columns:
+            text += f"; {columns} {'column' if columns == 1 else 'columns'} ignored"
         if self.rejected:
-            rows = "row" if len(self.rejected) == 1 else "rows"
-            text += f"; {len(self.rejected)} {rows} rejected (see rejected.csv)"
+            text += " (see rejected.csv)"
         if self.changes is not None:
             changed = len({c.student for c in self.changes})
             whose = "student's score" if changed == 1 else "students' scores"
