@@ -17,7 +17,7 @@ from quizgym.cli import cli
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 # Commands whose README output is a plain transcript (no terminal UI, no files written).
-TRANSCRIBED = {"check", "solve"}
+TRANSCRIBED = {"check", "solve", "export"}
 
 
 def console_examples() -> list[tuple[str, str]]:
@@ -40,8 +40,11 @@ def test_there_are_examples_to_check() -> None:
 
 
 @pytest.mark.parametrize(("command", "output"), EXAMPLES, ids=[c for c, _ in EXAMPLES])
-def test_console_example(command: str, output: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
+def test_console_example(
+    command: str, output: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    writes_files = shlex.split(command)[1] == "export"
+    monkeypatch.chdir(tmp_path if writes_files else ROOT)
     result = CliRunner().invoke(cli, shlex.split(command)[1:])
     assert result.stderr + result.stdout == output or result.stdout + result.stderr == output
 
