@@ -266,3 +266,19 @@ def test_session_screen_golden(tmp_path: Path, update_goldens: bool) -> None:
         golden.write_text(result.output)
     assert result.output == golden.read_text()
     assert json.loads(json.dumps(result.exit_code)) == 0
+
+
+def test_the_header_counts_partly_right_items_apart() -> None:
+    import io
+
+    from rich.console import Console
+
+    from quizgym.practice.drill import ItemView
+    from quizgym.practice.ui import RichUI
+
+    out = io.StringIO()
+    ui = RichUI(Console(file=out, width=80, color_system=None))
+    view = ItemView("bert-mlm", "num-x", "numeric", 3, 5, right=1, wrong=0, new=False,
+                    retry=False, prompt="P?", partial=1)  # fmt: skip
+    ui.show_item(view)
+    assert "bert-mlm · 3/5 · ✓1 ~1 ✗0" in out.getvalue()

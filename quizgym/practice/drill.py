@@ -101,6 +101,8 @@ class ItemView:
     choices: tuple[tuple[str, str], ...] = ()
     """(letter, text) in the order shown."""
     multiple: bool = False
+    partial: int = 0
+    """Items answered partly right so far (the header counts them apart)."""
 
 
 @dataclass(frozen=True)
@@ -571,7 +573,8 @@ class Drill:
             position=self.position + 1,
             total=len(self.queue),
             right=sum(d.verdict == "correct" for d in self.done),
-            wrong=sum(d.verdict != "correct" for d in self.done),
+            wrong=sum(d.verdict not in {"correct", "partial"} for d in self.done),
+            partial=sum(d.verdict == "partial" for d in self.done),
             new=entry.new,
             retry=entry.retry,
             prompt=prompt_of(question, variant),

@@ -119,7 +119,9 @@ class RichUI:
     def show_item(self, view: ItemView) -> None:
         """The item panel: header with progress, prompt, statement and choices."""
         flags = " · new" if view.new else " · again" if view.retry else ""
-        title = f"{view.bank} · {view.position}/{view.total} · ✓{view.right} ✗{view.wrong}{flags}"
+        partly = f" ~{view.partial}" if view.partial else ""
+        score = f"✓{view.right}{partly} ✗{view.wrong}"
+        title = f"{view.bank} · {view.position}/{view.total} · {score}{flags}"
         body: list[RenderableType] = [self.t(view.prompt)]
         if view.statement:
             body.append(self.t(f"“{view.statement}”", "italic"))
