@@ -45,7 +45,8 @@ def histogram(totals: Counter[float], *, maximum: float, bins: int = 20) -> Mark
             f'<rect x="{PAD + k * bar:.1f}" y="{HEIGHT - PAD - h:.1f}" width="{bar - 1:.1f}" '
             f'height="{h:.1f}" fill="#4c78a8"><title>{lo:g}–{hi:g}: {count} students</title></rect>'
         )
-    parts += _axes(f"total score (0–{maximum:g})", "students", top)
+    x_ticks = [(q / 4, f"{maximum * q / 4:.3g}") for q in range(5)]
+    parts += _axes(f"total score (0–{maximum:g})", "students", top, x_ticks=x_ticks)
     parts.append("</svg>")
     return Markup("".join(parts))  # noqa: S704 (every text in it went through escape())
 
@@ -73,7 +74,13 @@ def facility_chart(items: Sequence[ItemStats]) -> Markup:
             f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{colour}" fill-opacity="0.8">'
             f"<title>{label}</title></circle>"
         )
-    parts += _axes("facility (%)", "discrimination (%), −100…100", None)
+    parts += _axes(
+        "facility (%)",
+        "discrimination (%)",
+        None,
+        x_ticks=[(q / 4, str(25 * q)) for q in range(5)],
+        y_ticks=[(0.0, "−100"), (0.5, "0"), (1.0, "100")],
+    )
     parts.append("</svg>")
     return Markup("".join(parts))  # noqa: S704 (every text in it went through escape())
 
@@ -86,16 +93,39 @@ def _svg_open(title: str) -> str:
     )
 
 
-def _axes(x_label: str, y_label: str, top: int | None) -> list[str]:
+def _axes(
+    x_label: str,
+    y_label: str,
+    top: int | None,
+    *,
+    x_ticks: Sequence[tuple[float, str]] = (),
+    y_ticks: Sequence[tuple[float, str]] = (),
+) -> list[str]:
+    """Both axes with their labels; ticks are (fraction of the axis, label)."""
+    inner_w, inner_h = WIDTH - 2 * PAD, HEIGHT - 2 * PAD
     out = [
         f'<line x1="{PAD}" y1="{HEIGHT - PAD}" x2="{WIDTH - PAD}" y2="{HEIGHT - PAD}" '
         'stroke="#333"/>',
         f'<line x1="{PAD}" y1="{PAD}" x2="{PAD}" y2="{HEIGHT - PAD}" stroke="#333"/>',
-        f'<text x="{WIDTH / 2}" y="{HEIGHT - 8}" text-anchor="middle" font-size="12">'
+        f'<text x="{WIDTH / 2}" y="{HEIGHT - 4}" text-anchor="middle" font-size="12">'
         f"{escape(x_label)}</text>",
         f'<text x="12" y="{HEIGHT / 2}" text-anchor="middle" font-size="12" '
         f'transform="rotate(-90 12 {HEIGHT / 2})">{escape(y_label)}</text>',
     ]
+    for fraction, label in x_ticks:
+        x = PAD + inner_w * fraction
+        out.append(
+            f'<line x1="{x:.1f}" y1="{HEIGHT - PAD}" x2="{x:.1f}" y2="{HEIGHT - PAD + 4}" '
+            'stroke="#333"/>'
+            f'<text x="{x:.1f}" y="{HEIGHT - PAD + 15}" text-anchor="middle" font-size="10">'
+            f"{escape(label)}</text>"
+        )
+    for fraction, label in y_ticks:
+        y = HEIGHT - PAD - inner_h * fraction
+        out.append(
+            f'<text x="{PAD - 4}" y="{y + 3:.1f}" text-anchor="end" font-size="10">'
+            f"{escape(label)}</text>"
+        )
     if top is not None:
         out.append(
             f'<text x="{PAD - 4}" y="{PAD + 4}" text-anchor="end" font-size="10">{top}</text>'
