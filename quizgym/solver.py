@@ -344,11 +344,6 @@ class Variant:
             text,
         )
 
-    @property
-    def is_default(self) -> bool:
-        """Whether every parameter has its first (default) value and choices their bank order."""
-        return not self.order or self.order == tuple(range(len(self.order)))
-
 
 def variant_of(
     bank: Bank,
