@@ -70,7 +70,7 @@ class Verdict:
     needs_review: bool = False
     """Free text: the rubric score is a suggestion a person should confirm."""
     value: float | None = None
-    """Numeric answers: the value read (used for error carried forward)."""
+    """Numeric answers: the value read."""
 
     @property
     def is_correct(self) -> bool:
@@ -408,25 +408,22 @@ def grade_question(
     variant = variant_of(bank, question, student=student, seed=seed)
     if not isinstance(question, Numeric) or not question.parts:
         return [grade_response(bank, question, responses.get(None), variant=variant)]
-    verdicts: list[Verdict] = []
-    values: dict[str, Any] = {}
-    for index, (part_id, _) in enumerate(slots(question)):
-        verdict = grade_slot(
-            bank, question, variant, index, responses.get(part_id), earlier_values=values
+    part_ids = [part_id for part_id, _ in slots(question) if part_id is not None]
+    return [
+        grade_response(
+            bank,
+            question,
+            responses.get(part_id),
+            part=part_id,
+            earlier={p: t for p in part_ids[:index] if (t := responses.get(p)) is not None},
+            variant=variant,
         )
-        if verdict.value is not None and part_id is not None:
-            values[part_id] = _mp(verdict.value)
-        verdicts.append(verdict)
-    return verdicts
-
-
-def _mp(value: float) -> Any:
-    import mpmath
-
-    return mpmath.mpf(value)
+        for index, part_id in enumerate(part_ids)
+    ]
 
 
 def _earlier_values(earlier: Mapping[str, str]) -> dict[str, Any]:
+    """The student's earlier parts, read from their text at full precision."""
     values = {}
     for name, text in earlier.items():
         reading = read_answer(text) if not is_blank(text) else None
