@@ -11,10 +11,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from quizgym.errors import BankError, Finding, QuizgymError
+from quizgym.errors import AnswerParseError, BankError, Finding, QuizgymError
+from quizgym.expr import parse
 from quizgym.loader import load_bank, resolve_bank
-from quizgym.model import Bank
+from quizgym.misconceptions import resolve_mistakes
+from quizgym.model import Bank, MultipleChoice, Numeric, SpotTheError
 from quizgym.resources import bundled_banks
+from quizgym.solver import (
+    compile_numeric,
+    keys_of,
+    param_values,
+    show_number,
+    slots,
+    variant_of,
+)
+from quizgym.tolerance import compare
 
 
 @dataclass
@@ -109,8 +120,6 @@ def lint_bank(bank: Bank, *, variant_seeds: int = 200) -> tuple[list[Finding], i
     Returns:
         The findings and the number of variants evaluated.
     """
-    from quizgym.errors import AnswerParseError
-    from quizgym.model import MultipleChoice, Numeric, SpotTheError
 
     findings: list[Finding] = []
     checked = 0
@@ -145,11 +154,6 @@ def lint_bank(bank: Bank, *, variant_seeds: int = 200) -> tuple[list[Finding], i
 
 
 def _lint_numeric(bank: Bank, question: Any, index: int, at: Any, seeds: int) -> int:
-    from quizgym.errors import AnswerParseError
-    from quizgym.expr import parse
-    from quizgym.misconceptions import resolve_mistakes
-    from quizgym.solver import compile_numeric, keys_of, slots, variant_of
-    from quizgym.tolerance import compare
 
     compiled = compile_numeric(bank, question)  # raises BankError with every unparsable key
     qid = question.id
@@ -244,22 +248,14 @@ def _lint_numeric(bank: Bank, question: Any, index: int, at: Any, seeds: int) ->
         )
     if (
         question.params
-        and any(len(_values(p)) > 1 for p in question.params.values())
+        and any(len(param_values(p)) > 1 for p in question.params.values())
         and len(seen_params) < 2
     ):
         at(("questions", index, "params"), f"{qid}: {draws} draws gave only one variant", "warning")
     return draws
 
 
-def _values(param: Any) -> list[Any]:
-    from quizgym.solver import param_values
-
-    return param_values(param)
-
-
 def _params_text(variant: Any) -> str:
-    from quizgym.solver import show_number
-
     return ", ".join(f"{k}={show_number(v)}" for k, v in sorted(variant.params.items()))
 
 
