@@ -255,3 +255,23 @@ def test_ignored_columns_are_not_counted_as_rejected_rows(tmp_path: Path) -> Non
     assert result.stdout == (
         f"graded 1 student (1 response) → {tmp_path / 'g'}/; 2 columns ignored (see rejected.csv)\n"
     )
+
+
+def test_compare_reads_back_defused_cells(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from quizgym.cli import cli
+    from quizgym.grading.outputs import defuse, undefuse
+
+    for text in ("@alice", "=1+1", "-ln(0.2)", "-2.30", "'quoted", "plain"):
+        assert undefuse(defuse(text)) == text
+    source = tmp_path / "class.csv"
+    source.write_text("student,tf-bert\n@alice,false\n=bob,true\n", encoding="utf-8")
+    quiz = str(DATA / "quiz.yaml")
+    first = CliRunner().invoke(cli, ["grade", quiz, str(source), "-o", str(tmp_path / "a")])
+    again = CliRunner().invoke(
+        cli,
+        ["grade", quiz, str(source), "-o", str(tmp_path / "b"), "--compare", str(tmp_path / "a")],
+    )
+    assert (first.exit_code, again.exit_code) == (0, 0)
+    assert "; 0 students' scores changed" in again.stdout

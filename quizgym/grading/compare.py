@@ -15,7 +15,7 @@ from pathlib import Path
 
 from quizgym.errors import SubmissionError
 from quizgym.grading.batch import GradedPartition
-from quizgym.grading.outputs import fmt
+from quizgym.grading.outputs import fmt, undefuse, write_rows
 
 __all__ = ["Change", "compare_runs", "write_changes"]
 
@@ -41,7 +41,10 @@ class Change:
 def _read(path: Path) -> list[dict[str, str]]:
     try:
         with path.open(encoding="utf-8-sig", newline="") as stream:
-            return list(csv.DictReader(stream))
+            return [
+                {key: undefuse(value) for key, value in row.items()}
+                for row in csv.DictReader(stream)
+            ]
     except OSError as exc:
         raise SubmissionError(path, f"cannot read the previous run: {exc.strerror}") from exc
 
@@ -119,7 +122,6 @@ def compare_runs(previous: Path, parts: Sequence[GradedPartition]) -> list[Chang
 
 def write_changes(path: Path, changes: Sequence[Change]) -> None:
     """``changes.csv``: one row per changed answer."""
-    from quizgym.grading.outputs import write_rows
 
     header = (
         "student",

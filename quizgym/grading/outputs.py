@@ -75,6 +75,13 @@ def defuse(text: str) -> str:
     return text
 
 
+def undefuse(text: str) -> str:
+    """The inverse of :func:`defuse`, for reading quizgym's own CSV files back."""
+    if text.startswith("'") and defuse(text[1:]) == text:
+        return text[1:]
+    return text
+
+
 def write_table(path: Path, header: Sequence[str], columns: Sequence[Column]) -> None:
     """Write a CSV whose columns are dictionaries of strings and codes (every field quoted)."""
     columns = [([defuse(w) for w in words], codes) for words, codes in columns]
