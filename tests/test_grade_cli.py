@@ -255,6 +255,9 @@ def test_ignored_columns_are_not_counted_as_rejected_rows(tmp_path: Path) -> Non
     assert result.stdout == (
         f"graded 1 student (1 response) → {tmp_path / 'g'}/; 2 columns ignored (see rejected.csv)\n"
     )
+    report = (tmp_path / "g" / "report.html").read_text(encoding="utf-8")
+    assert "No rows rejected." in report
+    assert "<strong>2 columns ignored</strong>" in report
 
 
 def test_compare_reads_back_defused_cells(tmp_path: Path) -> None:
