@@ -154,7 +154,8 @@ def solve(ctx: click.Context, words: tuple[str, ...]) -> None:
 
 # --- practice and stats -------------------------------------------------------------------------
 
-_PRACTICE_TYPES = ("true_false", "multiple_choice", "spot_the_error", "free_text", "numeric")
+# model.QUESTION_TYPES, spelled out so that --help need not import pydantic (a test ties them).
+_QUESTION_TYPES = ("true_false", "multiple_choice", "spot_the_error", "free_text", "numeric")
 _DB_HELP = "Progress database (default: $QUIZGYM_DB, else progress.sqlite3 in the user data dir)."
 
 
@@ -189,7 +190,7 @@ _PRACTICE = _practice_defaults()
     "--type",
     "types",
     multiple=True,
-    type=click.Choice(_PRACTICE_TYPES),
+    type=click.Choice(_QUESTION_TYPES),
     help="Only items of this type (repeatable).",
 )
 @click.option(
@@ -280,7 +281,13 @@ def _progress(label: str) -> Iterator[Callable[[int, int], None] | None]:
 @click.option("--key", is_flag=True, help="Also write the answer key.")
 @click.option("--key-per-student", is_flag=True, help="One key per student (implies --key).")
 @click.option("--tag", "tags", multiple=True, help="Only questions with this tag (repeatable).")
-@click.option("--type", "types", multiple=True, help="Only questions of this type (repeatable).")
+@click.option(
+    "--type",
+    "types",
+    type=click.Choice(_QUESTION_TYPES),
+    multiple=True,
+    help="Only questions of this type (repeatable).",
+)
 @click.option("--ids", default="", help="Only these question ids, comma-separated, in order.")
 @click.option("--count", type=click.IntRange(1), help="Draw this many questions (seeded).")
 @click.option("--seed", type=int, help="Class seed: the draw of --count and every variant.")

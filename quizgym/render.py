@@ -41,6 +41,7 @@ from quizgym.model import (
     points_of,
 )
 from quizgym.resources import resource_dir
+from quizgym.selection import check_filters, matches
 from quizgym.solver import Variant, prompt_of, show_number, slots, variant_of
 from quizgym.tolerance import describe, interval
 
@@ -203,8 +204,6 @@ FILTERS: dict[str, Callable[..., Any]] = {"math": _math_html_filter, "md": _math
 
 # --- selection ----------------------------------------------------------------------------------
 
-QUESTION_TYPE_NAMES = ("true_false", "multiple_choice", "spot_the_error", "free_text", "numeric")
-
 
 def select_questions(
     bank: Bank,
@@ -235,22 +234,9 @@ def select_questions(
     unknown = [i for i in ids if i not in known_ids]
     if unknown:
         raise QuizgymError(f"{bank.bank}: no question with id {', '.join(unknown)}")
-    bad_types = [t for t in types if t not in QUESTION_TYPE_NAMES]
-    if bad_types:
-        raise QuizgymError(
-            f"unknown question type {', '.join(bad_types)} "
-            f"(types: {', '.join(QUESTION_TYPE_NAMES)})"
-        )
-    known_tags = {t for q in bank.questions for t in q.tags}
-    bad_tags = [t for t in tags if t not in known_tags]
-    if bad_tags:
-        raise QuizgymError(f"{bank.bank}: no question is tagged {', '.join(bad_tags)}")
+    check_filters([bank], tags=tags, types=types)
     chosen = [bank.question(i) for i in dict.fromkeys(ids)] if ids else list(bank.questions)
-    chosen = [
-        q
-        for q in chosen
-        if (not tags or set(tags) & set(q.tags)) and (not types or q.type in types)
-    ]
+    chosen = [q for q in chosen if matches(q, tags=tags, types=types)]
     if not chosen:
         raise QuizgymError(f"{bank.bank}: no question matches the selection")
     if count is not None:

@@ -166,3 +166,22 @@ def test_a_domain_function_with_too_many_arguments_says_which() -> None:
     result = run("solve", "nsp_loss(0.5, 0.2)")
     assert result.exit_code == 1
     assert result.stderr.endswith("nsp_loss() takes one argument.\n")
+
+
+def test_the_clis_question_types_are_the_models() -> None:
+    from quizgym import cli as cli_module
+    from quizgym.model import QUESTION_TYPES
+
+    assert tuple(QUESTION_TYPES) == cli_module._QUESTION_TYPES
+
+
+def test_practice_refuses_a_filter_that_selects_nothing(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli,
+        ["practice", "--tag", "no-such-tag"],
+        env={"QUIZGYM_DB": str(tmp_path / "p.db")},
+        input="q\n",
+    )
+    assert result.exit_code == 2
+    assert result.stderr == "Error: bert-mlm: no question is tagged no-such-tag\n"
+    assert "Session" not in result.stdout

@@ -45,6 +45,7 @@ from quizgym.model import (
     TrueFalse,
 )
 from quizgym.practice.store import Attempt, ItemInfo, ItemRow, Store
+from quizgym.selection import check_filters, matches
 from quizgym.solver import Variant, prompt_of, slots, variant_of
 
 LEARN_AHEAD = timedelta(minutes=20)
@@ -52,7 +53,6 @@ LEARN_AHEAD = timedelta(minutes=20)
 RETRY_GAP = 3
 """A wrong item comes back after this many other items (or at the end)."""
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-QUESTION_TYPES = ("true_false", "multiple_choice", "spot_the_error", "free_text", "numeric")
 COMMANDS = "? hint · ! reveal · s skip · u undo · q quit"
 
 AnyQuestion = TrueFalse | MultipleChoice | SpotTheError | FreeText | Numeric
@@ -270,9 +270,7 @@ def build_queue(
     order = 0
     for bank, bank_rows in zip(banks, rows, strict=True):
         for question in bank.questions:
-            if tags and not set(tags) & set(question.tags):
-                continue
-            if types and question.type not in types:
+            if not matches(question, tags=tags, types=types):
                 continue
             row = bank_rows[question.id]
             entry = Entry(bank, question, row, new=row.card is None)
@@ -674,9 +672,7 @@ def practice(
     Raises:
         QuizgymError: an unknown type, or nothing matches the filters.
     """
-    unknown = sorted(set(types) - set(QUESTION_TYPES))
-    if unknown:
-        raise QuizgymError(f"unknown type {unknown[0]!r}; use one of {', '.join(QUESTION_TYPES)}")
+    check_filters(banks, tags=tags, types=types)
     now = clock()
     rows = [
         store.sync_items(
@@ -704,7 +700,6 @@ def practice(
 
 __all__ = [
     "LEARN_AHEAD",
-    "QUESTION_TYPES",
     "Drill",
     "DrillUI",
     "ItemView",
