@@ -13,7 +13,7 @@ from typing import Any
 
 from quizgym.errors import AnswerParseError, BankError, Finding, QuizgymError
 from quizgym.expr import parse
-from quizgym.loader import load_bank, resolve_bank
+from quizgym.loader import load_bank, resolve_bank, shortest
 from quizgym.misconceptions import resolve_mistakes
 from quizgym.model import Bank, MultipleChoice, Numeric, SpotTheError
 from quizgym.resources import bundled_banks
@@ -68,7 +68,7 @@ def expand_paths(names: Iterable[str]) -> list[Path]:
     """
     names = list(names)
     if not names:
-        return [resolve_bank(name) for name in bundled_banks()]
+        return [shortest(path) for path in bundled_banks().values()]
     paths: list[Path] = []
     for name in names:
         path = Path(name)

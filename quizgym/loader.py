@@ -42,11 +42,11 @@ def resolve_bank(name: str | Path) -> Path:
         return path
     bundled = bundled_banks()
     if str(name) in bundled:
-        return _shortest(bundled[str(name)])
+        return shortest(bundled[str(name)])
     raise BankNotFoundError(str(name), sorted(bundled))
 
 
-def _shortest(path: Path) -> Path:
+def shortest(path: Path) -> Path:
     """Show a path relative to the working folder when it lies inside it."""
     try:
         return path.relative_to(Path.cwd())

@@ -93,9 +93,25 @@ def test_schema_is_json_with_every_field_described() -> None:
 
 
 def test_debug_shows_tracebacks_and_default_does_not(tmp_path: Path) -> None:
-    result = run("check", str(tmp_path / "missing.yaml"))
+    from quizgym.errors import QuizgymError
+
+    missing = str(tmp_path / "missing.yaml")
+    result = run("check", missing)
     assert result.exit_code == 2
     assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    debug = run("--debug", "check", missing)
+    assert isinstance(debug.exception, QuizgymError)
+
+
+def test_check_with_no_paths_checks_the_bundled_bank_not_a_local_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bert-mlm").write_text("not a bank", encoding="utf-8")
+    result = run("check")
+    assert result.exit_code == 0, result.output
+    assert "bert-mlm, 70 questions" in result.output
 
 
 def test_python_dash_m_and_lazy_imports() -> None:
