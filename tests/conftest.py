@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -32,3 +34,14 @@ def require_tool(name: str) -> str:
             pytest.fail(message)
         pytest.skip(message)
     return path
+
+
+def require_module(name: str) -> Any:
+    """Import a Python package a test needs; skip without it on a laptop, fail under CI=true."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        message = f"the Python package {name} is not installed (make test installs it)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)

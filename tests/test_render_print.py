@@ -8,7 +8,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from conftest import require_tool
+from conftest import require_module, require_tool
 
 from quizgym.loader import load_bank, parse_bank
 from quizgym.render import html_to_pdf, math_plain, render_worksheet, select_questions
@@ -34,7 +34,7 @@ def _squeeze(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def bundled_pdf() -> tuple[bytes, list[str]]:
-    pytest.importorskip("weasyprint")
+    require_module("weasyprint")
     bank = load_bank("bert-mlm")
     html = render_worksheet(bank, select_questions(bank), date="2026-01-05")
     prompts = [f"{q.id}\x00{math_plain(prompt_of(q, variant_of(bank, q)))}" for q in bank.questions]
@@ -79,7 +79,7 @@ def test_poppler_reads_the_mathematics(
 
 
 def test_letter_paper_prints_on_letter() -> None:
-    pytest.importorskip("weasyprint")
+    require_module("weasyprint")
     from pypdf import PdfReader
 
     bank = load_bank(SMALL)

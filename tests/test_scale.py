@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import require_module
 
 from quizgym.cli import cli
 from quizgym.grading.batch import bank_slots
@@ -19,8 +20,8 @@ from quizgym.grading.pipeline import grade_submissions
 from quizgym.grading.scale import grade_at_scale, plan_run
 from quizgym.loader import load_bank
 
-pa = pytest.importorskip("pyarrow")
-pq = pytest.importorskip("pyarrow.parquet")
+pa = require_module("pyarrow")
+pq = require_module("pyarrow.parquet")
 
 OUTPUTS = ("grades.csv", "responses.csv", "items.csv", "rejected.csv", "report.html")
 
@@ -82,7 +83,7 @@ def same_outputs(
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
     """One real local Dask cluster of two worker processes for the module."""
-    distributed = pytest.importorskip("distributed")
+    distributed = require_module("distributed")
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as local:
