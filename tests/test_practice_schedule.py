@@ -9,6 +9,7 @@ the drill reference (``drill.md`` §3): a new card rated Again/Hard/Good/Easy is
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -95,10 +96,13 @@ def test_learning_steps_due_within_twenty_minutes_are_reviewed(tmp_path: Path) -
 
 def test_due_items_come_before_new_ones_most_overdue_first(tmp_path: Path) -> None:
     db = tmp_path / "p.sqlite3"
-    run(db, ["B", "", "C", "", "q"], "--new", "2")
-    result = run(db, ["q"], "--new", "1", now=_at(timedelta(minutes=30)))
-    order = [line for line in result.output.splitlines() if line.startswith("╰")]
-    assert "mc-def-sequence" in order[0]
+    # mc-def-sequence right (due in 10 min), then mc-def-masked-set wrong (due in 1 min).
+    run(db, ["B", "", "A", "", "q"], "--new", "2")
+    reveal_each = ["!", ""] * 3 + ["q"]
+    result = run(db, reveal_each, "--new", "1", now=_at(timedelta(minutes=30)))
+    shown = re.findall(r"^╰─+ ([a-z0-9-]+) ─╯$", result.output, flags=re.MULTILINE)
+    # the most overdue first, then the other due item, then the new one
+    assert shown[:3] == ["mc-def-masked-set", "mc-def-sequence", "mc-def-corrupted-input"]
 
 
 def test_parametric_items_draw_fresh_numbers_at_each_review(tmp_path: Path) -> None:
