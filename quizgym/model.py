@@ -13,6 +13,8 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, model_validator
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+"""Choice labels in the order shown: a bank allows at most this many choices."""
 NAME_PATTERN = r"^[a-z_][a-z0-9_]*$"
 
 
@@ -198,7 +200,7 @@ class MultipleChoice(QuestionBase):
     """Choose one correct option, or several with ``multiple: true`` (partial credit)."""
 
     type: Literal["multiple_choice"] = Field(description="question type")
-    choices: list[Choice] = Field(min_length=2, max_length=26, description="the options")
+    choices: list[Choice] = Field(min_length=2, max_length=len(LETTERS), description="the options")
     multiple: bool = Field(default=False, description="several may be correct")
     shuffle: bool = Field(default=False, description="show each student a seeded order")
 
@@ -216,7 +218,9 @@ class SpotTheError(QuestionBase):
         default="What is wrong with this statement?", min_length=1, description="the question"
     )
     statement: str = Field(min_length=1, description="the flawed statement")
-    choices: list[Choice] = Field(min_length=2, max_length=26, description="candidate diagnoses")
+    choices: list[Choice] = Field(
+        min_length=2, max_length=len(LETTERS), description="candidate diagnoses"
+    )
     correction: str = Field(min_length=1, description="what is actually true")
     shuffle: bool = Field(default=False, description="show each student a seeded order")
 

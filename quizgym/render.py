@@ -32,6 +32,7 @@ from quizgym.errors import QuizgymError
 from quizgym.expr import format_value
 from quizgym.grading.verdict import expected_answer, mistakes_for, shown_choices, slot_keys
 from quizgym.model import (
+    LETTERS,
     Bank,
     FreeText,
     MultipleChoice,
@@ -328,8 +329,6 @@ def read_roster(path: Path) -> list[Student]:
 
 
 # --- what a template sees -----------------------------------------------------------------------
-
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 @dataclass(frozen=True)

@@ -319,10 +319,10 @@ def compare_array(
         if tolerance == "auto":
             near = _within_rel_array(s, t, AUTO_REL, AUTO_ABS)
             short = typed & (sig < AUTO_SIGFIGS)
-            decimal_ok = ~short & (near | _rounds_to_array(s, t, dec))
+            close = _rounds_to_array(s, t, dec)
+            decimal_ok = ~short & (near | close)
             mixed_ok = (kind == KIND_CODES["mixed"]) & near
             ok = np.where(typed, decimal_ok, mixed_ok)
-            close = _rounds_to_array(s, t, dec)
             hint = np.where(short & close, HINT_SIGFIGS, no_hint)
         elif isinstance(tolerance, RelTolerance):
             ok, hint = _within_rel_array(s, t, tolerance.rel, tolerance.abs), no_hint

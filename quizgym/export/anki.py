@@ -25,6 +25,7 @@ from quizgym.export.plan import (
     plan,
 )
 from quizgym.model import (
+    LETTERS,
     Bank,
     FreeText,
     MultipleChoice,
@@ -37,7 +38,6 @@ MODEL_ID = 1_742_318_011
 """The quizgym note type's id, fixed once: every export uses the same note type."""
 DEFAULT_TIMESTAMP = 1_700_000_000
 """Used when the bank has no file (built in code)."""
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def deck_id(bank: Bank) -> int:

@@ -25,6 +25,7 @@ from quizgym.export.plan import (
     wrong_feedback_true_false,
 )
 from quizgym.model import (
+    LETTERS,
     FreeText,
     MultipleChoice,
     Numeric,
@@ -36,7 +37,7 @@ QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
 CP_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
 CANVAS_NS = "http://canvas.instructure.com/xsd/cccv1p0"
 
-LETTERS = "abcdefghijklmnopqrstuvwxyz"
+IDENTS = LETTERS.lower()  # QTI 1.2 response idents: a, b, c …
 
 
 def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
@@ -138,7 +139,7 @@ class Qti12Exporter(Exporter):
         elif isinstance(question, MultipleChoice | SpotTheError):
             multiple = isinstance(question, MultipleChoice) and question.multiple
             kind = "multiple_answers_question" if multiple else "multiple_choice_question"
-            labels = [(f"{ident}_{LETTERS[i]}", c.text) for i, c in enumerate(question.choices)]
+            labels = [(f"{ident}_{IDENTS[i]}", c.text) for i, c in enumerate(question.choices)]
         elif isinstance(question, FreeText):
             kind = "essay_question"
         fields = [("question_type", kind), ("points_possible", decimal_text(item.points))]

@@ -27,6 +27,7 @@ from quizgym.export.plan import (
     wrong_feedback_true_false,
 )
 from quizgym.model import (
+    LETTERS,
     FreeText,
     MultipleChoice,
     Numeric,
@@ -36,7 +37,6 @@ from quizgym.model import (
 
 QTI_NS = "http://www.imsglobal.org/xsd/imsqti_v2p1"
 CP_NS = "http://www.imsglobal.org/xsd/imscp_v1p1"
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 GENERAL = "GENERAL"
 
 

@@ -42,6 +42,7 @@ from quizgym.grading.verdict import (
     read_choices,
 )
 from quizgym.model import (
+    LETTERS,
     Bank,
     FreeText,
     MultipleChoice,
@@ -225,7 +226,7 @@ def _variant_label(variant: Variant) -> str:
     if variant.params:
         return ", ".join(f"{k}={show_number(v)}" for k, v in variant.params.items())
     if variant.order:
-        return "order " + "".join(chr(65 + i) for i in variant.order)
+        return "order " + "".join(LETTERS[i] for i in variant.order)
     return "default"
 
 

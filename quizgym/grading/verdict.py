@@ -17,6 +17,7 @@ from typing import Any
 from quizgym.expr import ParseFailure, Reading, format_value, read_answer
 from quizgym.misconceptions import ResolvedMistake, resolve_mistakes
 from quizgym.model import (
+    LETTERS,
     Bank,
     FreeText,
     MultipleChoice,
@@ -80,7 +81,6 @@ class Verdict:
 
 TRUE_WORDS = frozenset({"true", "t", "yes", "y", "1"})
 FALSE_WORDS = frozenset({"false", "f", "no", "n", "0"})
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def is_blank(response: str | None) -> bool:

@@ -37,6 +37,7 @@ from fsrs import Card, Rating, Scheduler, State
 from quizgym.errors import QuizgymError
 from quizgym.grading.verdict import Status, Verdict, grade_response, shown_choices
 from quizgym.model import (
+    LETTERS,
     Bank,
     FreeText,
     MultipleChoice,
@@ -52,7 +53,6 @@ LEARN_AHEAD = timedelta(minutes=20)
 """Learning/relearning steps due this soon count as due (Anki's learn-ahead limit)."""
 RETRY_GAP = 3
 """A wrong item comes back after this many other items (or at the end)."""
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 COMMANDS = "? hint · ! reveal · s skip · u undo · q quit"
 
 AnyQuestion = TrueFalse | MultipleChoice | SpotTheError | FreeText | Numeric
