@@ -7,13 +7,23 @@ the author has not covered and that do not coincide with the key.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
 import sympy
 
 from quizgym.model import Bank, Numeric
-from quizgym.solver import Variant, bank_memo, compile_numeric, keys_of, mistake_value, slot_env
+from quizgym.solver import (
+    Key,
+    Variant,
+    bank_memo,
+    compile_numeric,
+    keys_of,
+    mistake_value,
+    slot_env,
+)
+from quizgym.tolerance import AUTO_ABS, AUTO_REL, within_rel
 
 
 @dataclass(frozen=True)
@@ -28,24 +38,25 @@ class ResolvedMistake:
 
 
 def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= 1e-3 * abs(b) + 1e-9
+    """Within auto's band (0.1 % plus 1e-9): a derived slip that close is already covered."""
+    return within_rel(value=a, key=b, rel=AUTO_REL, atol=AUTO_ABS)
 
 
-def derived_mistakes(key_exact: sympy.Expr, key_text: str) -> list[ResolvedMistake]:
+def derived_mistakes(key: Key, key_text: str) -> list[ResolvedMistake]:
     """The classic slips for a loss key (one that involves a logarithm)."""
-    if not key_exact.has(sympy.log):
+    if not key.exact.has(sympy.log):
         return []
-    value = float(sympy.N(key_exact, 30))
+    value = key.number
     out = [
         ResolvedMistake(
-            value / float(sympy.log(10).evalf(30)),
+            value / math.log(10),
             "That is the loss with log base 10; in machine learning, log is the natural log (ln).",
             "log-base",
             0.0,
             True,
         ),
         ResolvedMistake(
-            value / float(sympy.log(2).evalf(30)),
+            value / math.log(2),
             "That is the loss in bits (log base 2); the loss uses the natural log, in nats.",
             "log-base",
             0.0,
@@ -94,7 +105,7 @@ def resolve_mistakes(
             resolved.append(
                 ResolvedMistake(value, mistake.feedback, mistake.tag, mistake.credit, False)
             )
-    for derived in derived_mistakes(key.exact, compiled.key.canonical):
+    for derived in derived_mistakes(key, compiled.key.canonical):
         if _close(derived.value, key.number):
             continue
         if any(_close(derived.value, m.value) for m in resolved):

@@ -25,6 +25,7 @@ import sympy
 from quizgym.arrays import group
 from quizgym.errors import AnswerParseError, BankError, Finding
 from quizgym.expr import (
+    DPS,
     STUDENT_FUNCTIONS,
     Function,
     Parsed,
@@ -35,6 +36,7 @@ from quizgym.expr import (
     to_text,
 )
 from quizgym.model import (
+    PLACEHOLDER,
     Bank,
     MultipleChoice,
     Numeric,
@@ -46,9 +48,6 @@ from quizgym.model import (
     Tolerance,
     placeholders,
 )
-
-DPS = 30
-
 
 # --- domain functions ----------------------------------------------------------------------------
 
@@ -336,12 +335,8 @@ class Variant:
         """Replace ``{name}`` placeholders by this variant's values."""
         if not self.params:
             return text
-        return re.sub(
-            r"\{([a-z_][a-z0-9_]*)\}",
-            lambda m: (
-                show_number(self.params[m.group(1)]) if m.group(1) in self.params else m.group(0)
-            ),
-            text,
+        return PLACEHOLDER.sub(
+            lambda m: show_number(self.params[m[1]]) if m[1] in self.params else m[0], text
         )
 
 
