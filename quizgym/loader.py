@@ -19,10 +19,32 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from quizgym.errors import BankError, BankNotFoundError, Finding, QuizgymError
-from quizgym.model import QUESTION_TYPES, Bank, SourceMap, loc_key
+from quizgym.model import (
+    QUESTION_TYPES,
+    Bank,
+    Choice,
+    Defaults,
+    Mistake,
+    Part,
+    RubricCriterion,
+    SourceMap,
+    StrictModel,
+    loc_key,
+)
 from quizgym.resources import bundled_banks
 
 Loc = tuple[str | int, ...]
+# Every field name of the bank format, for "did you mean …?" after an unknown field.
+_MODELS: tuple[type[StrictModel], ...] = (
+    *QUESTION_TYPES.values(),
+    Bank,
+    Choice,
+    Part,
+    Mistake,
+    RubricCriterion,
+    Defaults,
+)
+_FIELD_NAMES = sorted({name for cls in _MODELS for name in cls.model_fields})
 _BANK_SHAPE = "a bank is a mapping with bank, title and questions"
 
 _UNION_HINTS = {
@@ -322,7 +344,7 @@ def _message(error: ErrorDetails, loc: Loc, data: Any) -> str:
         return f"{field}: missing required field"
     if kind == "extra_forbidden":
         name = str(loc[-1]) if loc else "?"
-        parent = _parent_fields(error)
+        parent = _FIELD_NAMES
         close = difflib.get_close_matches(name, parent, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         return f"{field}: unknown field {name!r}{hint}"
@@ -350,32 +372,9 @@ def _message(error: ErrorDetails, loc: Loc, data: Any) -> str:
     return f"{field}: {message}"
 
 
-def _parent_fields(error: ErrorDetails) -> list[str]:
-    from quizgym import model
-
-    names: set[str] = set()
-    classes: tuple[type[model.StrictModel], ...] = (
-        *QUESTION_TYPES.values(),
-        model.Bank,
-        model.Choice,
-        model.Part,
-        model.Mistake,
-        model.RubricCriterion,
-        model.Defaults,
-    )
-    for cls in classes:
-        names.update(cls.model_fields)
-    return sorted(names)
-
-
 def _locate(source: SourceMap, loc: Loc, data: Any, message: str) -> Finding:
-    positions = source.positions
-    for end in range(len(loc), -1, -1):
-        key = loc_key(loc[:end])
-        if key in positions:
-            line, col = positions[key]
-            return _at(source.path, line, col, _with_id(loc, data, message))
-    return _at(source.path, 1, 1, _with_id(loc, data, message))
+    line, col = source.find(loc)
+    return _at(source.path, line, col, _with_id(loc, data, message))
 
 
 def _with_id(loc: Loc, data: Any, message: str) -> str:

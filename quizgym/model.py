@@ -302,6 +302,14 @@ class SourceMap(StrictModel):
     path: str = ""
     positions: dict[str, tuple[int, int]] = Field(default_factory=dict)
 
+    def find(self, loc: tuple[str | int, ...]) -> tuple[int, int]:
+        """``(line, col)`` of the deepest field on ``loc`` that has a position (1-based)."""
+        for end in range(len(loc), -1, -1):
+            key = loc_key(loc[:end])
+            if key in self.positions:
+                return self.positions[key]
+        return 1, 1
+
 
 class Bank(StrictModel):
     """A question bank: the unit that is checked, practised, rendered, exported and graded."""
@@ -328,13 +336,8 @@ class Bank(StrictModel):
 
     def locate(self, loc: tuple[str | int, ...]) -> tuple[str, int, int]:
         """Return ``(path, line, col)`` of the deepest known field on ``loc`` (1-based)."""
-        positions = self._source.positions
-        for end in range(len(loc), -1, -1):
-            key = loc_key(loc[:end])
-            if key in positions:
-                line, col = positions[key]
-                return self._source.path, line, col
-        return self._source.path, 1, 1
+        line, col = self._source.find(loc)
+        return self._source.path, line, col
 
     @property
     def path(self) -> str:
