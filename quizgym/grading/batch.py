@@ -23,7 +23,7 @@ order and merge by addition.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -44,7 +44,6 @@ from quizgym.grading.verdict import (
 from quizgym.model import (
     LETTERS,
     Bank,
-    FreeText,
     MultipleChoice,
     Numeric,
     SpotTheError,
@@ -134,8 +133,11 @@ class GradedSlot:
     variant_labels: list[str]
     variant_codes: IntArray
     """Per student: index into ``variant_labels`` (one label when the slot does not vary)."""
-    tags: list[str | None] = field(default_factory=list)
-    """Per distinct verdict: its misconception tag (the same as ``verdicts[k].tag``)."""
+
+    @property
+    def tags(self) -> list[str | None]:
+        """Per distinct verdict: its misconception tag."""
+        return [v.tag for v in self.verdicts]
 
     @property
     def scores(self) -> FloatArray:
@@ -272,7 +274,6 @@ def _grade_slot(bank: Bank, slot: Slot, answers: ClassAnswers) -> GradedSlot:
         options=options[inverse.reshape(-1)] if n else options,
         variant_labels=[_variant_label(v) for v in variants],
         variant_codes=vcodes,
-        tags=[v.tag for v in verdicts],
     )
 
 
@@ -332,11 +333,10 @@ def _grade_numeric(
     # Which mistake (first match wins) each pair matches; -1 none.
     which = np.full(m, -1, dtype=np.int64)
     resolved = [mistakes_for(bank, question, v, slot.index) for v in variants]
-    longest = max((len(r) for r in resolved), default=0)
+    # With error carried forward, a miss depends on the student's own earlier answers: those
+    # pairs take the scalar path below, so no mistake is matched here.
+    longest = 0 if compiled.earlier else max((len(r) for r in resolved), default=0)
     open_ = readable & ~ok
-    if compiled.earlier:
-        # error carried forward depends on the student's own earlier answers: scalar path.
-        open_ &= False
     for position in range(longest):
         table = np.array(
             [r[position].value if position < len(r) else np.nan for r in resolved],
@@ -413,8 +413,3 @@ def _grade_numeric(
 def slot_units(question: Numeric, index: int) -> str | None:
     """The units of a numeric slot."""
     return slots(question)[index][1].units
-
-
-def is_free_text(slot: Slot) -> bool:
-    """Whether a slot is rubric-graded (its scores are suggestions to review)."""
-    return isinstance(slot.question, FreeText)
