@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from quizgym.analysis import Statistics
+from quizgym.errors import QuizgymError
 from quizgym.grading.batch import GradedPartition, factorize
 from quizgym.grading.ingest import Rejection
 from quizgym.model import Bank
@@ -250,6 +251,21 @@ def write_rows(path: Path, header: Sequence[str], rows: Sequence[Sequence[str]])
 _UNSAFE = re.compile(r"[^A-Za-z0-9._@-]+")
 
 
+def claim_name(name: str, used: set[str]) -> str:
+    """``name``, or ``name-2.md``, ``name-3.md`` … when taken; the result is marked as used."""
+    stem, k = name[:-3], 2
+    while name in used:
+        name, k = f"{stem}-{k}.md", k + 1
+    used.add(name)
+    return name
+
+
+def check_gradebook(gradebook: str | None) -> None:
+    """Raises QuizgymError for a gradebook format quizgym cannot write."""
+    if gradebook is not None and gradebook not in GRADEBOOKS:
+        raise QuizgymError(f"unknown gradebook {gradebook!r}; choose from {', '.join(GRADEBOOKS)}")
+
+
 def feedback_name(student: str) -> str:
     """A file name for a student's feedback that cannot escape the folder."""
     name = _UNSAFE.sub("_", student).strip("._") or "student"
@@ -269,12 +285,7 @@ def write_feedback(folder: Path, bank: Bank, parts: Sequence[GradedPartition]) -
         scores = part.scores
         maximum = float(part.max_scores.sum())
         for row, student in enumerate(part.answers.students):
-            name = feedback_name(student)
-            stem = name[:-3]
-            k = 2
-            while name in used:
-                name, k = f"{stem}-{k}.md", k + 1
-            used.add(name)
+            name = claim_name(feedback_name(student), used)
             total = float(scores[row].sum()) if scores.size else 0.0
             lines = [
                 f"# {bank.title}: feedback for {student}",
@@ -339,5 +350,5 @@ def write_gradebook(path: Path, bank: Bank, parts: Sequence[GradedPartition], *,
         header = ["ID number", title]
         rows = [[s, fmt(float(t), 2)] for s, t in zip(students, totals, strict=True)]
     else:
-        raise ValueError(f"unknown gradebook {lms!r}; choose from {', '.join(GRADEBOOKS)}")
+        check_gradebook(lms)
     write_rows(path, header, rows)

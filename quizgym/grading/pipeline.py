@@ -12,6 +12,7 @@ from quizgym.grading.compare import Change, compare_runs, write_changes
 from quizgym.grading.ingest import Rejection, read_submissions
 from quizgym.grading.outputs import (
     GRADEBOOKS,
+    check_gradebook,
     write_feedback,
     write_gradebook,
     write_grades,
@@ -88,8 +89,7 @@ def grade_submissions(
         SubmissionError: a submissions file cannot be read at all.
         BankError: the bank has errors.
     """
-    if gradebook is not None and gradebook not in GRADEBOOKS:
-        raise ValueError(f"unknown gradebook {gradebook!r}; choose from {', '.join(GRADEBOOKS)}")
+    check_gradebook(gradebook)
     if not isinstance(bank, Bank):
         bank = load_bank(bank)
     answers = read_submissions(bank, submissions)

@@ -48,7 +48,8 @@ from quizgym.grading.ingest import (
     slot_ids,
 )
 from quizgym.grading.outputs import (
-    GRADEBOOKS,
+    check_gradebook,
+    claim_name,
     feedback_name,
     write_feedback,
     write_gradebook,
@@ -575,15 +576,6 @@ def grade_piece(
     )
 
 
-def _claim(name: str, used: set[str]) -> str:
-    """The file name ``write_feedback`` gives a student, given the names already used."""
-    stem, k = name[:-3], 2
-    while name in used:
-        name, k = f"{stem}-{k}.md", k + 1
-    used.add(name)
-    return name
-
-
 def _move_feedback(folder: Path, results: Sequence[PieceResult]) -> None:
     """Move each piece's feedback files to ``folder``, named as one in-memory run names them."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -591,8 +583,8 @@ def _move_feedback(folder: Path, results: Sequence[PieceResult]) -> None:
     for result in results:
         local: set[str] = set()
         for name in result.feedback:
-            source = result.files["feedback"] / _claim(name, local)
-            source.replace(folder / _claim(name, used))
+            source = result.files["feedback"] / claim_name(name, local)
+            source.replace(folder / claim_name(name, used))
 
 
 def _write_outputs(
@@ -769,8 +761,7 @@ def grade_at_scale(
         )
     if engine not in ENGINES:
         raise QuizgymError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
-    if gradebook is not None and gradebook not in GRADEBOOKS:
-        raise QuizgymError(f"unknown gradebook {gradebook!r}; choose from {', '.join(GRADEBOOKS)}")
+    check_gradebook(gradebook)
     if engine == "dask":
         from quizgym.grading.cluster import require_dask
 
