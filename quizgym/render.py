@@ -381,8 +381,10 @@ class KeyLine:
     decimal: str
     """The key to 7 significant figures, when it is not already a plain number."""
     units: str
-    accepted: str
-    """The tolerance in words with the interval of accepted decimals."""
+    tolerance: str
+    """The tolerance in words (empty for non-numeric answers)."""
+    interval: str
+    """The interval of accepted decimals, ``low to high``."""
     mistakes: tuple[tuple[str, str], ...]
     """Known wrong answers for this variant: (value, feedback)."""
 
@@ -469,14 +471,14 @@ def question_view(bank: Bank, question: Question, number: int, variant: Variant)
     )
 
 
-def _accepted(tolerance: Any, value: float) -> str:
+def _interval(tolerance: Any, value: float) -> str:
     low, high = interval(key=value, tolerance=tolerance)
-    return f"{describe(tolerance)}: {format_value(low, 6)} to {format_value(high, 6)}"
+    return f"{format_value(low, 6)} to {format_value(high, 6)}"
 
 
 def _key_lines(bank: Bank, question: Question, variant: Variant) -> tuple[KeyLine, ...]:
     if not isinstance(question, Numeric):
-        return (KeyLine("", "", expected_answer(question, variant), "", "", "", ()),)
+        return (KeyLine("", "", expected_answer(question, variant), "", "", "", "", ()),)
     views = _slot_views(bank, question, variant)
     lines = []
     for index, ((_, slot, key, compiled), view) in enumerate(
@@ -494,7 +496,8 @@ def _key_lines(bank: Bank, question: Question, variant: Variant) -> tuple[KeyLin
                 key.text,
                 "" if decimal == key.text else decimal,
                 slot.units or "",
-                _accepted(compiled.tolerance, key.number),
+                describe(compiled.tolerance),
+                _interval(compiled.tolerance, key.number),
                 mistakes,
             )
         )
