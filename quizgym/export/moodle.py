@@ -13,6 +13,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from quizgym.export import Exporter
+from quizgym.export.package import sub, xml_bytes
 from quizgym.export.plan import (
     Item,
     Where,
@@ -66,16 +67,9 @@ def cloze_escape(text: str) -> str:
     return out
 
 
-def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
-    element = ET.SubElement(parent, tag, attrs)
-    if text is not None:
-        element.text = text
-    return element
-
-
 def _texted(parent: ET.Element, tag: str, text: str, *, fmt: str | None = "html") -> ET.Element:
-    element = _sub(parent, tag, **({"format": fmt} if fmt else {}))
-    _sub(element, "text", text)
+    element = sub(parent, tag, **({"format": fmt} if fmt else {}))
+    sub(element, "text", text)
     return element
 
 
@@ -84,7 +78,7 @@ def _html(text: str) -> str:
 
 
 def _category(quiz: ET.Element, path: str) -> None:
-    question = _sub(quiz, "question", type="category")
+    question = sub(quiz, "question", type="category")
     _texted(question, "category", f"$course$/top/{path}", fmt=None)
     _texted(question, "info", "")
 
@@ -108,9 +102,7 @@ class MoodleExporter(Exporter):
                 quiz.append(self._question(self.bank, item))
             if pool.variants:
                 _category(quiz, home)
-        ET.indent(quiz)
-        body = ET.tostring(quiz, encoding="unicode")
-        return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'.encode()
+        return xml_bytes(quiz)
 
     def _question(self, bank: Bank, item: Item) -> ET.Element:
         question = item.question
@@ -134,11 +126,11 @@ class MoodleExporter(Exporter):
             )
         _texted(element, "questiontext", stem)
         _texted(element, "generalfeedback", _html(item.feedback))
-        _sub(element, "defaultgrade", decimal_text(item.points))
+        sub(element, "defaultgrade", decimal_text(item.points))
         penalty = "1" if isinstance(question, TrueFalse) else "0.3333333"
-        _sub(element, "penalty", penalty)
-        _sub(element, "hidden", "0")
-        _sub(element, "idnumber", item.ident)
+        sub(element, "penalty", penalty)
+        sub(element, "hidden", "0")
+        sub(element, "idnumber", item.ident)
         if isinstance(question, TrueFalse):
             for choice_value in (True, False):
                 value = choice_value
@@ -152,9 +144,9 @@ class MoodleExporter(Exporter):
                              feedback, where)  # fmt: skip
         elif isinstance(question, MultipleChoice | SpotTheError):
             multiple = isinstance(question, MultipleChoice) and question.multiple
-            _sub(element, "single", "false" if multiple else "true")
-            _sub(element, "shuffleanswers", "true" if question.shuffle else "false")
-            _sub(element, "answernumbering", "abc")
+            sub(element, "single", "false" if multiple else "true")
+            sub(element, "shuffleanswers", "true" if question.shuffle else "false")
+            sub(element, "answernumbering", "abc")
             for tag in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback"):
                 _texted(element, tag, "")
             n_right = sum(c.correct for c in question.choices)
@@ -166,10 +158,10 @@ class MoodleExporter(Exporter):
                     fraction = 1.0 if choice.correct else 0.0
                 self._answer(element, _html(choice.text), fraction, choice.feedback or "", where)
         elif isinstance(question, FreeText):
-            _sub(element, "responseformat", "editor")
-            _sub(element, "responserequired", "1")
-            _sub(element, "responsefieldlines", "10")
-            _sub(element, "attachments", "0")
+            sub(element, "responseformat", "editor")
+            sub(element, "responserequired", "1")
+            sub(element, "responsefieldlines", "10")
+            sub(element, "attachments", "0")
             rubric = "".join(
                 f"<li>{html_text(c.criterion)} ({decimal_text(c.points)} pt): "
                 f"{html_text(', '.join(c.any_of))}</li>"
@@ -186,7 +178,7 @@ class MoodleExporter(Exporter):
             slot = item.slots[0]
             for number, tol in symmetric(slot.accept):
                 answer = self._answer(element, decimal_text(number), 1.0, "", where, plain=True)
-                _sub(answer, "tolerance", tolerance_text(tol))
+                sub(answer, "tolerance", tolerance_text(tol))
             for mistake in slot.wrong:
                 (number, tol), *_ = symmetric(mistake.range)
                 answer = self._answer(
@@ -197,13 +189,13 @@ class MoodleExporter(Exporter):
                     where,
                     plain=True,
                 )
-                _sub(answer, "tolerance", tolerance_text(tol))
-            _sub(element, "unitgradingtype", "0")
-            _sub(element, "unitpenalty", "0.1000000")
-            _sub(element, "showunits", "3")
-            _sub(element, "unitsleft", "0")
+                sub(answer, "tolerance", tolerance_text(tol))
+            sub(element, "unitgradingtype", "0")
+            sub(element, "unitpenalty", "0.1000000")
+            sub(element, "showunits", "3")
+            sub(element, "unitsleft", "0")
         if question.tags:
-            tags = _sub(element, "tags")
+            tags = sub(element, "tags")
             for tag in question.tags:
                 _texted(tags, "tag", tag, fmt=None)
         return element
@@ -219,8 +211,8 @@ class MoodleExporter(Exporter):
         plain: bool = False,
     ) -> ET.Element:
         fmt = "moodle_auto_format" if plain else "html"
-        answer = _sub(parent, "answer", fraction=moodle_percent(fraction, where=where), format=fmt)
-        _sub(answer, "text", text)
+        answer = sub(parent, "answer", fraction=moodle_percent(fraction, where=where), format=fmt)
+        sub(answer, "text", text)
         _texted(answer, "feedback", _html(feedback))
         return answer
 

@@ -10,6 +10,14 @@ FIXED_DATE = (1980, 1, 1, 0, 0, 0)
 """Every zip entry's date: the zip epoch, so the same bank gives the same bytes."""
 
 
+def sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
+    """A child element with optional text and attributes."""
+    element = ET.SubElement(parent, tag, attrs)
+    if text is not None:
+        element.text = text
+    return element
+
+
 def xml_bytes(root: ET.Element) -> bytes:
     """An element as an indented UTF-8 XML document with a declaration."""
     ET.indent(root)

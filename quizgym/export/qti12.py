@@ -15,7 +15,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from quizgym.export import Exporter
-from quizgym.export.package import write_zip, xml_bytes
+from quizgym.export.package import sub, write_zip, xml_bytes
 from quizgym.export.plan import (
     Item,
     decimal_text,
@@ -40,16 +40,9 @@ CANVAS_NS = "http://canvas.instructure.com/xsd/cccv1p0"
 IDENTS = LETTERS.lower()  # QTI 1.2 response idents: a, b, c …
 
 
-def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
-    element = ET.SubElement(parent, tag, attrs)
-    if text is not None:
-        element.text = text
-    return element
-
-
 def _mattext(parent: ET.Element, text: str) -> None:
-    material = _sub(parent, "material")
-    _sub(material, "mattext", text, texttype="text/html")
+    material = sub(parent, "material")
+    sub(material, "mattext", text, texttype="text/html")
 
 
 def _html(text: str) -> str:
@@ -57,11 +50,11 @@ def _html(text: str) -> str:
 
 
 def _meta(item: ET.Element, fields: list[tuple[str, str]]) -> None:
-    metadata = _sub(_sub(item, "itemmetadata"), "qtimetadata")
+    metadata = sub(sub(item, "itemmetadata"), "qtimetadata")
     for label, entry in fields:
-        field = _sub(metadata, "qtimetadatafield")
-        _sub(field, "fieldlabel", label)
-        _sub(field, "fieldentry", entry)
+        field = sub(metadata, "qtimetadatafield")
+        sub(field, "fieldlabel", label)
+        sub(field, "fieldentry", entry)
 
 
 def _condition(
@@ -71,19 +64,19 @@ def _condition(
     score: float | None = None,
     feedback: str | None = None,
 ) -> ET.Element:
-    rc = _sub(parent, "respcondition", **{"continue": "Yes" if go_on else "No"})
-    var = _sub(rc, "conditionvar")
+    rc = sub(parent, "respcondition", **{"continue": "Yes" if go_on else "No"})
+    var = sub(rc, "conditionvar")
     if score is not None:
-        _sub(rc, "setvar", decimal_text(score), action="Set", varname="SCORE")
+        sub(rc, "setvar", decimal_text(score), action="Set", varname="SCORE")
     if feedback is not None:
-        _sub(rc, "displayfeedback", feedbacktype="Response", linkrefid=feedback)
+        sub(rc, "displayfeedback", feedbacktype="Response", linkrefid=feedback)
     return var
 
 
 def _range(parent: ET.Element, low: float, high: float) -> None:
-    both = _sub(parent, "and")
-    _sub(both, "vargte", decimal_text(low), respident="response1")
-    _sub(both, "varlte", decimal_text(high), respident="response1")
+    both = sub(parent, "and")
+    sub(both, "vargte", decimal_text(low), respident="response1")
+    sub(both, "varlte", decimal_text(high), respident="response1")
 
 
 class Qti12Exporter(Exporter):
@@ -101,12 +94,12 @@ class Qti12Exporter(Exporter):
     def assessment(self) -> bytes:
         """The ``questestinterop`` document."""
         root = ET.Element("questestinterop", xmlns=QTI_NS)
-        assessment = _sub(root, "assessment", ident=self.ident, title=self.bank.title)
-        _meta_fields = _sub(assessment, "qtimetadata")
-        field = _sub(_meta_fields, "qtimetadatafield")
-        _sub(field, "fieldlabel", "cc_maxattempts")
-        _sub(field, "fieldentry", "1")
-        section = _sub(assessment, "section", ident="root_section")
+        assessment = sub(root, "assessment", ident=self.ident, title=self.bank.title)
+        _meta_fields = sub(assessment, "qtimetadata")
+        field = sub(_meta_fields, "qtimetadatafield")
+        sub(field, "fieldlabel", "cc_maxattempts")
+        sub(field, "fieldentry", "1")
+        section = sub(assessment, "section", ident="root_section")
         for pool in plan(self.bank, variants=self.variants, seed=self.seed):
             parts = [split_parts(item) for item in pool.items]
             if not pool.variants:
@@ -115,13 +108,13 @@ class Qti12Exporter(Exporter):
                 continue
             for index in range(len(parts[0])):
                 pieces = [variant[index] for variant in parts]
-                group = _sub(
+                group = sub(
                     section, "section", ident=f"group-{pieces[0].ident}", title=pieces[0].ident
                 )
-                selection = _sub(_sub(group, "selection_ordering"), "selection")
+                selection = sub(sub(group, "selection_ordering"), "selection")
                 # Canvas also reads a selection_extension/points_per_item, but the 1.2.1 DTD
                 # has no such element: the points travel in each item's points_possible.
-                _sub(selection, "selection_number", "1")
+                sub(selection, "selection_number", "1")
                 for piece in pieces:
                     group.append(self.item(piece))
         return xml_bytes(root)
@@ -148,72 +141,72 @@ class Qti12Exporter(Exporter):
         fields.append(("assessment_question_identifierref", f"aq-{ident}"))
         _meta(element, fields)
 
-        presentation = _sub(element, "presentation")
+        presentation = sub(element, "presentation")
         stem = _html(item.prompt)
         if isinstance(question, SpotTheError):
             stem = f"<blockquote>{_html(question.statement)}</blockquote>{stem}"
         _mattext(presentation, stem)
         if labels:
             multiple = kind == "multiple_answers_question"
-            lid = _sub(
+            lid = sub(
                 presentation,
                 "response_lid",
                 ident="response1",
                 rcardinality="Multiple" if multiple else "Single",
             )
-            choice = _sub(lid, "render_choice")
+            choice = sub(lid, "render_choice")
             for label, text in labels:
-                _mattext(_sub(choice, "response_label", ident=label), html_text(text))
+                _mattext(sub(choice, "response_label", ident=label), html_text(text))
         else:
-            fib = _sub(presentation, "response_str", ident="response1", rcardinality="Single")
-            render = _sub(
+            fib = sub(presentation, "response_str", ident="response1", rcardinality="Single")
+            render = sub(
                 fib, "render_fib", **({} if kind == "essay_question" else {"fibtype": "Decimal"})
             )
-            _sub(render, "response_label", ident="answer1", rshuffle="No")
+            sub(render, "response_label", ident="answer1", rshuffle="No")
 
-        processing = _sub(element, "resprocessing")
-        outcomes = _sub(processing, "outcomes")
-        _sub(outcomes, "decvar", maxvalue="100", minvalue="0", varname="SCORE", vartype="Decimal")
+        processing = sub(element, "resprocessing")
+        outcomes = sub(processing, "outcomes")
+        sub(outcomes, "decvar", maxvalue="100", minvalue="0", varname="SCORE", vartype="Decimal")
         feedbacks: list[tuple[str, str]] = []
         if item.feedback or isinstance(question, FreeText):
             general = item.feedback
             if isinstance(question, FreeText):
                 general = f"Model answer: {question.model_answer}"
             feedbacks.append(("general_fb", general))
-            _sub(_condition(processing, go_on=True, feedback="general_fb"), "other")
+            sub(_condition(processing, go_on=True, feedback="general_fb"), "other")
         if isinstance(question, TrueFalse):
             wrong_label = f"{ident}_{'false' if question.answer else 'true'}"
             right_label = f"{ident}_{'true' if question.answer else 'false'}"
             if_wrong = wrong_feedback_true_false(self.bank, question, answer=not question.answer)
             feedbacks.append((f"{wrong_label}_fb", if_wrong))
             var = _condition(processing, go_on=True, feedback=f"{wrong_label}_fb")
-            _sub(var, "varequal", wrong_label, respident="response1")
+            sub(var, "varequal", wrong_label, respident="response1")
             var = _condition(processing, go_on=False, score=100)
-            _sub(var, "varequal", right_label, respident="response1")
+            sub(var, "varequal", right_label, respident="response1")
         elif isinstance(question, MultipleChoice | SpotTheError):
             for (label, _), option in zip(labels, question.choices, strict=True):
                 if option.feedback:
                     feedbacks.append((f"{label}_fb", option.feedback))
                     var = _condition(processing, go_on=True, feedback=f"{label}_fb")
-                    _sub(var, "varequal", label, respident="response1")
+                    sub(var, "varequal", label, respident="response1")
             var = _condition(processing, go_on=False, score=100)
             if kind == "multiple_answers_question":
-                both = _sub(var, "and")
+                both = sub(var, "and")
                 for (label, _), option in zip(labels, question.choices, strict=True):
-                    target = both if option.correct else _sub(both, "not")
-                    _sub(target, "varequal", label, respident="response1")
+                    target = both if option.correct else sub(both, "not")
+                    sub(target, "varequal", label, respident="response1")
             else:
                 right = next(
                     label
                     for (label, _), c in zip(labels, question.choices, strict=True)
                     if c.correct
                 )
-                _sub(var, "varequal", right, respident="response1")
+                sub(var, "varequal", right, respident="response1")
         elif isinstance(question, Numeric):
             slot = item.slots[0]
             var = _condition(processing, go_on=False, score=100)
-            either = _sub(var, "or")
-            _sub(either, "varequal", decimal_text(slot.accept.value), respident="response1")
+            either = sub(var, "or")
+            sub(either, "varequal", decimal_text(slot.accept.value), respident="response1")
             _range(either, slot.accept.low, slot.accept.high)
             for n, mistake in enumerate(slot.wrong, start=1):
                 label = f"{ident}_mistake{n}_fb"
@@ -222,31 +215,31 @@ class Qti12Exporter(Exporter):
                 var = _condition(processing, go_on=True, score=score, feedback=label)
                 _range(var, mistake.range.low, mistake.range.high)
         else:
-            _sub(_condition(processing, go_on=False), "other")
+            sub(_condition(processing, go_on=False), "other")
         for label, text in feedbacks:
-            fb = _sub(element, "itemfeedback", ident=label)
-            _mattext(_sub(fb, "flow_mat"), _html(text))
+            fb = sub(element, "itemfeedback", ident=label)
+            _mattext(sub(fb, "flow_mat"), _html(text))
         return element
 
     def manifest(self) -> bytes:
         """``imsmanifest.xml`` (Canvas's namespace for IMS CP 1.1)."""
         root = ET.Element("manifest", identifier=f"{self.ident}-manifest", xmlns=CP_NS)
-        metadata = _sub(root, "metadata")
-        _sub(metadata, "schema", "IMS Content")
-        _sub(metadata, "schemaversion", "1.1.3")
-        _sub(root, "organizations")
-        resources = _sub(root, "resources")
-        resource = _sub(resources, "resource", identifier=self.ident, type="imsqti_xmlv1p2")
-        _sub(resource, "file", href=f"{self.ident}/{self.ident}.xml")
-        _sub(resource, "dependency", identifierref=f"{self.ident}-meta")
-        meta = _sub(
+        metadata = sub(root, "metadata")
+        sub(metadata, "schema", "IMS Content")
+        sub(metadata, "schemaversion", "1.1.3")
+        sub(root, "organizations")
+        resources = sub(root, "resources")
+        resource = sub(resources, "resource", identifier=self.ident, type="imsqti_xmlv1p2")
+        sub(resource, "file", href=f"{self.ident}/{self.ident}.xml")
+        sub(resource, "dependency", identifierref=f"{self.ident}-meta")
+        meta = sub(
             resources,
             "resource",
             identifier=f"{self.ident}-meta",
             type="associatedcontent/imscc_xmlv1p1/learning-application-resource",
             href=f"{self.ident}/assessment_meta.xml",
         )
-        _sub(meta, "file", href=f"{self.ident}/assessment_meta.xml")
+        sub(meta, "file", href=f"{self.ident}/assessment_meta.xml")
         return xml_bytes(root)
 
     def assessment_meta(self) -> bytes:
@@ -254,17 +247,17 @@ class Qti12Exporter(Exporter):
         pools = plan(self.bank, variants=self.variants, seed=self.seed)
         points = sum(pool.items[0].points for pool in pools)
         root = ET.Element("quiz", identifier=self.ident, xmlns=CANVAS_NS)
-        _sub(root, "title", self.bank.title)
-        _sub(root, "description", html_text(self.bank.description or ""))
-        _sub(root, "shuffle_answers", "false")
-        _sub(root, "scoring_policy", "keep_highest")
-        _sub(root, "quiz_type", "assignment")
-        _sub(root, "points_possible", decimal_text(points))
-        _sub(root, "show_correct_answers", "true")
-        _sub(root, "allowed_attempts", "1")
-        _sub(root, "one_question_at_a_time", "false")
-        _sub(root, "cant_go_back", "false")
-        _sub(root, "available", "false")
+        sub(root, "title", self.bank.title)
+        sub(root, "description", html_text(self.bank.description or ""))
+        sub(root, "shuffle_answers", "false")
+        sub(root, "scoring_policy", "keep_highest")
+        sub(root, "quiz_type", "assignment")
+        sub(root, "points_possible", decimal_text(points))
+        sub(root, "show_correct_answers", "true")
+        sub(root, "allowed_attempts", "1")
+        sub(root, "one_question_at_a_time", "false")
+        sub(root, "cant_go_back", "false")
+        sub(root, "available", "false")
         return xml_bytes(root)
 
     def to_bytes(self) -> bytes:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from quizgym.export import Exporter
-from quizgym.export.package import write_zip, xml_bytes
+from quizgym.export.package import sub, write_zip, xml_bytes
 from quizgym.export.plan import (
     Item,
     Pool,
@@ -50,28 +50,21 @@ def item_href(item: Item) -> str:
     return f"items/{ncname(item.ident)}.xml"
 
 
-def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
-    element = ET.SubElement(parent, tag, attrs)
-    if text is not None:
-        element.text = text
-    return element
-
-
 def _value(parent: ET.Element, tag: str, *values: str) -> None:
-    holder = _sub(parent, tag)
+    holder = sub(parent, tag)
     for value in values:
-        _sub(holder, "value", value)
+        sub(holder, "value", value)
 
 
 def _base(parent: ET.Element, base_type: str, value: str) -> None:
-    _sub(parent, "baseValue", value, baseType=base_type)
+    sub(parent, "baseValue", value, baseType=base_type)
 
 
 def _add_feedback(parent: ET.Element, build: ET.Element | None = None, ident: str = "") -> None:
     """FEEDBACK := multiple(FEEDBACK, <build or identifier>)."""
-    setter = _sub(parent, "setOutcomeValue", identifier="FEEDBACK")
-    multiple = _sub(setter, "multiple")
-    _sub(multiple, "variable", identifier="FEEDBACK")
+    setter = sub(parent, "setOutcomeValue", identifier="FEEDBACK")
+    multiple = sub(setter, "multiple")
+    sub(multiple, "variable", identifier="FEEDBACK")
     if build is not None:
         multiple.append(build)
     else:
@@ -79,9 +72,9 @@ def _add_feedback(parent: ET.Element, build: ET.Element | None = None, ident: st
 
 
 def _add_score(parent: ET.Element, points: float) -> None:
-    setter = _sub(parent, "setOutcomeValue", identifier="SCORE")
-    total = _sub(setter, "sum")
-    _sub(total, "variable", identifier="SCORE")
+    setter = sub(parent, "setOutcomeValue", identifier="SCORE")
+    total = sub(setter, "sum")
+    sub(total, "variable", identifier="SCORE")
     _base(total, "float", decimal_text(points))
 
 
@@ -90,7 +83,7 @@ def _equal(parent: ET.Element, response: str, value: float, low: float, high: fl
     near = max(abs(low), abs(high))
     below = tolerance_text(widen(value - low, near=near))
     above = tolerance_text(widen(high - value, near=near))
-    equal = _sub(
+    equal = sub(
         parent,
         "equal",
         toleranceMode="absolute",
@@ -98,9 +91,9 @@ def _equal(parent: ET.Element, response: str, value: float, low: float, high: fl
         includeLowerBound="true",
         includeUpperBound="true",
     )
-    _sub(equal, "variable", identifier=response)
+    sub(equal, "variable", identifier=response)
     if correct:
-        _sub(equal, "correct", identifier=response)
+        sub(equal, "correct", identifier=response)
     else:
         _base(equal, "float", decimal_text(value))
 
@@ -141,17 +134,17 @@ class Qti21Exporter(Exporter):
         if isinstance(question, TrueFalse | MultipleChoice | SpotTheError):
             self._choice(root, body, processing, item, feedback)
         elif isinstance(question, FreeText):
-            declaration = _sub(
+            declaration = sub(
                 root, "responseDeclaration", identifier="RESPONSE", cardinality="single",
                 baseType="string",
             )  # fmt: skip
             _value(declaration, "correctResponse", question.model_answer)
-            _sub(body, "p", item.prompt)
-            _sub(body, "extendedTextInteraction", responseIdentifier="RESPONSE", expectedLines="10")
-            rubric = _sub(body, "rubricBlock", view="scorer")
-            _sub(rubric, "p", f"Model answer: {question.model_answer}")
+            sub(body, "p", item.prompt)
+            sub(body, "extendedTextInteraction", responseIdentifier="RESPONSE", expectedLines="10")
+            rubric = sub(body, "rubricBlock", view="scorer")
+            sub(rubric, "p", f"Model answer: {question.model_answer}")
             for criterion in question.rubric:
-                _sub(
+                sub(
                     rubric,
                     "p",
                     f"{criterion.criterion} ({decimal_text(criterion.points)} pt): "
@@ -165,7 +158,7 @@ class Qti21Exporter(Exporter):
             ("MAXSCORE", "single", "float", decimal_text(item.points)),
             ("FEEDBACK", "multiple", "identifier", None),
         ):
-            outcome = _sub(
+            outcome = sub(
                 root, "outcomeDeclaration", identifier=ident, cardinality=cardinality,
                 baseType=base_type,
             )  # fmt: skip
@@ -174,7 +167,7 @@ class Qti21Exporter(Exporter):
         root.append(body)
         root.append(processing)
         for ident, text in feedback:
-            _sub(
+            sub(
                 root, "modalFeedback", text, outcomeIdentifier="FEEDBACK", identifier=ident,
                 showHide="show",
             )  # fmt: skip
@@ -208,45 +201,45 @@ class Qti21Exporter(Exporter):
             multiple = isinstance(question, MultipleChoice) and question.multiple
             shuffle = question.shuffle
         right = [ident for ident, _, correct, _ in choices if correct]
-        declaration = _sub(
+        declaration = sub(
             root, "responseDeclaration", identifier="RESPONSE",
             cardinality="multiple" if multiple else "single", baseType="identifier",
         )  # fmt: skip
         _value(declaration, "correctResponse", *right)
         if multiple:
-            mapping = _sub(
+            mapping = sub(
                 declaration, "mapping", lowerBound="0", upperBound=points, defaultValue="0"
             )
             share = item.points / len(right)
             for ident, _, correct, _ in choices:
-                _sub(
+                sub(
                     mapping,
                     "mapEntry",
                     mapKey=ident,
                     mappedValue=decimal_text(share if correct else -share),
                 )
         if isinstance(question, SpotTheError):
-            _sub(_sub(body, "blockquote"), "p", question.statement)
-        interaction = _sub(
+            sub(sub(body, "blockquote"), "p", question.statement)
+        interaction = sub(
             body, "choiceInteraction", responseIdentifier="RESPONSE",
             shuffle="true" if shuffle else "false", maxChoices="0" if multiple else "1",
         )  # fmt: skip
-        _sub(interaction, "prompt", item.prompt)
+        sub(interaction, "prompt", item.prompt)
         for ident, text, _, note in choices:
-            _sub(interaction, "simpleChoice", text, identifier=ident)
+            sub(interaction, "simpleChoice", text, identifier=ident)
             if note:
                 feedback.append((ident, note))
-        condition = _sub(_sub(processing, "responseCondition"), "responseIf")
+        condition = sub(sub(processing, "responseCondition"), "responseIf")
         if multiple:
-            _sub(_sub(condition, "not"), "isNull").append(
+            sub(sub(condition, "not"), "isNull").append(
                 ET.Element("variable", identifier="RESPONSE")
             )
-            setter = _sub(condition, "setOutcomeValue", identifier="SCORE")
-            _sub(setter, "mapResponse", identifier="RESPONSE")
+            setter = sub(condition, "setOutcomeValue", identifier="SCORE")
+            sub(setter, "mapResponse", identifier="RESPONSE")
         else:
-            match = _sub(condition, "match")
-            _sub(match, "variable", identifier="RESPONSE")
-            _sub(match, "correct", identifier="RESPONSE")
+            match = sub(condition, "match")
+            sub(match, "variable", identifier="RESPONSE")
+            sub(match, "correct", identifier="RESPONSE")
             _add_score(condition, item.points)
         _add_feedback(processing, ET.Element("variable", identifier="RESPONSE"))
 
@@ -259,25 +252,25 @@ class Qti21Exporter(Exporter):
         feedback: list[tuple[str, str]],
     ) -> None:
         multipart = len(item.slots) > 1 or bool(item.slots[0].part)
-        _sub(body, "p", item.prompt)
+        sub(body, "p", item.prompt)
         for slot in item.slots:
             response = f"RESPONSE_{slot.part}" if multipart else "RESPONSE"
-            declaration = _sub(
+            declaration = sub(
                 root, "responseDeclaration", identifier=response, cardinality="single",
                 baseType="float",
             )  # fmt: skip
             _value(declaration, "correctResponse", decimal_text(slot.accept.value))
-            line = _sub(body, "p", f"{slot.prompt}: " if multipart else None)
-            _sub(line, "textEntryInteraction", responseIdentifier=response, expectedLength="12")
-            condition = _sub(processing, "responseCondition")
-            branch = _sub(condition, "responseIf")
+            line = sub(body, "p", f"{slot.prompt}: " if multipart else None)
+            sub(line, "textEntryInteraction", responseIdentifier=response, expectedLength="12")
+            condition = sub(processing, "responseCondition")
+            branch = sub(condition, "responseIf")
             accept = slot.accept
             _equal(branch, response, accept.value, accept.low, accept.high, correct=True)
             _add_score(branch, slot.points)
             for n, wrong in enumerate(slot.wrong, start=1):
                 ident = f"{response}_MISTAKE{n}"
                 feedback.append((ident, wrong.feedback))
-                branch = _sub(condition, "responseElseIf")
+                branch = sub(condition, "responseElseIf")
                 rng = wrong.range
                 _equal(branch, response, rng.value, rng.low, rng.high, correct=False)
                 if wrong.credit:
@@ -289,53 +282,53 @@ class Qti21Exporter(Exporter):
         root = ET.Element(
             "assessmentTest", xmlns=QTI_NS, identifier=self.ident, title=self.bank.title
         )
-        _sub(root, "outcomeDeclaration", identifier="SCORE", cardinality="single", baseType="float")
-        part = _sub(
+        sub(root, "outcomeDeclaration", identifier="SCORE", cardinality="single", baseType="float")
+        part = sub(
             root, "testPart", identifier="main", navigationMode="nonlinear",
             submissionMode="individual",
         )  # fmt: skip
-        section = _sub(
+        section = sub(
             part, "assessmentSection", identifier="questions", title=self.bank.title, visible="true"
         )
         for pool in pools:
             target = section
             if pool.variants:
-                target = _sub(
+                target = sub(
                     section, "assessmentSection", identifier=f"pool-{ncname(pool.ident)}",
                     title=pool.ident, visible="false",
                 )  # fmt: skip
-                _sub(target, "selection", select="1")
+                sub(target, "selection", select="1")
             for item in pool.items:
-                _sub(
+                sub(
                     target, "assessmentItemRef", identifier=ncname(item.ident), href=item_href(item)
                 )
-        processing = _sub(root, "outcomeProcessing")
-        setter = _sub(processing, "setOutcomeValue", identifier="SCORE")
-        _sub(_sub(setter, "sum"), "testVariables", variableIdentifier="SCORE")
+        processing = sub(root, "outcomeProcessing")
+        setter = sub(processing, "setOutcomeValue", identifier="SCORE")
+        sub(sub(setter, "sum"), "testVariables", variableIdentifier="SCORE")
         return xml_bytes(root)
 
     def manifest(self, pools: list[Pool]) -> bytes:
         """``imsmanifest.xml`` (IMS CP 1.1)."""
         root = ET.Element("manifest", xmlns=CP_NS, identifier=f"{self.ident}-package")
-        metadata = _sub(root, "metadata")
-        _sub(metadata, "schema", "QTIv2.1 Package")
-        _sub(metadata, "schemaversion", "1.0.0")
-        _sub(root, "organizations")
-        resources = _sub(root, "resources")
-        test = _sub(
+        metadata = sub(root, "metadata")
+        sub(metadata, "schema", "QTIv2.1 Package")
+        sub(metadata, "schemaversion", "1.0.0")
+        sub(root, "organizations")
+        resources = sub(root, "resources")
+        test = sub(
             resources, "resource", identifier=f"test-{self.ident}", type="imsqti_test_xmlv2p1",
             href="assessment.xml",
         )  # fmt: skip
-        _sub(test, "file", href="assessment.xml")
+        sub(test, "file", href="assessment.xml")
         items = [item for pool in pools for item in pool.items]
         for item in items:
-            _sub(test, "dependency", identifierref=f"item-{ncname(item.ident)}")
+            sub(test, "dependency", identifierref=f"item-{ncname(item.ident)}")
         for item in items:
-            resource = _sub(
+            resource = sub(
                 resources, "resource", identifier=f"item-{ncname(item.ident)}",
                 type="imsqti_item_xmlv2p1", href=item_href(item),
             )  # fmt: skip
-            _sub(resource, "file", href=item_href(item))
+            sub(resource, "file", href=item_href(item))
         return xml_bytes(root)
 
     def to_bytes(self) -> bytes:
