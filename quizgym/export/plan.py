@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 
 from quizgym.errors import BankError, ExportError, Finding
-from quizgym.grading.verdict import grade_response, mistakes_for
+from quizgym.grading.verdict import grade_response, mistakes_for, slot_keys
 from quizgym.model import (
     Bank,
     FreeText,
@@ -27,7 +27,7 @@ from quizgym.model import (
     TrueFalse,
     points_of,
 )
-from quizgym.solver import Key, Variant, keys_of, param_values, slots, variant_of
+from quizgym.solver import Key, Variant, param_values, variant_of
 from quizgym.tolerance import describe, interval
 
 AnyQuestion = TrueFalse | MultipleChoice | SpotTheError | FreeText | Numeric
@@ -172,10 +172,9 @@ def _item(
 
 
 def _slots(bank: Bank, question: Numeric, variant: Variant) -> tuple[Slot, ...]:
-    keys = keys_of(bank, question, variant)
     out = []
-    for index, ((part_id, slot), key) in enumerate(zip(slots(question), keys, strict=True)):
-        tolerance = slot.tolerance if slot.tolerance is not None else bank.defaults.tolerance
+    for index, (part_id, slot, key, compiled) in enumerate(slot_keys(bank, question, variant)):
+        tolerance = compiled.tolerance
         low, high = interval(key=key.number, tolerance=tolerance)
         wrong = []
         for mistake in mistakes_for(bank, question, variant, index):
