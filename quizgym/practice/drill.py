@@ -307,22 +307,18 @@ class Drill:
 
     def __init__(
         self,
-        banks: Sequence[Bank],
         *,
         store: Store,
         ui: DrillUI,
         clock: Clock,
         scheduler: Scheduler,
         seed: int,
-        cram: bool,
     ) -> None:
-        self.banks = banks
         self.store = store
         self.ui = ui
         self.clock = clock
         self.scheduler = scheduler
         self.seed = seed
-        self.cram = cram
         self.queue: list[Entry] = []
         self.done: list[Done] = []
         self.position = 0
@@ -529,7 +525,7 @@ class Drill:
                 self.store.rerate(attempt_id, rating=int(Rating.Easy), card_after=card)
                 entry.row.card = card
                 self.ui.show_note(
-                    f"Marked easy: next review {_when(card.due, attempt.answered_at)}."
+                    f"Marked easy: next review {when(card.due, attempt.answered_at)}."
                 )
                 return
             if not text:
@@ -625,7 +621,7 @@ class Drill:
         return [d.entry for d in self.done] + self.queue
 
 
-def _when(due: datetime, now: datetime) -> str:
+def when(due: datetime, now: datetime) -> str:
     """``in 10 min``, ``in 2 days``: a due time relative to now."""
     seconds = (due - now).total_seconds()
     if seconds <= 0:
@@ -637,9 +633,6 @@ def _when(due: datetime, now: datetime) -> str:
         return f"in {seconds / 3600:.0f} h"
     days = seconds / 86400
     return f"in {days:.0f} day" + ("" if round(days) == 1 else "s")
-
-
-when = _when
 
 
 def practice(
@@ -686,9 +679,7 @@ def practice(
     )
     scheduler = Scheduler(enable_fuzzing=seed is None)
     session_seed = seed if seed is not None else secrets.randbelow(2**31)
-    drill = Drill(
-        banks, store=store, ui=ui, clock=clock, scheduler=scheduler, seed=session_seed, cram=cram
-    )
+    drill = Drill(store=store, ui=ui, clock=clock, scheduler=scheduler, seed=session_seed)
     session_id = store.start_session(
         banks=[b.bank for b in banks], mode="cram" if cram else "review", now=now
     )

@@ -239,10 +239,15 @@ class Store:
         Raises:
             KeyError: no such item.
         """
-        for row in self.rows(bank_id=bank_id):
-            if row.item_id == item_id:
-                return row
-        raise KeyError((bank_id, item_id))
+        found = self.conn.execute(
+            "SELECT bank_id, item_id, card_id, fsrs_card, lapses, content_sha FROM item"
+            " WHERE bank_id = ? AND item_id = ?",
+            (bank_id, item_id),
+        ).fetchone()
+        if found is None:
+            raise KeyError((bank_id, item_id))
+        bank, item, card_id, card, lapses, sha = found
+        return ItemRow(bank, item, card_id, _card(card), lapses, sha)
 
     def attempt_count(self, bank_id: str, item_id: str) -> int:
         """How many answers to an item are logged."""
