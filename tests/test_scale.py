@@ -205,17 +205,16 @@ def test_without_dask_the_engine_says_how_to_install_it(
     [
         (["--compare", "."], "Error: --compare is not available with --engine dask, --chunk-rows "
          "or Parquet input yet; grade a CSV without them\n"),
-        (["--chunk-rows", "0"], None),
+        (["--chunk-rows", "0"], "'--chunk-rows': 0 is not in the range x>=1."),
     ],
 )  # fmt: skip
 def test_scaled_runs_refuse_what_they_cannot_do(
-    class_files: dict[str, Path], tmp_path: Path, args: list[str], message: str | None
+    class_files: dict[str, Path], tmp_path: Path, args: list[str], message: str
 ) -> None:
     command = ["grade", "bert-mlm", str(class_files["b.parquet"]), "-o", str(tmp_path), *args]
     result = CliRunner().invoke(cli, command)
     assert result.exit_code == 2
-    if message is not None:
-        assert result.output == message
+    assert message in result.output
 
 
 ROWS = [
