@@ -201,3 +201,13 @@ def test_practice_refuses_a_filter_that_selects_nothing(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert result.stderr == "Error: bert-mlm: no question is tagged no-such-tag\n"
     assert "Session" not in result.stdout
+
+
+def test_stats_does_not_load_the_answer_engine() -> None:
+    code = (
+        "import sys\nfrom quizgym import practice\nimport quizgym.practice.ui\n"
+        "import quizgym.practice.stats, quizgym.practice.store\n"
+        "print([m for m in ('sympy', 'quizgym.grading.verdict') if m in sys.modules])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == "[]\n"

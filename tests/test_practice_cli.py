@@ -273,8 +273,8 @@ def test_the_header_counts_partly_right_items_apart() -> None:
 
     from rich.console import Console
 
-    from quizgym.practice.drill import ItemView
     from quizgym.practice.ui import RichUI
+    from quizgym.practice.views import ItemView
 
     out = io.StringIO()
     ui = RichUI(Console(file=out, width=80, color_system=None))

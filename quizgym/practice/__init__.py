@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the drill pulls in the answer engine (sympy): import it only when used
-    from quizgym.practice.drill import Summary
     from quizgym.practice.stats import BankStats
+    from quizgym.practice.views import Summary
 
 DEFAULT_BANK = "bert-mlm"
 
@@ -47,9 +47,10 @@ def run_practice(
         QuizgymError: a bank or the database cannot be used.
     """
     from quizgym.loader import load_bank
-    from quizgym.practice.drill import clock_from, practice
+    from quizgym.practice.drill import practice
     from quizgym.practice.store import Store
     from quizgym.practice.ui import RichUI, make_console
+    from quizgym.practice.views import clock_from
 
     loaded = [load_bank(name) for name in (banks or [DEFAULT_BANK])]
     clock = clock_from(os.environ.get("QUIZGYM_NOW"))
@@ -85,10 +86,10 @@ def show_stats(banks: Sequence[str] = (), *, db: str | Path | None = None) -> li
         QuizgymError: a bank path or the database cannot be used.
     """
     from quizgym.loader import load_bank
-    from quizgym.practice.drill import clock_from
     from quizgym.practice.stats import bank_stats
     from quizgym.practice.store import Store
     from quizgym.practice.ui import RichUI, make_console, render_stats
+    from quizgym.practice.views import clock_from
 
     slugs = tuple(load_bank(b).bank if Path(b).is_file() else b for b in banks)
     store = Store.open(db)

@@ -27,14 +27,13 @@ import hashlib
 import json
 import secrets
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from fsrs import Card, Rating, Scheduler, State
 
-from quizgym.errors import QuizgymError
 from quizgym.grading.verdict import Status, Verdict, grade_response, shown_choices
 from quizgym.model import (
     LETTERS,
@@ -46,6 +45,16 @@ from quizgym.model import (
     TrueFalse,
 )
 from quizgym.practice.store import Attempt, ItemInfo, ItemRow, Store
+from quizgym.practice.views import (
+    Clock,
+    ItemView,
+    Outcome,
+    SlotView,
+    Summary,
+    clock_from,
+    utc_now,
+    when,
+)
 from quizgym.selection import check_filters, matches
 from quizgym.solver import Variant, prompt_of, slots, variant_of
 
@@ -56,94 +65,6 @@ RETRY_GAP = 3
 COMMANDS = "? hint · ! reveal · s skip · u undo · q quit"
 
 AnyQuestion = TrueFalse | MultipleChoice | SpotTheError | FreeText | Numeric
-Clock = Callable[[], datetime]
-
-
-def utc_now() -> datetime:
-    """The wall clock, in UTC (what py-fsrs requires)."""
-    return datetime.now(UTC)
-
-
-def clock_from(text: str | None) -> Clock:
-    """A frozen clock at an ISO-8601 time (``QUIZGYM_NOW``), or the wall clock when None.
-
-    Raises:
-        QuizgymError: the text is not an ISO-8601 time.
-    """
-    if not text:
-        return utc_now
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError as exc:
-        raise QuizgymError(f"QUIZGYM_NOW={text!r} is not an ISO-8601 time") from exc
-    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-    return lambda: moment
-
-
-# --- what the UI is shown ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ItemView:
-    """One item as the student first sees it."""
-
-    bank: str
-    item_id: str
-    kind: str
-    position: int
-    total: int
-    right: int
-    wrong: int
-    new: bool
-    retry: bool
-    prompt: str
-    statement: str | None = None
-    choices: tuple[tuple[str, str], ...] = ()
-    """(letter, text) in the order shown."""
-    multiple: bool = False
-    partial: int = 0
-    """Items answered partly right so far (the header counts them apart)."""
-
-
-@dataclass(frozen=True)
-class SlotView:
-    """One answer slot: the question itself, or a part of a numeric question."""
-
-    label: str
-    prompt: str | None = None
-    units: str | None = None
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """How an item went, shown after the last slot."""
-
-    verdict: str
-    rating: Rating
-    scheduled: bool
-    next_due: datetime | None
-    now: datetime
-    explanation: str | None
-    correction: str | None
-    can_mark_easy: bool
-
-
-@dataclass(frozen=True)
-class Summary:
-    """The end of a session."""
-
-    answered: int
-    right: int
-    partial: int
-    wrong: int
-    seconds: float
-    misconceptions: tuple[tuple[str, int], ...]
-    missed: tuple[str, ...]
-    due_now: int
-    due_day: int
-    next_due: datetime | None
-    now: datetime
-    quit_early: bool
 
 
 class DrillUI(Protocol):
@@ -619,20 +540,6 @@ class Drill:
 
     def _all_entries(self) -> list[Entry]:
         return [d.entry for d in self.done] + self.queue
-
-
-def when(due: datetime, now: datetime) -> str:
-    """``in 10 min``, ``in 2 days``: a due time relative to now."""
-    seconds = (due - now).total_seconds()
-    if seconds <= 0:
-        return "now"
-    if seconds < 3600:
-        minutes = seconds / 60
-        return f"in {minutes:.0f} min" if minutes >= 1 else f"in {seconds:.0f} s"
-    if seconds < 86400:
-        return f"in {seconds / 3600:.0f} h"
-    days = seconds / 86400
-    return f"in {days:.0f} day" + ("" if round(days) == 1 else "s")
 
 
 def practice(

@@ -11,16 +11,19 @@ from __future__ import annotations
 import sys
 import unicodedata
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from quizgym.grading.verdict import Status, Verdict
-from quizgym.model import FreeText
-from quizgym.practice.drill import ItemView, Outcome, SlotView, Summary, when
 from quizgym.practice.stats import BankStats
+from quizgym.practice.views import ItemView, Outcome, SlotView, Summary, when
+
+if TYPE_CHECKING:  # the answer engine (sympy) stays unloaded for `quizgym stats`
+    from quizgym.grading.verdict import Verdict
+    from quizgym.model import FreeText
 
 _ASCII = str.maketrans(
     {
@@ -162,7 +165,7 @@ class RichUI:
         self.say((f"{prefix}{mark}", style), read)
         if verdict.feedback:
             self.say(("  ", ""), verdict.feedback)
-        if verdict.tag and verdict.status is not Status.CORRECT:
+        if verdict.tag and not verdict.is_correct:
             self.say(("  misconception: ", "dim"), (verdict.tag, "dim"))
         if verdict.expected and verdict.expected != verdict.read_as:
             self.say(("  Answer: ", "bold"), verdict.expected)
