@@ -94,28 +94,39 @@ class Sums:
         )
 
 
-def _count(*columns: npt.ArrayLike) -> Counter[Any]:
-    """Counts of the distinct rows of several equal-length columns."""
-    arrays = [np.asarray(c) for c in columns]
-    if not len(arrays[0]):
+Coded = tuple[npt.NDArray[Any], npt.NDArray[np.int64]]
+"""A column as (its sorted distinct values, each row's index among them)."""
+
+
+def _coded(column: npt.ArrayLike) -> Coded:
+    """Factorize a column: O(n) grouping for small non-negative codes, else one sort."""
+    a = np.asarray(column)
+    if a.dtype.kind in "iu" and len(a) and a.min() >= 0:
+        u, _, inv = group(a.astype(np.int64))
+    else:
+        u, inv = np.unique(a, return_inverse=True)
+    return u, inv.reshape(-1).astype(np.int64, copy=False)
+
+
+def _taken(table: npt.NDArray[Any], codes: npt.NDArray[np.int64]) -> Coded:
+    """``_coded(table[codes])`` without sorting the long column: factorize the short table."""
+    u, inv = np.unique(table, return_inverse=True)
+    return u, inv.reshape(-1)[codes]
+
+
+def _count(*columns: npt.ArrayLike | Coded) -> Counter[Any]:
+    """Counts of the distinct rows of several equal-length columns (raw or :data:`Coded`)."""
+    coded = [c if isinstance(c, tuple) else _coded(c) for c in columns]
+    if not len(coded[0][1]):
         return Counter()
-    codes = []
-    uniques = []
-    for a in arrays:
-        if a.dtype.kind in "iu" and len(a) and a.min() >= 0:
-            u, _, inv = group(a.astype(np.int64))  # O(n) for small codes
-        else:
-            u, inv = np.unique(a, return_inverse=True)
-        uniques.append(u)
-        codes.append(inv.reshape(-1))
-    combined = np.zeros(len(arrays[0]), dtype=np.int64)
-    for u, c in zip(uniques, codes, strict=True):
+    combined = np.zeros(len(coded[0][1]), dtype=np.int64)
+    for u, c in coded:
         combined = combined * len(u) + c
     keys, counts = np.unique(combined, return_counts=True)
     out: Counter[Any] = Counter()
     for key, count in zip(keys.tolist(), counts.tolist(), strict=True):
         parts = []
-        for u in reversed(uniques):
+        for u, _ in reversed(coded):
             key, rest = divmod(key, len(u))
             parts.append(u[rest].item())
         out[tuple(reversed(parts))] = count
@@ -135,12 +146,15 @@ def partial_sums(graded: GradedPartition) -> Sums:
     scores = graded.scores
     total = scores.sum(axis=1) if scores.size else np.zeros(len(graded.answers))
     sums = Sums(slots=[g.slot for g in graded.slots], n=len(graded.answers))
-    sums.totals = Counter({k[0]: v for k, v in _count(total).items()})
-    for j, g in enumerate(graded.slots):
-        x = scores[:, j]
-        sums.marks.append(_count(x, total))
+    # Each column is factorized once and its codes reused by every count it enters.
+    totals = _coded(total)
+    sums.totals = Counter({k[0]: v for k, v in _count(totals).items()})
+    for g in graded.slots:
+        table = np.array([v.score for v in g.verdicts], dtype=np.float64)
+        x = _taken(table, g.codes)
+        sums.marks.append(_count(x, totals))
         if g.slot.options:
-            sums.options.append(_count(g.options, x, total))
+            sums.options.append(_count(g.options, x, totals))
         else:
             sums.options.append(Counter())
         # counted by code, then named: few distinct tags and variants, many students

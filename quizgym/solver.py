@@ -288,6 +288,22 @@ def student_key(bank: str, student: str | None, seed: int | None) -> int:
     return key
 
 
+def student_keys(
+    bank: str, students: Sequence[str | None], seeds: Sequence[int | None]
+) -> npt.NDArray[np.uint64]:
+    """:func:`student_key` of a whole class at once (one digest each, no per-student cache)."""
+    sha256 = hashlib.sha256
+    prefix = bank + "\x1f"
+    digests = b"".join(
+        [
+            sha256(f"{prefix}{s or ''}\x1f{'' if d is None else d}".encode()).digest()
+            for s, d in zip(students, seeds, strict=True)
+        ]
+    )
+    # Each 32-byte digest is four big-endian 64-bit words; the key is the first.
+    return np.frombuffer(digests, dtype=">u8")[::4].astype(np.uint64)
+
+
 def _mix(z: int) -> int:
     z = ((z ^ (z >> 30)) * _MIX1) & _MASK
     z = ((z ^ (z >> 27)) * _MIX2) & _MASK
@@ -393,13 +409,20 @@ def _question_salt(bank: Bank, qid: str) -> int:
     return salt
 
 
+def varies(bank: Bank, question: Any) -> bool:
+    """Whether students can see different versions (parameters with choices, or a shuffle)."""
+    shuffled = isinstance(question, MultipleChoice | SpotTheError) and question.shuffle
+    return shuffled or any(len(values) > 1 for _, values in _param_table(bank, question))
+
+
 def variant_codes(
     bank: Bank,
     question: Any,
     *,
     students: Sequence[str | None],
     seeds: Sequence[int | None],
-) -> tuple[list[Variant], list[int]]:
+    keys: npt.NDArray[np.uint64] | None = None,
+) -> tuple[list[Variant], npt.NDArray[np.int64]]:
     """Draw many students' variants at once: the distinct variants, and each student's index.
 
     The same draws as :func:`variant_of` (same random streams, same order), without building a
@@ -411,6 +434,7 @@ def variant_codes(
         question: the question.
         students: the students' ids.
         seeds: their seeds (same length).
+        keys: their :func:`student_keys`, when the caller has them already.
 
     Returns:
         ``(variants, codes)``: ``variants[codes[k]]`` is ``variant_of(..., student=students[k],
@@ -419,8 +443,8 @@ def variant_codes(
     table = _param_table(bank, question)
     shuffled = isinstance(question, MultipleChoice | SpotTheError) and question.shuffle
     count = len(students)
-    if not shuffled and all(len(values) == 1 for _, values in table):
-        return [variant_of(bank, question)], [0] * count
+    if not varies(bank, question):
+        return [variant_of(bank, question)], np.zeros(count, dtype=np.int64)
     choices = len(question.choices) if shuffled else 0
     defaults = np.fromiter(
         (s is None and d is None for s, d in zip(students, seeds, strict=True)),
@@ -428,12 +452,9 @@ def variant_codes(
         count=count,
     )
     salt = np.uint64(_question_salt(bank, question.id))
-    states = np.fromiter(
-        (student_key(bank.bank, s, d) for s, d in zip(students, seeds, strict=True)),
-        dtype=np.uint64,
-        count=count,
-    )
-    states = states ^ salt
+    if keys is None:
+        keys = student_keys(bank.bank, students, seeds)
+    states = keys ^ salt
     columns = [
         _draw_array(states, k) % np.uint64(len(values)) for k, (_, values) in enumerate(table)
     ]
@@ -469,7 +490,7 @@ def variant_codes(
             else ()
         )
         variants.append(Variant(question=question.id, params=params, order=order))
-    return variants, [int(c) for c in np.asarray(codes).reshape(-1)]
+    return variants, np.asarray(codes, dtype=np.int64).reshape(-1)
 
 
 # --- compiled questions -----------------------------------------------------------------------
@@ -697,7 +718,9 @@ __all__ = [
     "slot_env",
     "slots",
     "solve",
+    "student_keys",
     "tidy",
     "variant_codes",
     "variant_of",
+    "varies",
 ]

@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from quizgym.arrays import group
 from quizgym.expr import ParseFailure, Reading, read_answer
-from quizgym.grading.ingest import ClassAnswers
+from quizgym.grading.ingest import ClassAnswers, Coded
 from quizgym.grading.verdict import (
     Status,
     Verdict,
@@ -50,7 +50,15 @@ from quizgym.model import (
     TrueFalse,
     points_of,
 )
-from quizgym.solver import Variant, compile_numeric, keys_of, show_number, slots, variant_codes
+from quizgym.solver import (
+    Variant,
+    compile_numeric,
+    keys_of,
+    show_number,
+    slots,
+    variant_codes,
+    varies,
+)
 from quizgym.tolerance import KIND_CODES, compare_array, hint_text
 
 __all__ = [
@@ -216,7 +224,13 @@ def grade_partition(
 
 
 def factorize(values: Sequence[Any]) -> tuple[list[Any], IntArray]:
-    """Distinct values in order of appearance, and each value's index among them."""
+    """Distinct values in order of appearance, and each value's index among them.
+
+    A :class:`~quizgym.grading.ingest.Coded` column (or a slice of one) is returned as it is: its
+    texts may then include some that none of its rows uses.
+    """
+    if isinstance(values, Coded):  # read dictionary-encoded: already factorized
+        return values.texts, values.codes
     index: dict[str | None, int] = dict.fromkeys(values, 0)
     for k, value in enumerate(index):
         index[value] = k
@@ -236,10 +250,13 @@ def _grade_slot(bank: Bank, slot: Slot, answers: ClassAnswers) -> GradedSlot:
     question = slot.question
     column = answers.column(slot.id)
     n = len(answers)
-    variants, vcodes_list = variant_codes(
-        bank, question, students=answers.students, seeds=answers.seeds
+    variants, vcodes = variant_codes(
+        bank,
+        question,
+        students=answers.students,
+        seeds=answers.seeds,
+        keys=answers.student_keys(bank.bank) if varies(bank, question) else None,
     )
-    vcodes = np.asarray(vcodes_list, dtype=np.int64)
     texts, tcodes = factorize(column)
     # Grouping key: variant, text, and (for error carried forward) the earlier parts' texts.
     key = vcodes * len(texts) + tcodes

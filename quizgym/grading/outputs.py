@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -60,7 +61,7 @@ def _strings(values: Sequence[str]) -> Column:
     return factorize(values)
 
 
-_FORMULA = re.compile(r"[=@+\-\t\r]")
+_FORMULA_START = frozenset("=@+-\t\r")
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
@@ -71,7 +72,7 @@ def defuse(text: str) -> str:
     LibreOffice when a teacher opens the file; a leading apostrophe makes it plain text. Plain
     numbers (``-2.30``) are left alone.
     """
-    if text and _FORMULA.match(text) and not _NUMBER.fullmatch(text):
+    if text and text[0] in _FORMULA_START and not _NUMBER.fullmatch(text):
         return "'" + text
     return text
 
@@ -93,9 +94,7 @@ def write_table(path: Path, header: Sequence[str], columns: Sequence[Column]) ->
         _write_plain(path, header, columns)
         return
     arrays = [
-        pa.DictionaryArray.from_arrays(
-            pa.array(codes, type=pa.int32()), pa.array(list(words), pa.string())
-        )
+        pa.DictionaryArray.from_arrays(_arrow_codes(pa, codes), _arrow_strings(pa, words))
         for words, codes in columns
     ]
     table = pa.table(arrays, names=[f"c{i}" for i in range(len(arrays))])
@@ -104,6 +103,26 @@ def write_table(path: Path, header: Sequence[str], columns: Sequence[Column]) ->
         pacsv.write_csv(
             table, stream, pacsv.WriteOptions(include_header=False, quoting_style="needed")
         )
+
+
+# Arrays are built from their buffers: ``pa.array`` would import pandas (0.4 s) when it is
+# installed, only to check whether its argument is a pandas object.
+
+
+def _arrow_codes(pa: Any, codes: npt.NDArray[np.int64]) -> Any:
+    data = np.ascontiguousarray(codes, dtype=np.int32)
+    return pa.Array.from_buffers(pa.int32(), len(data), [None, pa.py_buffer(data)])
+
+
+def _arrow_strings(pa: Any, words: Sequence[str]) -> Any:
+    encoded = [w.encode() for w in words]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    kind = pa.large_string() if offsets[-1] >= 2**31 else pa.string()
+    if kind == pa.string():
+        offsets = offsets.astype(np.int32)
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+    return pa.Array.from_buffers(kind, len(encoded), buffers)
 
 
 def _quote(text: str) -> str:
@@ -125,13 +144,13 @@ def _write_plain(path: Path, header: Sequence[str], columns: Sequence[Column]) -
 def write_grades(path: Path, parts: Sequence[GradedPartition]) -> None:
     """``grades.csv``: student, score, max_score, percent, then one score column per slot."""
     slots = [g.slot for g in parts[0].slots] if parts else []
-    students = [s for p in parts for s in p.answers.students]
+    students = [s for p in parts for s in p.answers.students]  # distinct: no factorizing
     scores = np.vstack([p.scores for p in parts]) if parts else np.zeros((0, 0))
     maximum = float(sum(s.points for s in slots))
     total = scores.sum(axis=1) if scores.size else np.zeros(len(students))
     percent = 100 * total / maximum if maximum else np.zeros_like(total)
     columns: list[Column] = [
-        _strings(students),
+        (students, np.arange(len(students), dtype=np.int64)),
         _numbers(total),
         ([fmt(maximum)], np.zeros(len(students), dtype=np.int64)),
         _numbers(percent, 2),
@@ -157,6 +176,7 @@ def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
     """``responses.csv``: one row per student and slot, student by student."""
     codes: list[list[npt.NDArray[np.int64]]] = [[] for _ in RESPONSE_HEADER]
     words: list[dict[str, int]] = [{} for _ in RESPONSE_HEADER]
+    students: list[str] = []  # distinct across the class: codes are row numbers
 
     def encode(field: int, table: Sequence[str]) -> npt.NDArray[np.int64]:
         index = words[field]
@@ -165,7 +185,8 @@ def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
     for part in parts:
         n, p = len(part.answers), len(part.slots)
         grid = [np.zeros((n, p), dtype=np.int64) for _ in RESPONSE_HEADER]
-        grid[0][:] = encode(0, part.answers.students)[:, None]
+        grid[0][:] = np.arange(len(students), len(students) + n)[:, None]
+        students += part.answers.students
         for j, graded in enumerate(part.slots):
             grid[1][:, j] = encode(1, [graded.slot.id])[0]
             texts, text_codes = _answers(part.answers.column(graded.slot.id))
@@ -184,7 +205,10 @@ def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
         for field in range(len(RESPONSE_HEADER)):
             codes[field].append(grid[field].reshape(-1))
     columns: list[Column] = [
-        (list(words[f]), np.concatenate(codes[f]) if codes[f] else np.zeros(0, dtype=np.int64))
+        (
+            students if f == 0 else list(words[f]),
+            np.concatenate(codes[f]) if codes[f] else np.zeros(0, dtype=np.int64),
+        )
         for f in range(len(RESPONSE_HEADER))
     ]
     write_table(path, RESPONSE_HEADER, columns)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -110,21 +111,24 @@ def grade_submissions(
     stats = combine(sums)
     out_dir.mkdir(parents=True, exist_ok=True)
     files = [out_dir / n for n in ("grades.csv", "responses.csv", "items.csv", "rejected.csv")]
-    write_grades(files[0], parts)
-    write_responses(files[1], parts)
-    write_items(files[2], stats)
-    write_rejected(files[3], answers.rejected)
-    report = out_dir / "report.html"
-    report.write_text(
-        render_report(
-            bank=bank,
-            stats=stats,
-            totals=sums.totals,
-            rejected=answers.rejected,
-            students=len(answers),
-        ),
-        encoding="utf-8",
-    )
+    # pyarrow writes the two large tables without holding the GIL: one in a second thread.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        grades = pool.submit(write_grades, files[0], parts)
+        write_responses(files[1], parts)
+        write_items(files[2], stats)
+        write_rejected(files[3], answers.rejected)
+        report = out_dir / "report.html"
+        report.write_text(
+            render_report(
+                bank=bank,
+                stats=stats,
+                totals=sums.totals,
+                rejected=answers.rejected,
+                students=len(answers),
+            ),
+            encoding="utf-8",
+        )
+        grades.result()
     files.append(report)
     if feedback:
         write_feedback(out_dir / "feedback", bank, parts)
