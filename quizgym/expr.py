@@ -59,16 +59,17 @@ from quizgym.errors import AnswerParseError
 
 __all__ = [
     "CONSTANTS",
+    "Constant",
     "DPS",
+    "Function",
     "MAX_DEPTH",
     "MAX_LENGTH",
     "MAX_NODES",
-    "STUDENT_FUNCTIONS",
-    "Constant",
-    "Function",
     "ParseFailure",
     "Parsed",
     "Reading",
+    "STUDENT_FUNCTIONS",
+    "calls",
     "evaluate",
     "format_value",
     "parse",
@@ -268,6 +269,22 @@ class Parsed:
     """Free names used (parameters, part ids); empty for student answers."""
     tree: _Node = field(repr=False)
     """The checked tree (internal)."""
+
+
+def calls(parsed: Parsed) -> frozenset[str]:
+    """The names of the functions an expression calls."""
+    found: set[str] = set()
+    todo: list[_Node] = [parsed.tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, _Call):
+            found.add(node.function.name)
+            todo.extend(node.args)
+        elif isinstance(node, _Unary):
+            todo.append(node.operand)
+        elif isinstance(node, _Binary):
+            todo.extend((node.left, node.right))
+    return frozenset(found)
 
 
 # --- normalize ----------------------------------------------------------------------------------

@@ -21,7 +21,6 @@ from quizgym.solver import (
     compile_numeric,
     keys_of,
     mistake_value,
-    slot_env,
 )
 from quizgym.tolerance import AUTO_ABS, AUTO_REL, within_rel
 
@@ -97,10 +96,9 @@ def resolve_mistakes(
         return cached
     compiled = compile_numeric(bank, question)[index]
     key = keys_of(bank, question, variant)[index]
-    env = slot_env(bank, question, variant, index)
     resolved: list[ResolvedMistake] = []
     for mistake in compiled.mistakes:
-        value = mistake_value(mistake, env)
+        value = mistake_value(bank, question, variant, index, mistake)
         if value is not None:
             resolved.append(
                 ResolvedMistake(value, mistake.feedback, mistake.tag, mistake.credit, False)

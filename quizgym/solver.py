@@ -29,6 +29,7 @@ from quizgym.expr import (
     STUDENT_FUNCTIONS,
     Function,
     Parsed,
+    calls,
     evaluate,
     format_value,
     parse,
@@ -627,10 +628,26 @@ def keys_of(bank: Bank, question: Numeric, variant: Variant) -> tuple[Key, ...]:
     return result
 
 
-def mistake_value(mistake: CompiledMistake, env: Mapping[str, sympy.Expr]) -> float | None:
-    """The numeric value of a mistake for one variant, or None when it is undefined there."""
+_STEPS = frozenset({"round", "floor", "ceil"})
+"""Functions whose result can jump at an exact value: a mistake that calls one is solved exactly."""
+
+
+def mistake_value(
+    bank: Bank, question: Numeric, variant: Variant, index: int, mistake: CompiledMistake
+) -> float | None:
+    """The value of a mistake of slot ``index`` for one variant, or None when undefined there.
+
+    A mistake is matched within the slot's tolerance, so its 30-digit value from the guarded
+    mpmath walker is enough, and much cheaper than an exact form. A mistake that rounds (round,
+    floor, ceil) is solved exactly with sympy, like a key, since an exact half decides where it
+    lands.
+    """
     try:
-        return float(to_mpf(tidy(to_sympy(mistake.parsed, env))))
+        if calls(mistake.parsed) & _STEPS:
+            return float(
+                to_mpf(tidy(to_sympy(mistake.parsed, slot_env(bank, question, variant, index))))
+            )
+        return float(evaluate(mistake.parsed, slot_values(bank, question, variant, index)))
     except (AnswerParseError, TypeError, ValueError):
         return None
 
@@ -642,6 +659,19 @@ def slot_env(bank: Bank, question: Numeric, variant: Variant, upto: int) -> dict
     for (part_id, _), key in zip(slots(question)[:upto], keys[:upto], strict=True):
         if part_id is not None:
             env[part_id] = key.exact
+    return env
+
+
+def slot_values(bank: Bank, question: Numeric, variant: Variant, upto: int) -> dict[str, Any]:
+    """:func:`slot_env` as 30-digit numbers (mpmath), for :func:`~quizgym.expr.evaluate`."""
+    with mpmath.workdps(DPS):
+        env: dict[str, Any] = {
+            name: mpmath.mpf(int(v.p)) / int(v.q) for name, v in variant.params.items()
+        }
+    keys = keys_of(bank, question, variant)
+    for (part_id, _), key in zip(slots(question)[:upto], keys[:upto], strict=True):
+        if part_id is not None:
+            env[part_id] = key.value
     return env
 
 
@@ -716,6 +746,7 @@ __all__ = [
     "prompt_of",
     "show_number",
     "slot_env",
+    "slot_values",
     "slots",
     "solve",
     "student_keys",

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import require_module
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from quizgym.grading.batch import bank_slots, grade_partition, partitions
-from quizgym.grading.ingest import ClassAnswers, slot_ids
+from quizgym.grading.ingest import ClassAnswers, Coded, read_submissions, slot_ids
 from quizgym.grading.verdict import grade_response
 from quizgym.loader import load_bank
 from quizgym.model import Bank
@@ -37,7 +39,7 @@ def _class(bank: Bank, rows: list[tuple[str, int | None, list[str | None]]]) -> 
     for student, seed, cells in rows:
         row = answers.add_student(student, seed, ("test", 0))
         for slot, cell in zip(slots, cells, strict=True):
-            answers.answers[slot][row] = cell
+            answers.mark_present(slot)[row] = cell
     return answers
 
 
@@ -172,3 +174,29 @@ def test_variant_codes_of_an_empty_class() -> None:
     for qid in ("num-mlm-two", "mc-which-causal"):
         variants, codes = variant_codes(bank, bank.question(qid), students=[], seeds=[])
         assert len(codes) == 0
+
+
+def test_columns_read_dictionary_encoded_grade_like_lists(tmp_path: Path) -> None:
+    # A clean wide CSV is read by pyarrow into coded columns (distinct texts + codes); graded in
+    # partitions (slices of those columns), every verdict is still the single-answer path's.
+    require_module("pyarrow")
+    bank = load_bank("bert-mlm")
+    slots = [s.id for s in bank_slots(bank)]
+    path = tmp_path / "class.csv"
+    with path.open("w", encoding="utf-8", newline="") as stream:
+        writer = csv.writer(stream)
+        writer.writerow(["student", *slots])
+        for k in range(60):
+            cells = [POOL[(k * 5 + j * 3) % len(POOL)] for j in range(len(slots))]
+            writer.writerow([f"s{k:03d}", *[c or "" for c in cells]])
+    answers = read_submissions(bank, [path])
+    assert isinstance(answers.answers[slots[0]], Coded)
+    for part in partitions(answers, size=25):
+        graded = grade_partition(bank, part)
+        mismatches = [
+            (g.slot.id, row)
+            for j, g in enumerate(graded.slots)
+            for row in range(len(part))
+            if g.verdict(row) != _single(bank, part, j, row)
+        ]
+        assert mismatches == []

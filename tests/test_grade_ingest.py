@@ -228,3 +228,20 @@ def test_a_repeated_column_is_reported_and_the_first_one_graded(quiz: Bank, tmp_
     assert rejection.reason == (
         "duplicate column 'tf-bert' (column 3; the first is column 2); column ignored"
     )
+
+
+def test_two_clean_wide_files_make_one_class(quiz: Bank, tmp_path: Path) -> None:
+    # Both files take the pyarrow path; the second one's columns are appended to the first's.
+    (tmp_path / "a.csv").write_text("student,tf-bert\ns1,true\ns2,\n", encoding="utf-8")
+    (tmp_path / "b.csv").write_text("student,mc-causal,tf-bert\ns3,A,F\n", encoding="utf-8")
+    answers = read_submissions(quiz, [tmp_path / "a.csv", tmp_path / "b.csv"])
+    assert _table(answers) == {
+        "s1": {"mc-causal": None, "tf-bert": "true"},
+        "s2": {"mc-causal": None, "tf-bert": None},
+        "s3": {"mc-causal": "A", "tf-bert": "F"},
+    }
+    assert answers.origins == [
+        (str(tmp_path / "a.csv"), 2),
+        (str(tmp_path / "a.csv"), 3),
+        (str(tmp_path / "b.csv"), 2),
+    ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from quizgym.grading import Status, grade_question, grade_response
+from quizgym.grading.verdict import mistakes_for
 from quizgym.loader import parse_bank
 from quizgym.model import Numeric
 from quizgym.solver import keys_of, variant_of
@@ -296,3 +297,39 @@ def test_multiple_answers_by_their_texts(text: str, score: float) -> None:
         Status.CORRECT if score == 1 else Status.PARTIAL if score else Status.INCORRECT,
         score,
     )
+
+
+ROUNDING = parse_bank(
+    """
+bank: rounding
+title: Rounding
+questions:
+  - id: num-split
+    type: numeric
+    prompt: "Of {n} tokens, how many are masked on average?"
+    params: {n: {choices: [50, 10]}}
+    answer: 0.15 * n
+    mistakes:
+      - {answer: round(0.55 * n), feedback: Took the wrong share and rounded., tag: rounded}
+      - {answer: 0.15 * n / 2, feedback: Halved., tag: halved}
+"""
+)
+
+
+@pytest.mark.parametrize(("n", "rounded"), [(50, 28), (10, 6)])
+def test_mistake_values_rounding_is_exact_at_a_half(n: int, rounded: int) -> None:
+    # 0.55 * 50 is exactly 27.5 and rounds half up to 28; at 30 binary-rounded digits it lands
+    # just below 27.5 and would round to 27, so a mistake that rounds is solved exactly.
+    question = ROUNDING.question("num-split")
+    variant = next(
+        v
+        for s in range(200)
+        if (v := variant_of(ROUNDING, question, student=f"s{s}")).params["n"] == n
+    )
+    resolved = mistakes_for(ROUNDING, question, variant, 0)
+    assert [(m.tag, m.value) for m in resolved if not m.derived] == [
+        ("rounded", rounded),
+        ("halved", pytest.approx(0.075 * n, rel=1e-15)),
+    ]
+    verdict = grade_response(ROUNDING, question, str(rounded), variant=variant)
+    assert verdict.tag == "rounded"
