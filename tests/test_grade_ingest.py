@@ -245,3 +245,20 @@ def test_two_clean_wide_files_make_one_class(quiz: Bank, tmp_path: Path) -> None
         (str(tmp_path / "a.csv"), 3),
         (str(tmp_path / "b.csv"), 2),
     ]
+
+
+def test_a_file_pyarrow_reads_in_several_blocks(
+    quiz: Bank, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pyarrow reads about 1 MB per block, each with its own dictionary of distinct answers until
+    # they are unified; answers first seen in a late block must keep their own text.
+    rows = [f"student{k:07d},{'true' if k % 3 else 'F'},{k // 10_000}" for k in range(60_000)]
+    content = "student,tf-bert,mc-causal\n" + "\n".join(rows) + "\n"
+    assert len(content) > 1_200_000
+    fast = _read(quiz, tmp_path, "a.csv", content)
+    assert isinstance(fast.answers["mc-causal"], ingest.Coded)
+    monkeypatch.setattr(ingest, "_read_wide_arrow", lambda *args: False)
+    slow = _read(quiz, tmp_path, "b.csv", content)
+    assert list(fast.answers["mc-causal"]) == list(slow.answers["mc-causal"])
+    assert list(fast.answers["tf-bert"]) == list(slow.answers["tf-bert"])
+    assert fast.answers["mc-causal"][59_999] == "5"

@@ -477,13 +477,21 @@ def _read_wide_arrow(answers: ClassAnswers, source: str, text: str) -> bool:
             io.BytesIO(text.encode()),
             read_options=pacsv.ReadOptions(column_names=header, skip_rows=1),
             convert_options=pacsv.ConvertOptions(
-                column_types=dict.fromkeys(header, pa.string()),
+                # Answer columns arrive dictionary-encoded (distinct texts + codes) from the
+                # reader itself; student and seed stay plain strings.
+                column_types={
+                    h: pa.string()
+                    if h.lower() in {"student", "seed"}
+                    else pa.dictionary(pa.int32(), pa.string())
+                    for h in header
+                },
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
             ),
         )
     except (pa.ArrowInvalid, ValueError):
         return False
+    table = table.unify_dictionaries()  # one dictionary per column across the reader's chunks
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     if table.num_rows != lines - 1:  # a blank line or a value spanning lines: no line numbers
         return False
@@ -505,18 +513,26 @@ def _read_wide_arrow(answers: ClassAnswers, source: str, text: str) -> bool:
 
 
 def _coded(column: Any) -> Coded:
-    """A pyarrow string column as a :class:`Coded` column (an empty cell is None)."""
-    encoded = column.combine_chunks().dictionary_encode()
-    texts: list[str | None] = [t or None for t in encoded.dictionary.to_pylist()]
-    indices = encoded.indices  # read from its buffer: to_numpy() would import pandas (0.4 s)
-    assert indices.null_count == 0
-    codes = np.frombuffer(
-        indices.buffers()[1],
-        dtype=f"<i{indices.type.bit_width // 8}",
-        count=len(indices),
-        offset=indices.offset * indices.type.bit_width // 8,
-    )
-    return Coded(texts, codes.astype(np.int64))
+    """A dictionary-typed pyarrow column (one dictionary) as a :class:`Coded` column.
+
+    An empty cell is None. The codes are read from the index buffers: ``to_numpy()`` would
+    import pandas (0.4 s) when it is installed.
+    """
+    if not column.num_chunks:
+        return Coded([], np.zeros(0, dtype=np.int64))
+    texts: list[str | None] = [t or None for t in column.chunk(0).dictionary.to_pylist()]
+    codes = []
+    for chunk in column.chunks:
+        indices = chunk.indices
+        assert indices.null_count == 0
+        width = indices.type.bit_width // 8
+        buffer = indices.buffers()[1]
+        codes.append(
+            np.frombuffer(
+                buffer, dtype=f"<i{width}", count=len(indices), offset=indices.offset * width
+            )
+        )
+    return Coded(texts, np.concatenate(codes).astype(np.int64))
 
 
 def _read_clean_wide(
