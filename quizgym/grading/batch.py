@@ -38,6 +38,7 @@ from quizgym.grading.verdict import (
     grade_response,
     is_blank,
     mistakes_for,
+    numeric_verdict,
     read_bool,
     read_choices,
 )
@@ -371,59 +372,34 @@ def _grade_numeric(
         which[hit] = position
         open_ &= ~hit
     verdicts: list[Verdict] = []
-    points = slot.points
     for k, reading in enumerate(readings):
         v = int(pair_variants[k])
-        if reading is None:
-            verdicts.append(Verdict(slot.id, Status.BLANK, 0.0, points, expected=expected[v]))
-            continue
-        if isinstance(reading, ParseFailure):
-            verdicts.append(
-                Verdict(
-                    slot.id,
-                    Status.INVALID,
-                    0.0,
-                    points,
-                    feedback=reading.message,
-                    expected=expected[v],
-                )
-            )
-            continue
-        if compiled.earlier and not ok[k]:
+        if compiled.earlier and isinstance(reading, Reading) and not ok[k]:
+            earlier = {n: t for n, t in pair_earlier[k].items() if t is not None}
             verdicts.append(
                 grade_response(
                     bank,
                     question,
                     pair_texts[k],
                     part=slot.part,
-                    earlier={n: t for n, t in pair_earlier[k].items() if t is not None},
+                    earlier=earlier,
                     variant=variants[v],
                 )
             )
             continue
-        base = {
-            "question": slot.id,
-            "max_score": points,
-            "read_as": reading.read_as,
-            "expected": expected[v],
-            "value": float(reading.value),
-        }
-        if ok[k]:
-            verdicts.append(Verdict(status=Status.CORRECT, score=points, **base))  # type: ignore[arg-type]
-        elif which[k] >= 0:
-            mistake = resolved[v][int(which[k])]
-            verdicts.append(
-                Verdict(
-                    status=Status.PARTIAL if mistake.credit > 0 else Status.INCORRECT,
-                    score=points * mistake.credit,
-                    feedback=mistake.feedback,
-                    tag=mistake.tag,
-                    **base,  # type: ignore[arg-type]
-                )
+        mistake = resolved[v][int(which[k])] if which[k] >= 0 else None
+        hint = "" if ok[k] or mistake else hint_text(code=int(hints[k]), tolerance=tolerance)
+        verdicts.append(
+            numeric_verdict(
+                slot.id,
+                slot.points,
+                expected[v],
+                reading,
+                correct=bool(ok[k]),
+                mistake=mistake,
+                feedback=hint or "",
             )
-        else:
-            hint = hint_text(code=int(hints[k]), tolerance=compiled.tolerance) or ""
-            verdicts.append(Verdict(status=Status.INCORRECT, score=0.0, feedback=hint, **base))  # type: ignore[arg-type]
+        )
     return verdicts
 
 

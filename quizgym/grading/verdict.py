@@ -292,24 +292,12 @@ def grade_slot(
     points = points_of(slot, bank.defaults)
     qid = question.id if part_id is None else f"{question.id}.{part_id}"
     expected = str(key) + (f" {slot.units}" if slot.units else "")
-    if is_blank(response):
-        return Verdict(qid, Status.BLANK, 0.0, points, expected=expected)
-    assert response is not None
-    reading = read_answer(response)
-    if isinstance(reading, ParseFailure):
-        return Verdict(
-            qid, Status.INVALID, 0.0, points, feedback=reading.message, expected=expected
-        )
-    base = {
-        "question": qid,
-        "max_score": points,
-        "read_as": reading.read_as,
-        "expected": expected,
-        "value": float(reading.value),
-    }
+    reading = None if is_blank(response) else read_answer(response or "")
+    if not isinstance(reading, Reading):
+        return numeric_verdict(qid, points, expected, reading)
     match = _match(reading, key.number, compiled.tolerance)
     if match.ok:
-        return Verdict(status=Status.CORRECT, score=points, **base)  # type: ignore[arg-type]
+        return numeric_verdict(qid, points, expected, reading, correct=True)
     if compiled.earlier and earlier_values:
         carried = carried_forward(compiled, variant, earlier_values)
         if carried is not None and _match(reading, carried, compiled.tolerance).ok:
@@ -318,19 +306,53 @@ def grade_slot(
                 f"Correct for your answer to {names} (error carried forward); "
                 f"with the right {names} it would be {key}."
             )
-            return Verdict(status=Status.CORRECT, score=points, feedback=feedback, **base)  # type: ignore[arg-type]
+            return numeric_verdict(qid, points, expected, reading, correct=True, feedback=feedback)
     for mistake in mistakes_for(bank, question, variant, index):
         if _match(reading, mistake.value, compiled.tolerance).ok:
-            status = Status.PARTIAL if mistake.credit > 0 else Status.INCORRECT
-            return Verdict(
-                status=status,
-                score=points * mistake.credit,
-                feedback=mistake.feedback,
-                tag=mistake.tag,
-                **base,  # type: ignore[arg-type]
-            )
-    feedback = match.hint or ""
-    return Verdict(status=Status.INCORRECT, score=0.0, feedback=feedback, **base)  # type: ignore[arg-type]
+            return numeric_verdict(qid, points, expected, reading, mistake=mistake)
+    return numeric_verdict(qid, points, expected, reading, feedback=match.hint or "")
+
+
+def numeric_verdict(
+    qid: str,
+    points: float,
+    expected: str,
+    reading: Reading | ParseFailure | None,
+    *,
+    correct: bool = False,
+    mistake: ResolvedMistake | None = None,
+    feedback: str = "",
+) -> Verdict:
+    """The verdict of a numeric answer once it has been compared (shared with the batch grader).
+
+    Args:
+        qid: the slot id.
+        points: the slot's points.
+        expected: the key as shown to the student.
+        reading: how the answer was read; None for a blank answer.
+        correct: it matched the key (or the key carried forward from the student's own answers).
+        mistake: else, the known mistake it matched.
+        feedback: what to tell the student when no mistake matched (a precision hint), or why
+            a carried-forward answer is right.
+    """
+    if reading is None:
+        return Verdict(qid, Status.BLANK, 0.0, points, expected=expected)
+    if isinstance(reading, ParseFailure):
+        return Verdict(
+            qid, Status.INVALID, 0.0, points, feedback=reading.message, expected=expected
+        )
+    value = float(reading.value)
+    if correct:
+        status, score = Status.CORRECT, points
+    elif mistake is not None:
+        status = Status.PARTIAL if mistake.credit > 0 else Status.INCORRECT
+        score, feedback = points * mistake.credit, mistake.feedback
+    else:
+        status, score = Status.INCORRECT, 0.0
+    tag = None if mistake is None or correct else mistake.tag
+    return Verdict(
+        qid, status, score, points, reading.read_as, feedback, tag, expected, value=value
+    )
 
 
 def mistakes_for(
@@ -467,6 +489,7 @@ __all__ = [
     "grade_slot",
     "is_blank",
     "mistakes_for",
+    "numeric_verdict",
     "read_bool",
     "read_choices",
     "shown_choices",
