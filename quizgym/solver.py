@@ -447,11 +447,13 @@ def variant_codes(
     if not varies(bank, question):
         return [variant_of(bank, question)], np.zeros(count, dtype=np.int64)
     choices = len(question.choices) if shuffled else 0
-    defaults = np.fromiter(
-        (s is None and d is None for s, d in zip(students, seeds, strict=True)),
-        dtype=np.bool_,
-        count=count,
-    )
+    defaults = np.zeros(count, dtype=np.bool_)  # no student and no seed: the default variant
+    if None in students:
+        defaults = np.fromiter(
+            (s is None and d is None for s, d in zip(students, seeds, strict=True)),
+            dtype=np.bool_,
+            count=count,
+        )
     salt = np.uint64(_question_salt(bank, question.id))
     if keys is None:
         keys = student_keys(bank.bank, students, seeds)

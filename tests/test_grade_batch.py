@@ -113,8 +113,10 @@ def test_bundled_bank_every_slot_matches_on_a_class() -> None:
 
 
 def test_variant_codes_draw_the_variants_of_variant_of(quiz: Bank) -> None:
-    students = [f"s{k}" for k in range(300)]
+    # Some rows have no student: with no seed either, they get the default variant.
+    students: list[str | None] = [f"s{k}" if k % 7 else None for k in range(300)]
     seeds = [None if k % 3 else k for k in range(300)]
+    assert any(s is None and d is None for s, d in zip(students, seeds, strict=True))
     for qid in ("num-loss", "mc-causal", "tf-bert"):
         question = quiz.question(qid)
         variants, codes = variant_codes(quiz, question, students=students, seeds=seeds)
