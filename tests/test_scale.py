@@ -344,8 +344,8 @@ def _peak_mib(source: Path, out: Path, chunk: int) -> float:
 def test_chunked_run_has_bounded_peak_memory_and_the_same_results(tmp_path: Path) -> None:
     slots = [s.id for s in bank_slots(load_bank("bert-mlm"))]
     small, large = tmp_path / "small.csv", tmp_path / "large.csv"
-    write_class(small, slots, range(1500), seed=3, bad=False)
-    write_class(large, slots, range(6000), seed=3, bad=False)
+    write_class(small, slots, range(2500), seed=3, bad=False)
+    write_class(large, slots, range(10_000), seed=3, bad=False)
     whole = _peak_mib(large, tmp_path / "whole", 0)
     chunked = _peak_mib(large, tmp_path / "chunked", 500)
     chunked_small = _peak_mib(small, tmp_path / "chunked-small", 500)

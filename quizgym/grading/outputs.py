@@ -38,7 +38,7 @@ __all__ = [
     "write_table",
 ]
 
-Column = tuple[Sequence[str], npt.NDArray[np.int64]]
+Column = tuple[Sequence[str], npt.NDArray[np.signedinteger[Any]]]
 """A column as (distinct strings, one code per row)."""
 
 GRADEBOOKS = ("canvas", "moodle")
@@ -86,7 +86,10 @@ def undefuse(text: str) -> str:
 
 def write_table(path: Path, header: Sequence[str], columns: Sequence[Column]) -> None:
     """Write a CSV whose columns are dictionaries of strings and codes (every field quoted)."""
-    columns = [([defuse(w) for w in words], codes) for words, codes in columns]
+    starts = _FORMULA_START  # most cells cannot be formulas: test the first character inline
+    columns = [
+        ([defuse(w) if w[:1] in starts else w for w in words], codes) for words, codes in columns
+    ]
     try:
         import pyarrow as pa
         import pyarrow.csv as pacsv
@@ -174,7 +177,7 @@ RESPONSE_HEADER = (
 
 def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
     """``responses.csv``: one row per student and slot, student by student."""
-    codes: list[list[npt.NDArray[np.int64]]] = [[] for _ in RESPONSE_HEADER]
+    codes: list[list[npt.NDArray[np.int32]]] = [[] for _ in RESPONSE_HEADER]
     words: list[dict[str, int]] = [{} for _ in RESPONSE_HEADER]
     students: list[str] = []  # distinct across the class: codes are row numbers
 
@@ -184,7 +187,7 @@ def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
 
     for part in parts:
         n, p = len(part.answers), len(part.slots)
-        grid = [np.zeros((n, p), dtype=np.int64) for _ in RESPONSE_HEADER]
+        grid = [np.zeros((n, p), dtype=np.int32) for _ in RESPONSE_HEADER]
         grid[0][:] = np.arange(len(students), len(students) + n)[:, None]
         students += part.answers.students
         for j, graded in enumerate(part.slots):
