@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from quizgym.analysis import Statistics, combine, group_bounds, partial_sums
+from quizgym.analysis import Statistics, _count, combine, group_bounds, partial_sums
 from quizgym.grading.batch import grade_partition, partitions
 from quizgym.grading.ingest import ClassAnswers, slot_ids
 from quizgym.loader import parse_bank
@@ -240,3 +242,15 @@ def test_variant_difficulty_and_misconception_tags() -> None:
     tags = [(t.question, t.tag, t.n) for t in stats.tags]
     assert tags == [("mc-causal", "bert-is-causal", 60), ("num-loss", "halved", tags[1][2])]
     assert 0 < tags[1][2] < 60
+
+
+@pytest.mark.parametrize("distinct", [3, 5000])
+def test_counts_of_rows_dense_or_sparse(distinct: int) -> None:
+    # Few distinct values are counted in a dense table, many by sorting: both give the counts of
+    # each distinct row.
+    rng = random.Random(distinct)
+    marks = [rng.randrange(distinct) / 4 for _ in range(3000)]
+    totals = [rng.randrange(distinct) * 0.5 for _ in range(3000)]
+    options = [rng.randrange(-3, 4) for _ in range(3000)]
+    expected = Counter(zip(options, marks, totals, strict=True))
+    assert _count(np.array(options), np.array(marks), np.array(totals)) == expected

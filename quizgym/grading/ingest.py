@@ -459,7 +459,7 @@ def _read_wide_arrow(answers: ClassAnswers, source: str, text: str) -> bool:
         import pyarrow.csv as pacsv
     except ImportError:  # pragma: no cover - the parquet extra is not installed
         return False
-    if "\r" in text.replace("\r\n", ""):
+    if "\r" in text and "\r" in text.replace("\r\n", ""):
         return False  # old Mac line endings (lone CR): the standard library path reads them
     first = text.split("\n", 1)[0].rstrip("\r")
     header = [h.strip() for h in next(csv.reader([first]), [])]
