@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, Literal, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -38,9 +38,14 @@ from quizgym.solver import slots, student_keys
 __all__ = [
     "ClassAnswers",
     "Coded",
+    "Layout",
     "Rejection",
+    "layout_of",
+    "read_long",
     "read_submissions",
+    "read_wide",
     "slot_ids",
+    "undecodable",
 ]
 
 _BAD_BYTES = re.compile("[\udc80-\udcff]")
@@ -222,6 +227,27 @@ def slot_ids(bank: Bank) -> list[str]:
     return out
 
 
+Layout = Literal["wide", "long", "canvas", "moodle"]
+
+
+def layout_of(header: Sequence[str]) -> Layout | None:
+    """How a table with this header is laid out, or None when it is no submissions table.
+
+    Moodle's "Responses" export has ``Response N`` columns; Canvas's "Student Analysis" has ``id``
+    and ``"<n>: <question text>"`` columns; a long table has exactly ``student, question,
+    answer`` (and optionally ``seed``); any other table with a ``student`` column is wide.
+    """
+    header = [h.strip() for h in header]
+    names = {h.lower() for h in header}
+    if any(_MOODLE_RESPONSE.match(h) for h in header):
+        return "moodle"
+    if "id" in names and any(_CANVAS_QUESTION.match(h) for h in header):
+        return "canvas"
+    if _LONG <= names <= _LONG | {"seed"}:
+        return "long"
+    return "wide" if "student" in names else None
+
+
 def read_submissions(bank: Bank, paths: Iterable[Path | str]) -> ClassAnswers:
     """Read submission files (several at once, any mix of formats) into one class.
 
@@ -249,15 +275,15 @@ def read_submissions(bank: Bank, paths: Iterable[Path | str]) -> ClassAnswers:
         header = [h.strip() for h in header]
         if not header or not any(header):
             raise SubmissionError(path, "empty file: expected a header row")
-        names = [h.lower() for h in header]
-        if any(_MOODLE_RESPONSE.match(h) for h in header):
+        kind = layout_of(header)
+        if kind == "moodle":
             _read_moodle(bank, answers, str(path), header, rows)
-        elif any(_CANVAS_QUESTION.match(h) for h in header) and "id" in names:
+        elif kind == "canvas":
             _read_canvas(bank, answers, str(path), header, rows)
-        elif _LONG <= set(names) <= _LONG | {"seed"}:
-            _read_long(answers, str(path), names, rows)
-        elif "student" in names:
-            _read_wide(answers, str(path), header_line, header, rows, bad_bytes=not clean)
+        elif kind == "long":
+            read_long(answers, str(path), [h.lower() for h in header], rows)
+        elif kind == "wide":
+            read_wide(answers, str(path), header_line, header, rows, bad_bytes=not clean)
         else:
             raise SubmissionError(
                 path,
@@ -305,7 +331,8 @@ def _csv_rows(text: str) -> Iterator[tuple[int, list[str]]]:
     return iter(rows)
 
 
-def _undecodable(cells: Sequence[str]) -> bool:
+def undecodable(cells: Sequence[str]) -> bool:
+    """Whether some cell holds bytes that were not UTF-8 (kept as lone surrogates)."""
     return _BAD_BYTES.search("".join(cells)) is not None
 
 
@@ -343,7 +370,7 @@ def _add(
 # --- the formats ------------------------------------------------------------------------------
 
 
-def _read_wide(
+def read_wide(
     answers: ClassAnswers,
     source: str,
     header_line: int,
@@ -369,9 +396,9 @@ def _read_wide(
     first = answers._row
     base = len(answers)
     for line, row in rows:
-        if len(row) != width or (bad_bytes and _undecodable(row)):
+        if len(row) != width or (bad_bytes and undecodable(row)):
             student = _clean(row[student_col]) if student_col < len(row) else ""
-            if _undecodable(row):
+            if undecodable(row):
                 reason = "undecodable bytes (the file is not UTF-8)"
             else:
                 many = "too many" if len(row) > width else "too few"
@@ -463,14 +490,7 @@ def _read_wide_arrow(answers: ClassAnswers, source: str, text: str) -> bool:
         return False  # old Mac line endings (lone CR): the standard library path reads them
     first = text.split("\n", 1)[0].rstrip("\r")
     header = [h.strip() for h in next(csv.reader([first]), [])]
-    names = [h.lower() for h in header]
-    if (
-        "student" not in names
-        or len(set(header)) != len(header)
-        or set(names) >= _LONG
-        or any(_MOODLE_RESPONSE.match(h) or _CANVAS_QUESTION.match(h) for h in header)
-        or first.count('"') % 2
-    ):
+    if layout_of(header) != "wide" or len(set(header)) != len(header) or first.count('"') % 2:
         return False
     try:
         table = pacsv.read_csv(
@@ -590,7 +610,7 @@ def _column_hint(name: str, known: list[str]) -> str:
     return ""
 
 
-def _read_long(
+def read_long(
     answers: ClassAnswers, source: str, names: list[str], rows: Iterator[tuple[int, list[str]]]
 ) -> None:
     col = {n: names.index(n) for n in ("student", "question", "answer")}
@@ -600,7 +620,7 @@ def _read_long(
     seen: dict[tuple[str, str], int] = {}
     for line, row in rows:
         student = _clean(row[col["student"]]) if col["student"] < len(row) else ""
-        if _undecodable(row):
+        if undecodable(row):
             answers.reject(source, line, student, "undecodable bytes (the file is not UTF-8)")
             continue
         if len(row) != width:
@@ -818,7 +838,7 @@ def _read_lms_rows(
 ) -> None:
     for line, row in rows:
         student = _clean(row[id_col]) if id_col < len(row) else ""
-        if _undecodable(row):
+        if undecodable(row):
             answers.reject(source, line, student, "undecodable bytes (the file is not UTF-8)")
             continue
         if row and row[0].strip().lower() in {"overall average", "    points possible"}:

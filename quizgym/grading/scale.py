@@ -39,13 +39,14 @@ from quizgym.analysis import Sums, combine, partial_sums
 from quizgym.errors import QuizgymError, SubmissionError
 from quizgym.grading.batch import GradedPartition, grade_partition, partitions
 from quizgym.grading.ingest import (
-    _BAD_BYTES,
     ClassAnswers,
     Rejection,
-    _read_long,
-    _read_wide,
+    layout_of,
+    read_long,
     read_submissions,
+    read_wide,
     slot_ids,
+    undecodable,
 )
 from quizgym.grading.outputs import (
     check_gradebook,
@@ -81,7 +82,6 @@ __all__ = [
 CHUNK_ROWS = 25_000
 ENGINES = ("numpy", "dask")
 INSTALL_DASK = '--engine dask needs Dask: pip install "quizgym[dask]"'
-_LONG = {"student", "question", "answer", "seed"}
 _LONE_CR = re.compile(rb"(?<=\r)(?!\n)")
 _OUTPUTS = ("grades", "responses", "gradebook")
 
@@ -278,10 +278,10 @@ def _read_piece(bank: Bank, piece: Piece, columns: Sequence[str] | None = None) 
         header = list(columns if columns is not None else piece.header)
         rows = _parquet_rows(piece, header, max(1, min(piece.rows, CHUNK_ROWS)))
     if piece.layout == "long":
-        _read_long(answers, piece.source, [h.lower() for h in header], rows)
+        read_long(answers, piece.source, [h.lower() for h in header], rows)
     else:
         bad_bytes = piece.bad_bytes and piece.kind == "csv"
-        _read_wide(answers, piece.source, piece.header_line, header, rows, bad_bytes=bad_bytes)
+        read_wide(answers, piece.source, piece.header_line, header, rows, bad_bytes=bad_bytes)
     # Column-level rejections are the file's (``head``), reported once, not once per piece.
     answers.rejected = [r for r in answers.rejected if r.line != piece.header_line]
     return answers
@@ -360,24 +360,21 @@ def _scan_columns(piece: Piece) -> list[str] | None:
     return [h for h in piece.header if h.lower() in wanted]
 
 
-def _layout(names: list[str]) -> Literal["wide", "long"] | None:
-    """How a table is laid out, as :func:`~quizgym.grading.ingest.read_submissions` decides."""
-    if "student" not in names or any(n.startswith("response ") for n in names):
-        return None
-    if {"student", "question", "answer"} <= set(names) <= _LONG:
-        return "long"
-    return "wide"
+def _streamed(header: Sequence[str]) -> Literal["wide", "long"] | None:
+    """Wide and long tables are read in pieces; the other layouts (LMS exports) whole."""
+    kind = layout_of(header)
+    return kind if kind in ("wide", "long") else None
 
 
 def _csv_layout(path: Path) -> Literal["wide", "long"] | None:
     """Wide or long CSV, streamed; None for the other formats (read whole)."""
     _, header, _, _ = _csv_head(path)
-    return _layout([h.strip().lower() for h in header])
+    return _streamed(header)
 
 
 def _head_rejections(bank: Bank, source: str, header: list[str], line: int) -> tuple[Any, ...]:
     probe = ClassAnswers(slot_ids(bank))
-    _read_wide(probe, source, line, header, iter(()), bad_bytes=False)
+    read_wide(probe, source, line, header, iter(()), bad_bytes=False)
     return tuple(probe.rejected)
 
 
@@ -396,7 +393,7 @@ def _plan_csv(
         if cut(row[at].strip() if at < len(row) else ""):
             starts.append((offset, line, 0))
         starts[-1] = (starts[-1][0], starts[-1][1], starts[-1][2] + 1)
-        bad_bytes = bad_bytes or _BAD_BYTES.search("".join(row)) is not None
+        bad_bytes = bad_bytes or undecodable(row)
         offset, line = after, end + 1
     if not starts:
         starts.append((offset, line, 0))
@@ -432,7 +429,7 @@ def _plan_parquet(bank: Bank, path: Path, chunk_rows: int, first: int) -> list[P
             "(student, question, answer) columns",
             1,
         )
-    layout = _layout(names) or "wide"
+    layout = _streamed(header) or "wide"
     pieces: list[Piece] = []
     sizes = [handle.metadata.row_group(g).num_rows for g in range(handle.num_row_groups)]
     row = 0
