@@ -13,6 +13,8 @@ from click.testing import CliRunner
 
 from quizgym.cli import cli
 from quizgym.grading import outputs
+from quizgym.grading.outputs import feedback_name
+from quizgym.render import file_stem
 
 DATA = Path(__file__).parent / "data" / "grade"
 GOLDENS = Path(__file__).parent / "goldens" / "grade"
@@ -278,3 +280,16 @@ def test_compare_reads_back_defused_cells(tmp_path: Path) -> None:
     )
     assert (first.exit_code, again.exit_code) == (0, 0)
     assert "; 0 students' scores changed" in again.stdout
+
+
+@pytest.mark.parametrize(
+    ("student", "name"),
+    [
+        ("s 01", "s_01.md"),
+        ("a.b+c@uni.edu", "a.b+c@uni.edu.md"),
+        ("../etc/passwd", "_._etc_passwd.md"),
+    ],
+)
+def test_feedback_files_are_named_like_the_students_worksheets(student: str, name: str) -> None:
+    assert feedback_name(student) == name
+    assert name == f"{file_stem(student)}.md"  # the worksheet of ``quizgym render --roster``

@@ -24,6 +24,7 @@ from quizgym.errors import QuizgymError
 from quizgym.grading.batch import GradedPartition, factorize
 from quizgym.grading.ingest import Rejection
 from quizgym.model import Bank
+from quizgym.render import file_stem
 
 __all__ = [
     "Column",
@@ -275,7 +276,6 @@ def write_rows(path: Path, header: Sequence[str], rows: Sequence[Sequence[str]])
 
 # --- feedback and gradebooks ---------------------------------------------------------------------
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._@-]+")
 
 
 def claim_name(name: str, used: set[str]) -> str:
@@ -294,9 +294,12 @@ def check_gradebook(gradebook: str | None) -> None:
 
 
 def feedback_name(student: str) -> str:
-    """A file name for a student's feedback that cannot escape the folder."""
-    name = _UNSAFE.sub("_", student).strip("._") or "student"
-    return f"{name}.md"
+    """A file name for a student's feedback that cannot escape the folder.
+
+    The same stem as the student's worksheet from ``quizgym render`` (:func:`file_stem`), so a
+    teacher finds ``s_01.md`` beside ``worksheet-s_01.html``.
+    """
+    return f"{file_stem(student) or 'student'}.md"
 
 
 def write_feedback(folder: Path, bank: Bank, parts: Sequence[GradedPartition]) -> int:
