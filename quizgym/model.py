@@ -372,3 +372,10 @@ def points_of(question: QuestionBase | Part, defaults: Defaults) -> float:
     if isinstance(question, FreeText):
         return sum(criterion.points for criterion in question.rubric)
     return defaults.points
+
+
+def question_points(question: QuestionBase, defaults: Defaults) -> float:
+    """What a whole question is worth: its parts' points added up, or :func:`points_of`."""
+    if isinstance(question, Numeric) and question.parts:
+        return sum(points_of(part, defaults) for part in question.parts)
+    return points_of(question, defaults)

@@ -40,6 +40,7 @@ from quizgym.model import (
     Question,
     SpotTheError,
     points_of,
+    question_points,
 )
 from quizgym.resources import resource_dir
 from quizgym.selection import check_filters, matches
@@ -443,7 +444,7 @@ def _slot_views(bank: Bank, question: Numeric, variant: Variant) -> tuple[SlotVi
             f"({LETTERS[k].lower()})" if many else "",
             variant.fill(slot.prompt) if many else "",
             slot.units or "",
-            _points(points_of(slot, bank.defaults) if many else points_of(question, bank.defaults)),
+            _points(points_of(slot, bank.defaults)),
         )
         for k, (pid, slot) in enumerate(slots(question))
     )
@@ -451,9 +452,7 @@ def _slot_views(bank: Bank, question: Numeric, variant: Variant) -> tuple[SlotVi
 
 def question_view(bank: Bank, question: Question, number: int, variant: Variant) -> QuestionView:
     """What a worksheet prints for one question and one variant."""
-    points = points_of(question, bank.defaults)
-    if isinstance(question, Numeric) and question.parts:
-        points = sum(points_of(p, bank.defaults) for p in question.parts)
+    points = question_points(question, bank.defaults)
     lines = 0
     if isinstance(question, FreeText):
         lines = min(12, 3 + 2 * len(question.rubric))

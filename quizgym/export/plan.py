@@ -26,6 +26,7 @@ from quizgym.model import (
     SpotTheError,
     TrueFalse,
     points_of,
+    question_points,
 )
 from quizgym.solver import Key, Variant, param_values, variant_of
 from quizgym.tolerance import describe, interval
@@ -162,12 +163,8 @@ def _item(
     feedback = variant.fill(question.explanation or "")
     if isinstance(question, SpotTheError):
         feedback = " ".join(t for t in (question.correction, feedback) if t)
-    numeric: tuple[Slot, ...] = ()
-    if isinstance(question, Numeric):
-        numeric = _slots(bank, question, variant)
-        points = sum(s.points for s in numeric)
-    else:
-        points = points_of(question, bank.defaults)
+    numeric = _slots(bank, question, variant) if isinstance(question, Numeric) else ()
+    points = question_points(question, bank.defaults)
     return Item(ident, question, variant, seed, prompt, points, numeric, feedback)
 
 
