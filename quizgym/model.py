@@ -374,6 +374,19 @@ def points_of(question: QuestionBase | Part, defaults: Defaults) -> float:
     return defaults.points
 
 
+def choice_weights(question: MultipleChoice | SpotTheError) -> list[float]:
+    """Each choice's share of full credit when it is picked, in bank order.
+
+    One correct choice: 1 for it, 0 for the others. Several (``multiple: true``): each of the k
+    correct choices earns 1/k and each wrong one costs 1/k, the rule Canvas and Moodle use and the
+    grader applies (a score never drops below 0). The exporters write these weights.
+    """
+    right = sum(c.correct for c in question.choices)
+    if isinstance(question, MultipleChoice) and question.multiple:
+        return [(1 if c.correct else -1) / right for c in question.choices]
+    return [1.0 if c.correct else 0.0 for c in question.choices]
+
+
 def question_points(question: QuestionBase, defaults: Defaults) -> float:
     """What a whole question is worth: its parts' points added up, or :func:`points_of`."""
     if isinstance(question, Numeric) and question.parts:

@@ -7,7 +7,7 @@ import pytest
 from quizgym.grading import Status, grade_question, grade_response
 from quizgym.grading.verdict import mistakes_for
 from quizgym.loader import parse_bank
-from quizgym.model import Numeric
+from quizgym.model import LETTERS, Numeric, choice_weights
 from quizgym.solver import keys_of, variant_of
 
 BANK = parse_bank(
@@ -333,3 +333,18 @@ def test_mistake_values_rounding_is_exact_at_a_half(n: int, rounded: int) -> Non
     ]
     verdict = grade_response(ROUNDING, question, str(rounded), variant=variant)
     assert verdict.tag == "rounded"
+
+
+@pytest.mark.parametrize("qid", ["mc-a", "mc-many", "ste-a"])
+def test_exported_choice_weights_are_the_graders(qid: str) -> None:
+    # The weights LMS exports write for each choice are what the grader gives for picking it.
+    question = BANK.question(qid)
+    weights = choice_weights(question)
+    for index, weight in enumerate(weights):
+        verdict = grade_response(BANK, question, LETTERS[index])
+        assert verdict.score / verdict.max_score == pytest.approx(max(0.0, weight))
+    right = [LETTERS[i] for i, c in enumerate(question.choices) if c.correct]
+    if len(right) > 1:
+        assert sum(w for w in weights if w > 0) == pytest.approx(1.0)
+        verdict = grade_response(BANK, question, " ".join(right))
+        assert verdict.score == verdict.max_score

@@ -31,6 +31,7 @@ from quizgym.model import (
     Numeric,
     SpotTheError,
     TrueFalse,
+    choice_weights,
 )
 
 _SPECIAL = "~=#{}:"
@@ -106,14 +107,12 @@ class GiftExporter(Exporter):
             return f"{key}#{_field(if_wrong)}#{_field(if_right)}"
         if isinstance(question, MultipleChoice | SpotTheError):
             multiple = isinstance(question, MultipleChoice) and question.multiple
-            n_right = sum(c.correct for c in question.choices)
             lines = []
-            for choice in question.choices:
+            for choice, share in zip(question.choices, choice_weights(question), strict=True):
                 feedback = f"#{_field(choice.feedback)}" if choice.feedback else ""
                 if not multiple:
                     mark = "=" if choice.correct else "~"
                 else:
-                    share = (1 if choice.correct else -1) / n_right
                     where = locate(self.bank, question, item.ident)
                     mark = f"~%{moodle_percent(share, where=where)}%"
                 lines.append(f"\n{mark}{_field(choice.text, answer=True)}{feedback}")

@@ -33,6 +33,7 @@ from quizgym.model import (
     Numeric,
     SpotTheError,
     TrueFalse,
+    choice_weights,
 )
 
 ALLOWED_FRACTIONS: tuple[float, ...] = (
@@ -149,13 +150,7 @@ class MoodleExporter(Exporter):
             sub(element, "answernumbering", "abc")
             for tag in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback"):
                 _texted(element, tag, "")
-            n_right = sum(c.correct for c in question.choices)
-            for choice in question.choices:
-                fraction: float
-                if multiple:
-                    fraction = (1 if choice.correct else -1) / n_right
-                else:
-                    fraction = 1.0 if choice.correct else 0.0
+            for choice, fraction in zip(question.choices, choice_weights(question), strict=True):
                 self._answer(element, _html(choice.text), fraction, choice.feedback or "", where)
         elif isinstance(question, FreeText):
             sub(element, "responseformat", "editor")

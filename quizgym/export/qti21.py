@@ -33,6 +33,7 @@ from quizgym.model import (
     Numeric,
     SpotTheError,
     TrueFalse,
+    choice_weights,
 )
 
 QTI_NS = "http://www.imsglobal.org/xsd/imsqti_v2p1"
@@ -210,13 +211,13 @@ class Qti21Exporter(Exporter):
             mapping = sub(
                 declaration, "mapping", lowerBound="0", upperBound=points, defaultValue="0"
             )
-            share = item.points / len(right)
-            for ident, _, correct, _ in choices:
+            assert isinstance(question, MultipleChoice)
+            for (ident, *_), weight in zip(choices, choice_weights(question), strict=True):
                 sub(
                     mapping,
                     "mapEntry",
                     mapKey=ident,
-                    mappedValue=decimal_text(share if correct else -share),
+                    mappedValue=decimal_text(item.points * weight),
                 )
         if isinstance(question, SpotTheError):
             sub(sub(body, "blockquote"), "p", question.statement)

@@ -277,7 +277,6 @@ def write_rows(path: Path, header: Sequence[str], rows: Sequence[Sequence[str]])
 # --- feedback and gradebooks ---------------------------------------------------------------------
 
 
-
 def claim_name(name: str, used: set[str]) -> str:
     """``name``, or ``name-2.md``, ``name-3.md`` … when taken; the result is marked as used."""
     stem, k = name[:-3], 2
