@@ -293,3 +293,28 @@ def test_compare_reads_back_defused_cells(tmp_path: Path) -> None:
 def test_feedback_files_are_named_like_the_students_worksheets(student: str, name: str) -> None:
     assert feedback_name(student) == name
     assert name == f"{file_stem(student)}.md"  # the worksheet of ``quizgym render --roster``
+
+
+@pytest.mark.parametrize(
+    ("previous", "message"),
+    [
+        (
+            "out",
+            "Error: --compare out: name the previous run's folder, not the one this run writes",
+        ),
+        ("empty", "Error: --compare empty: no grades.csv there (is it a grade folder?)"),
+    ],
+)
+def test_compare_refuses_before_grading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, previous: str, message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(DATA / "class.csv", "class.csv")
+    Path("empty").mkdir()
+    CliRunner().invoke(cli, ["grade", str(DATA / "quiz.yaml"), "class.csv", "-o", "out"])
+    before = Path("out/grades.csv").read_bytes()
+    result = CliRunner().invoke(
+        cli, ["grade", str(DATA / "quiz.yaml"), "class.csv", "-o", "out", "--compare", previous]
+    )
+    assert (result.exit_code, result.output) == (2, message + "\n")
+    assert Path("out/grades.csv").read_bytes() == before  # nothing graded, nothing overwritten

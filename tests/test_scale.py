@@ -203,8 +203,7 @@ def test_without_dask_the_engine_says_how_to_install_it(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--compare", "."], "Error: --compare is not available with --engine dask, --chunk-rows "
-         "or Parquet input yet; grade a CSV without them\n"),
+        (["--compare", "."], "Error: --compare .: no grades.csv there (is it a grade folder?)\n"),
         (["--chunk-rows", "0"], "'--chunk-rows': 0 is not in the range x>=1."),
     ],
 )  # fmt: skip
@@ -353,3 +352,34 @@ def test_chunked_run_has_bounded_peak_memory_and_the_same_results(tmp_path: Path
     assert chunked < whole - 60, (chunked, whole)
     assert chunked < chunked_small + 25, (chunked, chunked_small)
     assert same_outputs(tmp_path / "whole", tmp_path / "chunked", gradebook=False) == []
+
+
+def test_chunked_and_in_memory_runs_compare_alike(tmp_path: Path) -> None:
+    # A teacher regrades a class after a key change: the chunked engine lists the same changes
+    # (changes.csv byte for byte) as the in-memory one.
+    slots = [s.id for s in bank_slots(load_bank("bert-mlm"))]
+    source = tmp_path / "class.csv"
+    write_class(source, slots, range(400), seed=11, bad=False)
+    text = Path(__file__).parent.parent / "banks" / "bert-mlm.yaml"
+    before = text.read_text(encoding="utf-8")
+    (tmp_path / "old.yaml").write_text(before, encoding="utf-8")
+    # the key of one true/false item flips, so everyone's score on it changes
+    changed = before.replace("    answer: false\n", "    answer: true\n", 1)
+    assert changed != before
+    (tmp_path / "new.yaml").write_text(changed, encoding="utf-8")
+    grade_submissions(tmp_path / "old.yaml", [source], out_dir=tmp_path / "before")
+    memory = grade_submissions(
+        tmp_path / "new.yaml", [source], out_dir=tmp_path / "memory", compare=tmp_path / "before"
+    )
+    chunked = grade_at_scale(
+        tmp_path / "new.yaml",
+        [source],
+        out_dir=tmp_path / "chunked",
+        chunk_rows=150,
+        compare=tmp_path / "before",
+    )
+    assert memory.changes and chunked.changes == memory.changes
+    assert len({c.student for c in memory.changes}) > 40
+    assert (tmp_path / "chunked" / "changes.csv").read_bytes() == (
+        tmp_path / "memory" / "changes.csv"
+    ).read_bytes()

@@ -1,23 +1,23 @@
 """Regrading: which students' scores changed since a previous run, and why.
 
-After a key or tolerance change, ``quizgym grade … --compare PREVIOUS_DIR`` reads the previous
-run's ``grades.csv`` and ``responses.csv`` and lists, for every student whose total changed, each
+After a key or tolerance change, ``quizgym grade … --compare PREVIOUS_DIR`` reads both runs'
+``grades.csv`` and ``responses.csv`` and lists, for every student whose total changed, each
 answer whose score changed: the old and new verdict and score, how the answer is read now and
-the new feedback. Students graded only in one of the runs are listed too.
+the new feedback. Students graded only in one of the runs are listed too. The comparison works
+on the output files alone, so every engine (in memory, chunked, Dask) compares the same way.
 """
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from quizgym.errors import SubmissionError
-from quizgym.grading.batch import GradedPartition
-from quizgym.grading.outputs import fmt, undefuse, write_rows
+from quizgym.errors import QuizgymError, SubmissionError
+from quizgym.grading.outputs import undefuse, write_rows
 
-__all__ = ["Change", "compare_runs", "write_changes"]
+__all__ = ["Change", "check_previous", "compare_runs", "write_changes"]
 
 
 @dataclass(frozen=True)
@@ -38,43 +38,59 @@ class Change:
         return f"{self.student}: {self.old_total} → {self.new_total}: {self.reason}"
 
 
-def _read(path: Path) -> list[dict[str, str]]:
+def _rows(path: Path) -> Iterator[dict[str, str]]:
+    """The rows of one of quizgym's CSV files, read one at a time, cells unguarded."""
     try:
         with path.open(encoding="utf-8-sig", newline="") as stream:
-            return [
-                {key: undefuse(value) for key, value in row.items()}
-                for row in csv.DictReader(stream)
-            ]
+            for row in csv.DictReader(stream):
+                yield {key: undefuse(value) for key, value in row.items()}
     except OSError as exc:
-        raise SubmissionError(path, f"cannot read the previous run: {exc.strerror}") from exc
+        raise SubmissionError(path, f"cannot read the run: {exc.strerror}") from exc
 
 
-def compare_runs(previous: Path, parts: Sequence[GradedPartition]) -> list[Change]:
-    """Compare a previous output folder with this run.
+def check_previous(previous: Path, out_dir: Path) -> None:
+    """Refuse, before grading, a previous run that cannot be compared with.
 
     Raises:
-        SubmissionError: the previous folder has no readable grades.csv / responses.csv.
+        QuizgymError: ``previous`` is the output folder itself, or lacks its two CSV files.
     """
-    old_totals = {row["student"]: row["score"] for row in _read(previous / "grades.csv")}
-    new_rows: dict[str, tuple[GradedPartition, int]] = {}
-    new_totals: dict[str, str] = {}
-    for part in parts:
-        totals = part.scores.sum(axis=1) if part.slots else [0.0] * len(part.answers)
-        for row, student in enumerate(part.answers.students):
-            new_rows[student] = (part, row)
-            new_totals[student] = fmt(float(totals[row]))
+    if previous.resolve() == out_dir.resolve():
+        raise QuizgymError(
+            f"--compare {previous}: name the previous run's folder, not the one this run writes"
+        )
+    for name in ("grades.csv", "responses.csv"):
+        if not (previous / name).is_file():
+            raise QuizgymError(f"--compare {previous}: no {name} there (is it a grade folder?)")
+
+
+def compare_runs(previous: Path, current: Path) -> list[Change]:
+    """Compare two output folders: the previous run's and this one's.
+
+    Both are read from their files, streamed, so a chunked or Dask run compares as the in-memory
+    one does, with the same result: every total (``grades.csv``) is held in memory, and only the
+    answers (``responses.csv``) of students whose total changed.
+
+    Raises:
+        SubmissionError: a folder has no readable grades.csv / responses.csv.
+    """
+    old_totals = {row["student"]: row["score"] for row in _rows(previous / "grades.csv")}
+    new_totals = {row["student"]: row["score"] for row in _rows(current / "grades.csv")}
     changed = {
         s for s in old_totals.keys() | new_totals.keys() if old_totals.get(s) != new_totals.get(s)
     }
     old_answers: dict[tuple[str, str], dict[str, str]] = {}
+    new_answers: dict[str, list[dict[str, str]]] = {}
     if changed:
-        for record in _read(previous / "responses.csv"):
+        for record in _rows(previous / "responses.csv"):
             if record["student"] in changed:
                 old_answers[record["student"], record["question"]] = record
+        for record in _rows(current / "responses.csv"):
+            if record["student"] in changed:
+                new_answers.setdefault(record["student"], []).append(record)
     changes: list[Change] = []
     for student in sorted(changed):
         old_t, new_t = old_totals.get(student, ""), new_totals.get(student, "")
-        if student not in new_rows:
+        if student not in new_totals:
             changes.append(Change(student, old_t, "", "", "", "", "", "", "not in this run"))
             continue
         if student not in old_totals:
@@ -82,34 +98,30 @@ def compare_runs(previous: Path, parts: Sequence[GradedPartition]) -> list[Chang
                 Change(student, "", new_t, "", "", "", "", "", "not in the previous run")
             )
             continue
-        part, row = new_rows[student]
         found = False
-        for graded in part.slots:
-            verdict = graded.verdict(row)
-            old = old_answers.get((student, graded.slot.id))
-            new_score = fmt(verdict.score)
-            if old is not None and old["score"] == new_score:
+        for new in new_answers.get(student, []):
+            question = new["question"]
+            old = old_answers.get((student, question))
+            if old is not None and old["score"] == new["score"]:
                 continue
             found = True
             old_v = old["verdict"] if old else "(none)"
             old_s = old["score"] if old else ""
-            why = f"{graded.slot.id}: {old_v} ({old_s}) → {verdict.status.value} ({new_score})"
-            if verdict.read_as:
-                why += f"; read as {verdict.read_as}"
-            if verdict.feedback:
-                why += f"; {verdict.feedback}"
-            elif verdict.status.value != "correct" and verdict.expected:
-                why += f"; expected {verdict.expected}"
+            why = f"{question}: {old_v} ({old_s}) → {new['verdict']} ({new['score']})"
+            if new["read_as"]:
+                why += f"; read as {new['read_as']}"
+            if new["feedback"]:
+                why += f"; {new['feedback']}"
             changes.append(
                 Change(
                     student,
                     old_t,
                     new_t,
-                    graded.slot.id,
+                    question,
                     old_v,
-                    verdict.status.value,
+                    new["verdict"],
                     old_s,
-                    new_score,
+                    new["score"],
                     why,
                 )
             )

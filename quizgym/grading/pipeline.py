@@ -9,7 +9,7 @@ from pathlib import Path
 
 from quizgym.analysis import Statistics, Sums, combine, partial_sums
 from quizgym.grading.batch import GradedPartition, grade_partition, graded_slots, partitions
-from quizgym.grading.compare import Change, compare_runs, write_changes
+from quizgym.grading.compare import Change, check_previous, compare_runs, write_changes
 from quizgym.grading.ingest import Rejection, read_submissions
 from quizgym.grading.outputs import (
     GRADEBOOKS,
@@ -91,6 +91,8 @@ def grade_submissions(
         BankError: the bank has errors.
     """
     check_gradebook(gradebook)
+    if compare is not None:
+        check_previous(compare, out_dir)
     if not isinstance(bank, Bank):
         bank = load_bank(bank)
     answers = read_submissions(bank, submissions)
@@ -139,7 +141,7 @@ def grade_submissions(
         files.append(path)
     changes = None
     if compare is not None:
-        changes = compare_runs(compare, parts)
+        changes = compare_runs(compare, out_dir)
         write_changes(out_dir / "changes.csv", changes)
         files.append(out_dir / "changes.csv")
     return GradeRun(

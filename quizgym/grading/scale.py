@@ -31,13 +31,14 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, cast
 
 from quizgym.analysis import Sums, combine, partial_sums
 from quizgym.errors import QuizgymError, SubmissionError
 from quizgym.grading.batch import GradedPartition, grade_partition, partitions
+from quizgym.grading.compare import check_previous, compare_runs, write_changes
 from quizgym.grading.ingest import (
     ClassAnswers,
     Rejection,
@@ -740,25 +741,23 @@ def grade_at_scale(
         workers: Dask only: worker processes of the local cluster.
         gradebook: also write ``gradebook-canvas.csv`` or ``gradebook-moodle.csv``.
         feedback: also write ``feedback/<student>.md`` (named as the in-memory engine names them).
-        compare: not available here yet (the comparison reads the whole previous run).
+        compare: a previous output folder; lists changed scores in ``changes.csv``.
         progress: called with (pieces graded, pieces) by the numpy engine.
 
     Returns:
         A :class:`~quizgym.grading.pipeline.GradeRun`.
 
     Raises:
-        QuizgymError: an unknown engine, Dask is not installed, or ``compare``.
+        QuizgymError: an unknown engine, Dask is not installed, or ``compare`` names no
+            previous run.
         SubmissionError: a file cannot be read at all.
         BankError: the bank has errors.
     """
-    if compare is not None:
-        raise QuizgymError(
-            "--compare is not available with --engine dask, --chunk-rows or Parquet input yet; "
-            "grade a CSV without them"
-        )
     if engine not in ENGINES:
         raise QuizgymError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
     check_gradebook(gradebook)
+    if compare is not None:
+        check_previous(compare, out_dir)
     if engine == "dask":
         from quizgym.grading.cluster import require_dask
 
@@ -796,7 +795,7 @@ def grade_at_scale(
                 )
                 if progress is not None:
                     progress(len(results), len(plan.pieces))
-        return assemble(
+        run = assemble(
             bank,
             plan,
             results,
@@ -805,3 +804,8 @@ def grade_at_scale(
             gradebook=gradebook,
             feedback=feedback,
         )
+    if compare is None:
+        return run
+    changes = compare_runs(compare, out_dir)
+    write_changes(out_dir / "changes.csv", changes)
+    return replace(run, files=[*run.files, out_dir / "changes.csv"], changes=changes)
