@@ -64,6 +64,17 @@ def _single(bank: Bank, answers: ClassAnswers, slot_index: int, row: int) -> obj
     )
 
 
+def _mismatches(bank: Bank, answers: ClassAnswers) -> list[tuple[str, int]]:
+    """(slot, row) of every response the batch grader grades unlike the single-answer path."""
+    graded = grade_partition(bank, answers)
+    return [
+        (g.slot.id, row)
+        for j, g in enumerate(graded.slots)
+        for row in range(len(answers))
+        if g.verdict(row) != _single(bank, answers, j, row)
+    ]
+
+
 @pytest.fixture(scope="module")
 def quiz() -> Bank:
     return load_bank(QUIZ)
@@ -101,15 +112,7 @@ def test_bundled_bank_every_slot_matches_on_a_class() -> None:
         (f"s{k:03d}", None, [POOL[(k * 7 + j * 3) % len(POOL)] for j in range(len(slots))])
         for k in range(40)
     ]
-    answers = _class(bank, rows)
-    graded = grade_partition(bank, answers)
-    mismatches = [
-        (g.slot.id, row)
-        for j, g in enumerate(graded.slots)
-        for row in range(len(answers))
-        if g.verdict(row) != _single(bank, answers, j, row)
-    ]
-    assert mismatches == []
+    assert _mismatches(bank, _class(bank, rows)) == []
 
 
 def test_variant_codes_draw_the_variants_of_variant_of(quiz: Bank) -> None:
@@ -194,11 +197,4 @@ def test_columns_read_dictionary_encoded_grade_like_lists(tmp_path: Path) -> Non
     answers = read_submissions(bank, [path])
     assert isinstance(answers.answers[slots[0]], Coded)
     for part in partitions(answers, size=25):
-        graded = grade_partition(bank, part)
-        mismatches = [
-            (g.slot.id, row)
-            for j, g in enumerate(graded.slots)
-            for row in range(len(part))
-            if g.verdict(row) != _single(bank, part, j, row)
-        ]
-        assert mismatches == []
+        assert _mismatches(bank, part) == []
