@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from export_checkers import (
 from lxml import etree
 
 from quizgym.export import exporter
-from quizgym.loader import load_bank
+from quizgym.loader import load_bank, parse_bank
 from quizgym.model import Bank, FreeText, MultipleChoice, Numeric, SpotTheError, TrueFalse
 from quizgym.solver import variant_of
 
@@ -283,3 +284,27 @@ def test_goldens(update_goldens: bool) -> None:
         if update_goldens:
             golden.write_text(text, encoding="utf-8")
         assert text == golden.read_text(encoding="utf-8")
+
+
+def test_qti21_multiple_answers_add_up_to_full_marks() -> None:
+    # 10 points over 3 correct choices: each maps to 10/3 as Python prints it (3.3333333333333335);
+    # 10 × (1/3) prints 3.333333333333333, and three of those add up to less than 10.
+    bank = parse_bank(
+        """
+bank: thirds
+title: Thirds
+questions:
+  - id: mc-three
+    type: multiple_choice
+    multiple: true
+    points: 10
+    prompt: Which are encoders?
+    choices: [{text: BERT, correct: true}, {text: RoBERTa, correct: true},
+              {text: ELECTRA, correct: true}, {text: GPT-2}]
+"""
+    )
+    item = _valid21(_zip(bank, "qti21").read("items/mc-three.xml"))
+    # An LMS may add the mapped values as decimals, as written.
+    values = [Decimal(e.get("mappedValue")) for e in item.iter(f"{Q21}mapEntry")]
+    assert values[3] < 0
+    assert sum(values[:3]) >= 10

@@ -67,11 +67,12 @@ def _single(bank: Bank, answers: ClassAnswers, slot_index: int, row: int) -> obj
 def _mismatches(bank: Bank, answers: ClassAnswers) -> list[tuple[str, int]]:
     """(slot, row) of every response the batch grader grades unlike the single-answer path."""
     graded = grade_partition(bank, answers)
+    index = {s.id: j for j, s in enumerate(bank_slots(bank))}
     return [
         (g.slot.id, row)
-        for j, g in enumerate(graded.slots)
+        for g in graded.slots
         for row in range(len(answers))
-        if g.verdict(row) != _single(bank, answers, j, row)
+        if g.verdict(row) != _single(bank, answers, index[g.slot.id], row)
     ]
 
 
@@ -198,3 +199,26 @@ def test_columns_read_dictionary_encoded_grade_like_lists(tmp_path: Path) -> Non
     assert isinstance(answers.answers[slots[0]], Coded)
     for part in partitions(answers, size=25):
         assert _mismatches(bank, part) == []
+
+
+def test_coded_columns_with_many_unused_texts_do_not_mix_answers(quiz: Bank) -> None:
+    # A slice of a dictionary-encoded column keeps the whole file's texts; with error carried
+    # forward the grouping key multiplies their counts (2^21 × 2^22 × 2^22 here), which must not
+    # wrap around and make two different answers share a verdict.
+    answers = ClassAnswers(slot_ids(quiz))
+    total: list[str | None] = [None] * 2**21
+    total[1], total[1 + 2**20] = "2.08", "999"
+    first: list[str | None] = [None] * 2**22
+    second: list[str | None] = [None] * 2**22
+    first[0], second[0] = "0.693", "1.386"
+    answers.extend(
+        ["A", "B"],
+        [None, None],
+        [("f", 2), ("f", 3)],
+        {
+            "num-sum.first": Coded(first, np.array([0, 0])),
+            "num-sum.second": Coded(second, np.array([0, 0])),
+            "num-sum.total": Coded(total, np.array([1, 1 + 2**20])),
+        },
+    )
+    assert _mismatches(quiz, answers) == []

@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from quizgym.cli import cli
 from quizgym.grading import outputs
 from quizgym.grading.outputs import feedback_name
-from quizgym.render import file_stem
+from quizgym.grading.verdict import grade_response
+from quizgym.loader import load_bank
 
 DATA = Path(__file__).parent / "data" / "grade"
 GOLDENS = Path(__file__).parent / "goldens" / "grade"
@@ -292,7 +293,6 @@ def test_compare_reads_back_defused_cells(tmp_path: Path) -> None:
 )
 def test_feedback_files_are_named_like_the_students_worksheets(student: str, name: str) -> None:
     assert feedback_name(student) == name
-    assert name == f"{file_stem(student)}.md"  # the worksheet of ``quizgym render --roster``
 
 
 @pytest.mark.parametrize(
@@ -318,3 +318,30 @@ def test_compare_refuses_before_grading(
     )
     assert (result.exit_code, result.output) == (2, message + "\n")
     assert Path("out/grades.csv").read_bytes() == before  # nothing graded, nothing overwritten
+
+
+def test_compare_shows_each_students_new_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The key of a question with per-student numbers changes: a right answer is now wrong, and
+    # the reason shows the key of that student's own numbers.
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(DATA / "class.csv", "class.csv")
+    bank = (DATA / "quiz.yaml").read_text(encoding="utf-8")
+    Path("quiz.yaml").write_text(bank, encoding="utf-8")
+    CliRunner().invoke(cli, ["grade", "quiz.yaml", "class.csv", "-o", "before"])
+    edited = bank.replace("answer: nsp_loss(p)\n", "answer: nsp_loss(p) + 1\n")
+    Path("quiz.yaml").write_text(edited, encoding="utf-8")
+    for options in ([], ["--chunk-rows", "5"]):
+        out = f"after{len(options)}"
+        command = ["grade", "quiz.yaml", "class.csv", "-o", out, "--compare", "before"]
+        CliRunner().invoke(cli, [*command, *options])
+        with Path(out, "changes.csv").open(encoding="utf-8") as stream:
+            rows = {r["student"]: r for r in csv.DictReader(stream)}
+        question = load_bank(Path("quiz.yaml")).question("num-loss")
+        key = grade_response(load_bank(Path("quiz.yaml")), question, None, student="s01").expected
+        assert key.startswith("1 + ln 10") or key.startswith("ln 10 + 1"), key
+        assert rows["s01"]["reason"] == (
+            f"num-loss: correct (1) → incorrect (0); read as 2.303; expected {key}"
+        )
+    assert Path("after0/changes.csv").read_bytes() == Path("after2/changes.csv").read_bytes()

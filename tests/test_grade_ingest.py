@@ -186,6 +186,7 @@ def test_rejected_rows_in_long_and_jsonl(quiz: Bank, tmp_path: Path) -> None:
         '{"student": "s2", "answers": {"tf-bert": "true", "who": "1"}}\n'
         '{"student": "s1", "answers": {}}\n'
         '["s3"]\n'
+        '{"student": "s4", "answers": {"tf-bert": "\\udcff"}}\n'
     )
     answers = _read(quiz, tmp_path, "a.jsonl", jsonl)
     assert [(r.line, r.student, r.reason[:24]) for r in answers.rejected] == [
@@ -193,6 +194,7 @@ def test_rejected_rows_in_long_and_jsonl(quiz: Bank, tmp_path: Path) -> None:
         (3, "s2", "unknown question 'who'"),
         (4, "s1", "duplicate student s1 (fi"),
         (5, "", 'expected {"student": ...'),
+        (6, "s4", "an escape that is not a "),
     ]
 
 

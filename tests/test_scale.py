@@ -380,6 +380,12 @@ def test_chunked_and_in_memory_runs_compare_alike(tmp_path: Path) -> None:
     )
     assert memory.changes and chunked.changes == memory.changes
     assert len({c.student for c in memory.changes}) > 40
+    # only the flipped item changed, each way round
+    assert {c.question for c in memory.changes} == {"tf-bert-generates"}
+    assert {(c.old_verdict, c.new_verdict) for c in memory.changes} == {
+        ("correct", "incorrect"),
+        ("incorrect", "correct"),
+    }
     assert (tmp_path / "chunked" / "changes.csv").read_bytes() == (
         tmp_path / "memory" / "changes.csv"
     ).read_bytes()

@@ -212,13 +212,10 @@ class Qti21Exporter(Exporter):
                 declaration, "mapping", lowerBound="0", upperBound=points, defaultValue="0"
             )
             assert isinstance(question, MultipleChoice)
+            share = item.points / len(right)  # not points × (1/k): 10/3, not 3.333…3 (too low)
             for (ident, *_), weight in zip(choices, choice_weights(question), strict=True):
-                sub(
-                    mapping,
-                    "mapEntry",
-                    mapKey=ident,
-                    mappedValue=decimal_text(item.points * weight),
-                )
+                value = share if weight > 0 else -share
+                sub(mapping, "mapEntry", mapKey=ident, mappedValue=decimal_text(value))
         if isinstance(question, SpotTheError):
             sub(sub(body, "blockquote"), "p", question.statement)
         interaction = sub(

@@ -57,6 +57,7 @@ from quizgym.solver import (
     keys_of,
     show_number,
     slots,
+    student_keys,
     variant_codes,
     varies,
 )
@@ -214,8 +215,11 @@ def grade_partition(
         The graded partition.
     """
     graded: list[GradedSlot] = []
+    keys = None  # the students' keys for variant draws: hashed once, for the first slot that varies
     for slot in graded_slots(bank, answers):
-        graded.append(_grade_slot(bank, slot, answers))
+        if keys is None and varies(bank, slot.question):
+            keys = student_keys(bank.bank, answers.students, answers.seeds)
+        graded.append(_grade_slot(bank, slot, answers, keys))
         if progress is not None:
             progress(slot.id)
     return GradedPartition(answers, graded)
@@ -247,16 +251,14 @@ def _variant_label(variant: Variant) -> str:
     return "default"
 
 
-def _grade_slot(bank: Bank, slot: Slot, answers: ClassAnswers) -> GradedSlot:
+def _grade_slot(
+    bank: Bank, slot: Slot, answers: ClassAnswers, keys: npt.NDArray[np.uint64] | None
+) -> GradedSlot:
     question = slot.question
     column = answers.column(slot.id)
     n = len(answers)
     variants, vcodes = variant_codes(
-        bank,
-        question,
-        students=answers.students,
-        seeds=answers.seeds,
-        keys=answers.student_keys(bank.bank) if varies(bank, question) else None,
+        bank, question, students=answers.students, seeds=answers.seeds, keys=keys
     )
     texts, tcodes = factorize(column)
     # Grouping key: variant, text, and (for error carried forward) the earlier parts' texts.
@@ -266,7 +268,9 @@ def _grade_slot(bank: Bank, slot: Slot, answers: ClassAnswers) -> GradedSlot:
         for name in compile_numeric(bank, question)[slot.index].earlier:
             prior_texts, prior_codes = factorize(answers.column(f"{question.id}.{name}"))
             earlier.append((name, prior_texts, prior_codes))
-            key = key * len(prior_texts) + prior_codes
+            # Renumber the groups so far (fewer than the rows) before widening the key: a coded
+            # column's texts may count many more than its rows, and products would overflow.
+            key = group(key)[2] * len(prior_texts) + prior_codes
     unique, first, inverse = group(key)
     pair_variants = vcodes[first]
     pair_texts = [texts[t] for t in tcodes[first]]

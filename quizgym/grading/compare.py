@@ -3,21 +3,33 @@
 After a key or tolerance change, ``quizgym grade … --compare PREVIOUS_DIR`` reads both runs'
 ``grades.csv`` and ``responses.csv`` and lists, for every student whose total changed, each
 answer whose score changed: the old and new verdict and score, how the answer is read now and
-the new feedback. Students graded only in one of the runs are listed too. The comparison works
-on the output files alone, so every engine (in memory, chunked, Dask) compares the same way.
+the new feedback (or, without feedback, the answer now expected). Students graded only in one of
+the runs are listed too. The comparison works on the output files (and the bank, for the
+expected answers), so every engine (in memory, chunked, Dask) compares the same way.
 """
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from quizgym.errors import QuizgymError, SubmissionError
+from quizgym.grading.batch import bank_slots
+from quizgym.grading.ingest import ClassAnswers
 from quizgym.grading.outputs import undefuse, write_rows
+from quizgym.grading.verdict import grade_response
+from quizgym.model import Bank
 
-__all__ = ["Change", "check_previous", "compare_runs", "write_changes"]
+__all__ = [
+    "Change",
+    "check_previous",
+    "compare_runs",
+    "expected_answers",
+    "seeds_of",
+    "write_changes",
+]
 
 
 @dataclass(frozen=True)
@@ -63,12 +75,40 @@ def check_previous(previous: Path, out_dir: Path) -> None:
             raise QuizgymError(f"--compare {previous}: no {name} there (is it a grade folder?)")
 
 
-def compare_runs(previous: Path, current: Path) -> list[Change]:
+def seeds_of(answers: ClassAnswers) -> dict[str, int]:
+    """The students of a class who were given a seed, and their seed."""
+    return {s: d for s, d in zip(answers.students, answers.seeds, strict=True) if d is not None}
+
+
+def expected_answers(bank: Bank, seeds: Mapping[str, int]) -> Callable[[str, str], str]:
+    """``expected(student, slot)``: the answer that slot expects of that student, as shown in
+    their verdict (their own numbers and choice order)."""
+    by_id = {slot.id: slot for slot in bank_slots(bank)}
+
+    def expected(student: str, slot_id: str) -> str:
+        slot = by_id.get(slot_id)
+        if slot is None:
+            return ""
+        question, part, seed = slot.question, slot.part, seeds.get(student)
+        return grade_response(bank, question, None, student=student, seed=seed, part=part).expected
+
+    return expected
+
+
+def compare_runs(
+    previous: Path, current: Path, *, expected: Callable[[str, str], str] | None = None
+) -> list[Change]:
     """Compare two output folders: the previous run's and this one's.
 
     Both are read from their files, streamed, so a chunked or Dask run compares as the in-memory
     one does, with the same result: every total (``grades.csv``) is held in memory, and only the
     answers (``responses.csv``) of students whose total changed.
+
+    Args:
+        previous: the previous run's folder.
+        current: this run's folder.
+        expected: gives the answer a student's slot now expects (:func:`expected_answers`),
+            shown for a changed answer that is not right and has no feedback of its own.
 
     Raises:
         SubmissionError: a folder has no readable grades.csv / responses.csv.
@@ -112,6 +152,8 @@ def compare_runs(previous: Path, current: Path) -> list[Change]:
                 why += f"; read as {new['read_as']}"
             if new["feedback"]:
                 why += f"; {new['feedback']}"
+            elif new["verdict"] != "correct" and expected and (text := expected(student, question)):
+                why += f"; expected {text}"
             changes.append(
                 Change(
                     student,

@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from quizgym.errors import SubmissionError
 from quizgym.model import Bank, MultipleChoice, Numeric, SpotTheError
-from quizgym.solver import slots, student_keys
+from quizgym.solver import slots
 
 __all__ = [
     "ClassAnswers",
@@ -49,6 +49,7 @@ __all__ = [
 ]
 
 _BAD_BYTES = re.compile("[\udc80-\udcff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _CANVAS_QUESTION = re.compile(r"^(\d+): ?(.*)$", re.DOTALL)
 _MOODLE_RESPONSE = re.compile(r"^Response (\d+)$")
 _LONG = frozenset({"student", "question", "answer"})
@@ -81,7 +82,8 @@ class Coded(Sequence[str | None]):
 
     def __init__(self, texts: list[str | None], codes: npt.NDArray[np.int64]) -> None:
         self.texts = texts
-        """Distinct texts (None for a blank cell), in order of first appearance."""
+        """Distinct texts (None for a blank cell). A slice keeps its column's texts, so some
+        may be used by none of its rows."""
         self.codes = codes
         """Per student: index into ``texts``."""
 
@@ -103,7 +105,7 @@ class Coded(Sequence[str | None]):
         return map(self.texts.__getitem__, self.codes.tolist())
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence):
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
             return list(self) == list(other)
         return NotImplemented
 
@@ -126,7 +128,6 @@ class ClassAnswers:
     answers: dict[str, Sequence[str | None]] = field(default_factory=dict)
     rejected: list[Rejection] = field(default_factory=list)
     _row: dict[str, int] = field(default_factory=dict, repr=False)
-    _keys: dict[str, npt.NDArray[np.uint64]] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return len(self.students)
@@ -149,12 +150,6 @@ class ClassAnswers:
             )
         return column
 
-    def student_keys(self, bank: str) -> npt.NDArray[np.uint64]:
-        """Each student's :func:`~quizgym.solver.student_keys` in a bank (computed once)."""
-        if bank not in self._keys:
-            self._keys[bank] = student_keys(bank, self.students, self.seeds)
-        return self._keys[bank]
-
     def add_student(self, student: str, seed: int | None, origin: tuple[str, int]) -> int:
         """Append a student with no answers yet; return their row."""
         row = len(self.students)
@@ -162,7 +157,6 @@ class ClassAnswers:
         self.seeds.append(seed)
         self.origins.append(origin)
         self._row[student] = row
-        self._keys.clear()
         for slot in self.answers:
             self.mark_present(slot).append(None)
         return row
@@ -187,7 +181,6 @@ class ClassAnswers:
         self.students += students
         self.seeds += seeds
         self.origins += origins
-        self._keys.clear()
         self._row.update(zip(students, range(before, before + added), strict=True))
 
     def row_of(self, student: str) -> int | None:
@@ -206,7 +199,6 @@ class ClassAnswers:
             part.students, part.seeds = self.students[run], self.seeds[run]
             part.origins = self.origins[run]
             part.answers = {s: col[run] for s, col in self.answers.items()}
-            part._keys = {b: keys[run] for b, keys in self._keys.items()}
         else:
             part.students = [self.students[r] for r in rows]
             part.seeds = [self.seeds[r] for r in rows]
@@ -689,6 +681,11 @@ def _read_jsonl(answers: ClassAnswers, source: str, text: str) -> None:
             continue
         student = str(record.get("student") or "").strip()
         given = record.get("answers", {})
+        cells = [student, *given, *(str(v) for v in given.values() if v is not None)]
+        if any(_SURROGATE.search(cell) for cell in cells):
+            # a JSON escape such as "\udcff" decodes to half a character: no text can hold it
+            answers.reject(source, number, _clean(student), "an escape that is not a character")
+            continue
         unknown = [k for k in given if k not in known]
         if unknown:
             answers.reject(

@@ -9,7 +9,14 @@ from pathlib import Path
 
 from quizgym.analysis import Statistics, Sums, combine, partial_sums
 from quizgym.grading.batch import GradedPartition, grade_partition, graded_slots, partitions
-from quizgym.grading.compare import Change, check_previous, compare_runs, write_changes
+from quizgym.grading.compare import (
+    Change,
+    check_previous,
+    compare_runs,
+    expected_answers,
+    seeds_of,
+    write_changes,
+)
 from quizgym.grading.ingest import Rejection, read_submissions
 from quizgym.grading.outputs import (
     GRADEBOOKS,
@@ -114,23 +121,26 @@ def grade_submissions(
     out_dir.mkdir(parents=True, exist_ok=True)
     files = [out_dir / n for n in ("grades.csv", "responses.csv", "items.csv", "rejected.csv")]
     # pyarrow writes the two large tables without holding the GIL: one in a second thread.
+    # Both finish (or fail, the grades' error raised first) before anything else is written.
     with ThreadPoolExecutor(max_workers=1) as pool:
         grades = pool.submit(write_grades, files[0], parts)
-        write_responses(files[1], parts)
-        write_items(files[2], stats)
-        write_rejected(files[3], answers.rejected)
-        report = out_dir / "report.html"
-        report.write_text(
-            render_report(
-                bank=bank,
-                stats=stats,
-                totals=sums.totals,
-                rejected=answers.rejected,
-                students=len(answers),
-            ),
-            encoding="utf-8",
-        )
-        grades.result()
+        try:
+            write_responses(files[1], parts)
+        finally:
+            grades.result()
+    write_items(files[2], stats)
+    write_rejected(files[3], answers.rejected)
+    report = out_dir / "report.html"
+    report.write_text(
+        render_report(
+            bank=bank,
+            stats=stats,
+            totals=sums.totals,
+            rejected=answers.rejected,
+            students=len(answers),
+        ),
+        encoding="utf-8",
+    )
     files.append(report)
     if feedback:
         write_feedback(out_dir / "feedback", bank, parts)
@@ -141,7 +151,8 @@ def grade_submissions(
         files.append(path)
     changes = None
     if compare is not None:
-        changes = compare_runs(compare, out_dir)
+        seeds = {s: d for part in parts for s, d in seeds_of(part.answers).items()}
+        changes = compare_runs(compare, out_dir, expected=expected_answers(bank, seeds))
         write_changes(out_dir / "changes.csv", changes)
         files.append(out_dir / "changes.csv")
     return GradeRun(

@@ -38,7 +38,13 @@ from typing import Any, Literal, cast
 from quizgym.analysis import Sums, combine, partial_sums
 from quizgym.errors import QuizgymError, SubmissionError
 from quizgym.grading.batch import GradedPartition, grade_partition, partitions
-from quizgym.grading.compare import check_previous, compare_runs, write_changes
+from quizgym.grading.compare import (
+    check_previous,
+    compare_runs,
+    expected_answers,
+    seeds_of,
+    write_changes,
+)
 from quizgym.grading.ingest import (
     ClassAnswers,
     Rejection,
@@ -138,6 +144,8 @@ class PieceResult:
     files: dict[str, Path]
     feedback: list[str] = field(default_factory=list)
     """With feedback: each student's base file name (``feedback_name``), in order."""
+    seeds: dict[str, int] = field(default_factory=dict)
+    """The students given a seed, and their seed (``--compare`` shows their own keys)."""
 
 
 # --- reading --------------------------------------------------------------------------------------
@@ -571,6 +579,7 @@ def grade_piece(
         rejected=answers.rejected,
         files=files,
         feedback=names,
+        seeds=seeds_of(answers),
     )
 
 
@@ -806,6 +815,7 @@ def grade_at_scale(
         )
     if compare is None:
         return run
-    changes = compare_runs(compare, out_dir)
+    seeds = {s: d for result in results for s, d in result.seeds.items()}
+    changes = compare_runs(compare, out_dir, expected=expected_answers(bank, seeds))
     write_changes(out_dir / "changes.csv", changes)
     return replace(run, files=[*run.files, out_dir / "changes.csv"], changes=changes)
