@@ -185,6 +185,10 @@ _Loader.add_implicit_resolver(
 )
 
 
+class _PyLoader(yaml.SafeLoader):
+    """PyYAML's pure-Python parser, for the messages of a bank that is not valid YAML."""
+
+
 def _compose(text: str, path: str) -> tuple[Any, dict[str, tuple[int, int]], list[Finding]]:
     tab = re.search(r"^( *)\t", text, flags=re.MULTILINE)
     if tab:
@@ -194,13 +198,10 @@ def _compose(text: str, path: str) -> tuple[Any, dict[str, tuple[int, int]], lis
     loader = _Loader(text)
     try:
         root = loader.get_single_node()
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        problem = exc.problem or exc.context or "invalid YAML"
-        return None, {}, [_at(path, line, col, f"YAML syntax error: {problem}")]
-    except yaml.YAMLError as exc:
-        return None, {}, [_at(path, 1, 1, f"YAML error: {exc}")]
+    except yaml.YAMLError:
+        # libyaml's messages say less ("found undefined alias" without its name): the
+        # pure-Python parser, slower but run only on a broken bank, says where and what.
+        return None, {}, [_yaml_error(text, path)]
     finally:
         loader.dispose()
     if root is None:
@@ -247,6 +248,29 @@ def _compose(text: str, path: str) -> tuple[Any, dict[str, tuple[int, int]], lis
     data = build(root, ())
     positions[""] = (1, 1)
     return data, positions, findings
+
+
+def _yaml_error(text: str, path: str) -> Finding:
+    """The finding for text that is not valid YAML, from PyYAML's pure-Python parser."""
+    try:
+        loader = _PyLoader(text)
+        try:
+            loader.get_single_node()
+        finally:
+            loader.dispose()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problem = exc.problem or exc.context or "invalid YAML"
+        return _at(path, line, col, f"YAML syntax error: {problem}")
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        col = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        return _at(path, line, col, f"character U+{code:04X} is not allowed in YAML text")
+    except yaml.YAMLError as exc:
+        return _at(path, 1, 1, f"YAML error: {exc}")
+    return _at(path, 1, 1, "YAML error: libyaml cannot read this file")
 
 
 def _mark(path: str, node: yaml.Node, message: str) -> Finding:
