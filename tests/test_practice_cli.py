@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -248,6 +249,23 @@ def test_stats_after_sessions(tmp_path: Path) -> None:
     assert "Missed most: mc-def-masked-set ×1" in out
     assert "Streak: 1 day" in out
     assert re.search(r"Due: today 3 ·", out)
+
+
+def test_stats_lists_leeches(tmp_path: Path) -> None:
+    # Lapses are counted by the drill (test_practice_schedule); here an item forgotten 9 times
+    # after it was learned is a leech, one forgotten 7 times is not yet.
+    db = tmp_path / "p.sqlite3"
+    run(db, ["B", "", "B", "", "A", "", "q"], "--new", "3")
+    seen = [item for (item,) in rows(db, "SELECT item_id FROM item ORDER BY card_id")][:2]
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE item SET lapses = 9 WHERE item_id = ?", (seen[0],))
+        conn.execute("UPDATE item SET lapses = 7 WHERE item_id = ?", (seen[1],))
+    env = {"QUIZGYM_DB": str(db), "QUIZGYM_NOW": T0, "COLUMNS": "200"}
+    out = CliRunner().invoke(cli, ["stats"], env=env).output
+    leeches = [line for line in out.splitlines() if line.startswith("Leeches: ")]
+    assert leeches == [
+        f"Leeches: {seen[0]} ×9 (forgotten 8+ times once learned: reread, rewrite or split them)"
+    ]
 
 
 def test_stats_on_an_empty_database(tmp_path: Path) -> None:

@@ -18,6 +18,8 @@ from quizgym.practice.store import Store
 
 FORECAST_DAYS = 7
 MOST_MISSED = 5
+LEECH_LAPSES = 8
+"""Anki's leech threshold: an item forgotten this often after it was learned is a leech."""
 
 
 @dataclass
@@ -55,6 +57,8 @@ class BankStats:
     streak: int
     missed: list[tuple[str, int]] = field(default_factory=list)
     new: int = 0
+    leeches: list[tuple[str, int]] = field(default_factory=list)
+    """Items forgotten :data:`LEECH_LAPSES` times or more once learned, and how often."""
 
 
 def _end_of_day(now: datetime, days: int) -> float:
@@ -98,9 +102,13 @@ def bank_stats(*, store: Store, now: datetime, banks: tuple[str, ...] = ()) -> l
             return table.setdefault(tag, TagStats(tag))
 
         items = conn.execute(
-            "SELECT item_id, tags, due_ts FROM item WHERE bank_id = ? ORDER BY card_id", (bank,)
+            "SELECT item_id, tags, due_ts, lapses FROM item WHERE bank_id = ? ORDER BY card_id",
+            (bank,),
         )
-        for item_id, tags, due_ts in items:
+        leeches: list[tuple[str, int]] = []
+        for item_id, tags, due_ts, lapses in items:
+            if lapses >= LEECH_LAPSES:
+                leeches.append((item_id, lapses))
             keys = ["all", *tags.split()]
             tags_of[item_id] = keys
             day = next(
@@ -152,6 +160,7 @@ def bank_stats(*, store: Store, now: datetime, banks: tuple[str, ...] = ()) -> l
                 streak=streak_of(days, now),
                 missed=sorted(missed.items(), key=lambda kv: (-kv[1], kv[0]))[:MOST_MISSED],
                 new=new,
+                leeches=sorted(leeches, key=lambda kv: (-kv[1], kv[0])),
             )
         )
     return result

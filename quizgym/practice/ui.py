@@ -18,7 +18,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from quizgym.practice.stats import BankStats
+from quizgym.practice.stats import LEECH_LAPSES, BankStats
 from quizgym.practice.views import ItemView, Outcome, SlotView, Summary, when
 
 if TYPE_CHECKING:  # the answer engine (sympy) stays unloaded for `quizgym stats`
@@ -221,7 +221,7 @@ def _percent(value: float | None) -> str:
 
 
 def render_stats(ui: RichUI, figures: list[BankStats]) -> None:
-    """Print ``quizgym stats``: a table per bank, forecast, streak and the items missed most."""
+    """Print ``quizgym stats``: per bank a table, forecast, streak, items missed most, leeches."""
     if not figures:
         ui.say("No progress yet: run quizgym practice first.")
         return
@@ -248,3 +248,10 @@ def render_stats(ui: RichUI, figures: list[BankStats]) -> None:
         if bank.missed:
             missed = ", ".join(f"{item} ×{n}" for item, n in bank.missed)
             ui.say(("Missed most: ", "bold"), missed)
+        if bank.leeches:
+            leeches = ", ".join(f"{item} ×{n}" for item, n in bank.leeches)
+            ui.say(
+                ("Leeches: ", "bold"),
+                f"{leeches} (forgotten {LEECH_LAPSES}+ times once learned: reread, rewrite or "
+                "split them)",
+            )
