@@ -138,22 +138,32 @@ def test_unreadable_input_exits_2(
     assert result.stderr == message
 
 
-def test_compare_lists_students_whose_score_changed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
+def _regrade(old: str, new: str, out: str, *options: str) -> Any:
+    """Grade the test class, edit the bank (``old`` → ``new``), grade again with --compare."""
     shutil.copy(DATA / "class.csv", "class.csv")
     bank = (DATA / "quiz.yaml").read_text(encoding="utf-8")
     Path("quiz.yaml").write_text(bank, encoding="utf-8")
     CliRunner().invoke(cli, ["grade", "quiz.yaml", "class.csv", "-o", "before"])
+    assert old in bank
+    Path("quiz.yaml").write_text(bank.replace(old, new), encoding="utf-8")
+    command = ["grade", "quiz.yaml", "class.csv", "-o", out, "--compare", "before", *options]
+    return CliRunner().invoke(cli, command)
+
+
+def _changes(out: str) -> list[dict[str, str]]:
+    """The rows of changes.csv."""
+    with Path(out, "changes.csv").open(encoding="utf-8") as stream:
+        return list(csv.DictReader(stream))
+
+
+def test_compare_lists_students_whose_score_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
     # the teacher widens the tolerance of the sum: 2.0 (s09) is now accepted
-    Path("quiz.yaml").write_text(bank.replace("{abs: 0.01}", "{abs: 0.1}"), encoding="utf-8")
-    result = CliRunner().invoke(
-        cli, ["grade", "quiz.yaml", "class.csv", "-o", "after", "--compare", "before"]
-    )
+    result = _regrade("{abs: 0.01}", "{abs: 0.1}", "after")
     assert "; 1 student's score changed (see changes.csv)" in result.stdout
-    with Path("after/changes.csv").open(encoding="utf-8") as stream:
-        rows = list(csv.DictReader(stream))
+    rows = _changes("after")
     assert [(r["student"], r["old_total"], r["new_total"], r["question"]) for r in rows] == [
         ("s09", "7", "8", "num-sum.total")
     ]
@@ -326,18 +336,10 @@ def test_compare_shows_each_students_new_key(
     # The key of a question with per-student numbers changes: a right answer is now wrong, and
     # the reason shows the key of that student's own numbers.
     monkeypatch.chdir(tmp_path)
-    shutil.copy(DATA / "class.csv", "class.csv")
-    bank = (DATA / "quiz.yaml").read_text(encoding="utf-8")
-    Path("quiz.yaml").write_text(bank, encoding="utf-8")
-    CliRunner().invoke(cli, ["grade", "quiz.yaml", "class.csv", "-o", "before"])
-    edited = bank.replace("answer: nsp_loss(p)\n", "answer: nsp_loss(p) + 1\n")
-    Path("quiz.yaml").write_text(edited, encoding="utf-8")
     for options in ([], ["--chunk-rows", "5"]):
         out = f"after{len(options)}"
-        command = ["grade", "quiz.yaml", "class.csv", "-o", out, "--compare", "before"]
-        CliRunner().invoke(cli, [*command, *options])
-        with Path(out, "changes.csv").open(encoding="utf-8") as stream:
-            rows = {r["student"]: r for r in csv.DictReader(stream)}
+        _regrade("answer: nsp_loss(p)\n", "answer: nsp_loss(p) + 1\n", out, *options)
+        rows = {r["student"]: r for r in _changes(out)}
         question = load_bank(Path("quiz.yaml")).question("num-loss")
         key = grade_response(load_bank(Path("quiz.yaml")), question, None, student="s01").expected
         assert key.startswith("1 + ln 10") or key.startswith("ln 10 + 1"), key
