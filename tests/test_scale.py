@@ -389,3 +389,21 @@ def test_chunked_and_in_memory_runs_compare_alike(tmp_path: Path) -> None:
     assert (tmp_path / "chunked" / "changes.csv").read_bytes() == (
         tmp_path / "memory" / "changes.csv"
     ).read_bytes()
+
+
+@pytest.mark.parametrize("name", ["b.csv", "b.parquet"])
+def test_grading_does_not_load_pandas(
+    class_files: dict[str, Path], tmp_path: Path, name: str
+) -> None:
+    # pyarrow imports pandas (0.4 s, in every process) when it converts a Python value or builds
+    # a NumPy view; quizgym grade avoids both, in memory and in chunks.
+    code = (
+        "import sys; from quizgym.cli import main; sys.argv[0] = 'quizgym'\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('pandas' in sys.modules)"
+    )
+    command = [sys.executable, "-c", code, "grade", "bert-mlm", str(class_files[name])]
+    done = subprocess.run(
+        [*command, "-o", str(tmp_path / "out")], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip().splitlines()[-1] == "False", done.stdout

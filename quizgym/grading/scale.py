@@ -230,8 +230,10 @@ def _parquet_rows(
             continue
         batch = batch.slice(skip, min(left, batch.num_rows - skip))
         skip = 0
+        # Nulls become "" in Python: pc.fill_null(…, "") would convert "" with pa.scalar, which
+        # imports pandas (0.4 s in every process, Dask workers included) when it is installed.
         cells = [
-            pc.fill_null(pc.cast(batch.column(k), pa.string()), "").to_pylist()
+            ["" if v is None else v for v in pc.cast(batch.column(k), pa.string()).to_pylist()]
             for k in range(batch.num_columns)
         ]
         for row in zip(*cells, strict=True):
@@ -506,9 +508,9 @@ def _student_changes(handle: Any, column: str, chunk_rows: int) -> list[int]:
     starts: list[int] = []
     row = 0
     for batch in handle.iter_batches(batch_size=CHUNK_ROWS, columns=[column]):
-        values = pc.fill_null(pc.cast(batch.column(0), pa.string()), "")
-        for student in pc.utf8_trim_whitespace(values).to_pylist():
-            if cut(student):
+        values = pc.utf8_trim_whitespace(pc.cast(batch.column(0), pa.string()))
+        for student in values.to_pylist():
+            if cut(student or ""):
                 starts.append(row)
             row += 1
     return starts or [0]
