@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from quizgym.arrays import group
+from quizgym.arrays import IntArray, group
 from quizgym.expr import ParseFailure, Reading, read_answer
 from quizgym.grading.ingest import ClassAnswers, Coded
 from quizgym.grading.verdict import (
@@ -81,7 +81,6 @@ OPTION_BLANK = -1
 OPTION_INVALID = -2
 OPTION_NONE = -3  # not a choice question (or several choices picked)
 
-IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
 
@@ -341,16 +340,21 @@ def _grade_numeric(
             kinds[k] = KIND_CODES[reading.parsed.kind]
             decimals[k] = reading.parsed.decimals
             sigfigs[k] = reading.parsed.sigfigs
-    numbers = np.array([k.number for k in keys], dtype=np.float64)
     tolerance = compiled.tolerance
-    ok, hints = compare_array(
-        values=values,
-        keys=numbers[pair_variants],
-        tolerance=tolerance,
-        kinds=kinds,
-        decimals=decimals,
-        sigfigs=sigfigs,
-    )
+
+    def matches(targets: list[float]) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int8]]:
+        """Each pair's answer against its variant's entry of ``targets`` (NaN: none)."""
+        table = np.array(targets, dtype=np.float64)[pair_variants]
+        return compare_array(
+            values=values,
+            keys=table,
+            tolerance=tolerance,
+            kinds=kinds,
+            decimals=decimals,
+            sigfigs=sigfigs,
+        )
+
+    ok, hints = matches([k.number for k in keys])
     ok &= readable
     # Which mistake (first match wins) each pair matches; -1 none.
     which = np.full(m, -1, dtype=np.int64)
@@ -360,18 +364,7 @@ def _grade_numeric(
     longest = 0 if compiled.earlier else max((len(r) for r in resolved), default=0)
     open_ = readable & ~ok
     for position in range(longest):
-        table = np.array(
-            [r[position].value if position < len(r) else np.nan for r in resolved],
-            dtype=np.float64,
-        )
-        hit, _ = compare_array(
-            values=values,
-            keys=table[pair_variants],
-            tolerance=tolerance,
-            kinds=kinds,
-            decimals=decimals,
-            sigfigs=sigfigs,
-        )
+        hit, _ = matches([r[position].value if position < len(r) else np.nan for r in resolved])
         hit &= open_
         which[hit] = position
         open_ &= ~hit
