@@ -94,11 +94,11 @@ class Sums:
         )
 
 
-Coded = tuple[npt.NDArray[Any], npt.NDArray[np.int64]]
+Factorized = tuple[npt.NDArray[Any], npt.NDArray[np.int64]]
 """A column as (its sorted distinct values, each row's index among them)."""
 
 
-def _coded(column: npt.ArrayLike) -> Coded:
+def _factorized(column: npt.ArrayLike) -> Factorized:
     """Factorize a column: O(n) grouping for small non-negative codes, else one sort."""
     a = np.asarray(column)
     if a.dtype.kind in "iu" and len(a) and a.min() >= 0:
@@ -108,15 +108,15 @@ def _coded(column: npt.ArrayLike) -> Coded:
     return u, inv.reshape(-1).astype(np.int64, copy=False)
 
 
-def _taken(table: npt.NDArray[Any], codes: npt.NDArray[np.int64]) -> Coded:
-    """``_coded(table[codes])`` without sorting the long column: factorize the short table."""
+def _taken(table: npt.NDArray[Any], codes: npt.NDArray[np.int64]) -> Factorized:
+    """``_factorized(table[codes])`` without sorting the long column: factorize the short table."""
     u, inv = np.unique(table, return_inverse=True)
     return u, inv.reshape(-1)[codes]
 
 
-def _count(*columns: npt.ArrayLike | Coded) -> Counter[Any]:
-    """Counts of the distinct rows of several equal-length columns (raw or :data:`Coded`)."""
-    coded = [c if isinstance(c, tuple) else _coded(c) for c in columns]
+def _count(*columns: npt.ArrayLike | Factorized) -> Counter[Any]:
+    """Counts of the distinct rows of several equal-length columns (raw or :data:`Factorized`)."""
+    coded = [c if isinstance(c, tuple) else _factorized(c) for c in columns]
     if not len(coded[0][1]):
         return Counter()
     combined = np.zeros(len(coded[0][1]), dtype=np.int64)
@@ -153,7 +153,7 @@ def partial_sums(graded: GradedPartition) -> Sums:
     total = scores.sum(axis=1) if scores.size else np.zeros(len(graded.answers))
     sums = Sums(slots=[g.slot for g in graded.slots], n=len(graded.answers))
     # Each column is factorized once and its codes reused by every count it enters.
-    totals = _coded(total)
+    totals = _factorized(total)
     sums.totals = Counter({k[0]: v for k, v in _count(totals).items()})
     for g in graded.slots:
         table = np.array([v.score for v in g.verdicts], dtype=np.float64)

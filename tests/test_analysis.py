@@ -14,6 +14,7 @@ from quizgym.analysis import Statistics, _count, combine, group_bounds, partial_
 from quizgym.grading.batch import grade_partition, partitions
 from quizgym.grading.ingest import ClassAnswers, slot_ids
 from quizgym.loader import parse_bank
+from quizgym.model import Bank
 
 SMALL = """\
 bank: small
@@ -28,15 +29,21 @@ questions:
 MARKS = [[1, 1, 1], [1, 1, 0], [1, 0, 1], [0, 1, 0], [0, 0, 0]]
 
 
-def _stats(yaml: str, rows: list[list[str | None]], *, chunk: int | None = None) -> Statistics:
-    bank = parse_bank(yaml, path="bank.yaml")
+def _class(bank: Bank, rows: list[list[str | None]]) -> ClassAnswers:
+    """Students s1, s2, … answering every slot of the bank, one row of cells each."""
     answers = ClassAnswers(slot_ids(bank))
     for slot in answers.slots:
         answers.mark_present(slot)
     for k, cells in enumerate(rows):
         row = answers.add_student(f"s{k + 1}", None, ("t", k))
         for slot, cell in zip(answers.slots, cells, strict=True):
-            answers.answers[slot][row] = cell
+            answers.mark_present(slot)[row] = cell
+    return answers
+
+
+def _stats(yaml: str, rows: list[list[str | None]], *, chunk: int | None = None) -> Statistics:
+    bank = parse_bank(yaml, path="bank.yaml")
+    answers = _class(bank, rows)
     parts = partitions(answers, size=chunk or len(rows))
     sums = partial_sums(grade_partition(bank, parts[0]))
     for part in parts[1:]:
@@ -203,14 +210,7 @@ def test_matches_moodle_formulas_on_a_simulated_class() -> None:
         )
     stats = _stats(SIMULATED, rows, chunk=64)
     bank = parse_bank(SIMULATED, path="bank.yaml")
-    answers = ClassAnswers(slot_ids(bank))
-    for slot in answers.slots:
-        answers.mark_present(slot)
-    for k, cells in enumerate(rows):
-        row = answers.add_student(f"s{k + 1}", None, ("t", k))
-        for slot, cell in zip(answers.slots, cells, strict=True):
-            answers.answers[slot][row] = cell
-    marks = grade_partition(bank, answers).scores.tolist()
+    marks = grade_partition(bank, _class(bank, rows)).scores.tolist()
     moodle = _moodle_literal(marks)
     assert [i.discrimination for i in stats.items] == pytest.approx(moodle["di"])
     assert [i.efficiency for i in stats.items] == pytest.approx(moodle["de"])
