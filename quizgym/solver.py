@@ -270,7 +270,7 @@ _MASK = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
 _MIX1 = 0xBF58476D1CE4E5B9
 _MIX2 = 0x94D049BB133111EB
-_STUDENT_KEYS: dict[tuple[str, str, str], int] = {}
+_STUDENT_KEYS: dict[tuple[str, str | None, int | None], int] = {}
 
 
 def _hash64(*parts: object) -> int:
@@ -278,14 +278,21 @@ def _hash64(*parts: object) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
+def _student_digest(bank: str, student: str | None, seed: int | None) -> bytes:
+    """SHA-256 of ``bank␟student␟seed`` (empty for None): the one definition of a student's key."""
+    return hashlib.sha256(
+        f"{bank}\x1f{student or ''}\x1f{'' if seed is None else seed}".encode()
+    ).digest()
+
+
 def student_key(bank: str, student: str | None, seed: int | None) -> int:
     """The 64-bit key of a student and seed in a bank (cached: a class reuses it per question)."""
-    ident = (bank, student or "", "" if seed is None else str(seed))
+    ident = (bank, student, seed)
     key = _STUDENT_KEYS.get(ident)
     if key is None:
         if len(_STUDENT_KEYS) > 1_000_000:
             _STUDENT_KEYS.clear()
-        key = _STUDENT_KEYS[ident] = _hash64(*ident)
+        key = _STUDENT_KEYS[ident] = int.from_bytes(_student_digest(*ident)[:8], "big")
     return key
 
 
@@ -293,14 +300,7 @@ def student_keys(
     bank: str, students: Sequence[str | None], seeds: Sequence[int | None]
 ) -> npt.NDArray[np.uint64]:
     """:func:`student_key` of a whole class at once (one digest each, no per-student cache)."""
-    sha256 = hashlib.sha256
-    prefix = bank + "\x1f"
-    digests = b"".join(
-        [
-            sha256(f"{prefix}{s or ''}\x1f{'' if d is None else d}".encode()).digest()
-            for s, d in zip(students, seeds, strict=True)
-        ]
-    )
+    digests = b"".join([_student_digest(bank, s, d) for s, d in zip(students, seeds, strict=True)])
     # Each 32-byte digest is four big-endian 64-bit words; the key is the first.
     return np.frombuffer(digests, dtype=">u8")[::4].astype(np.uint64)
 
