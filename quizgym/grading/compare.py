@@ -27,6 +27,7 @@ __all__ = [
     "check_previous",
     "compare_runs",
     "expected_answers",
+    "regrade",
     "seeds_of",
     "write_changes",
 ]
@@ -171,6 +172,20 @@ def compare_runs(
             changes.append(
                 Change(student, old_t, new_t, "", "", "", "", "", "points per question changed")
             )
+    return changes
+
+
+def regrade(bank: Bank, previous: Path, out_dir: Path, seeds: Mapping[str, int]) -> list[Change]:
+    """Compare this run's folder with a previous one and write ``changes.csv`` there.
+
+    Args:
+        bank: this run's bank (for the keys shown with changed answers).
+        previous: the previous run's folder.
+        out_dir: this run's folder, its outputs written.
+        seeds: the students given a seed (:func:`seeds_of`).
+    """
+    changes = compare_runs(previous, out_dir, expected=expected_answers(bank, seeds))
+    write_changes(out_dir / "changes.csv", changes)
     return changes
 
 

@@ -9,14 +9,7 @@ from pathlib import Path
 
 from quizgym.analysis import Statistics, Sums, combine, partial_sums
 from quizgym.grading.batch import GradedPartition, grade_partition, graded_slots, partitions
-from quizgym.grading.compare import (
-    Change,
-    check_previous,
-    compare_runs,
-    expected_answers,
-    seeds_of,
-    write_changes,
-)
+from quizgym.grading.compare import Change, check_previous, regrade, seeds_of
 from quizgym.grading.ingest import Rejection, read_submissions
 from quizgym.grading.outputs import (
     GRADEBOOKS,
@@ -152,8 +145,7 @@ def grade_submissions(
     changes = None
     if compare is not None:
         seeds = {s: d for part in parts for s, d in seeds_of(part.answers).items()}
-        changes = compare_runs(compare, out_dir, expected=expected_answers(bank, seeds))
-        write_changes(out_dir / "changes.csv", changes)
+        changes = regrade(bank, compare, out_dir, seeds)
         files.append(out_dir / "changes.csv")
     return GradeRun(
         out_dir=out_dir,

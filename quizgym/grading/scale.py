@@ -38,13 +38,7 @@ from typing import Any, Literal, cast
 from quizgym.analysis import Sums, combine, partial_sums
 from quizgym.errors import QuizgymError, SubmissionError
 from quizgym.grading.batch import GradedPartition, grade_partition, partitions
-from quizgym.grading.compare import (
-    check_previous,
-    compare_runs,
-    expected_answers,
-    seeds_of,
-    write_changes,
-)
+from quizgym.grading.compare import check_previous, regrade, seeds_of
 from quizgym.grading.ingest import (
     ClassAnswers,
     Rejection,
@@ -818,6 +812,5 @@ def grade_at_scale(
     if compare is None:
         return run
     seeds = {s: d for result in results for s, d in result.seeds.items()}
-    changes = compare_runs(compare, out_dir, expected=expected_answers(bank, seeds))
-    write_changes(out_dir / "changes.csv", changes)
+    changes = regrade(bank, compare, out_dir, seeds)
     return replace(run, files=[*run.files, out_dir / "changes.csv"], changes=changes)
