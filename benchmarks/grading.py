@@ -48,9 +48,8 @@ SLOTS = [
 
 def generate(path: Path, students: int, seed: int = 20260101) -> None:
     """Write a wide CSV of plausible answers (right, rounded, known mistakes, typos, blanks)."""
-    from quizgym.grading.batch import bank_slots
     from quizgym.loader import load_bank
-    from quizgym.solver import keys_of, variant_codes
+    from quizgym.solver import bank_slots, keys_of, variant_codes
 
     bank = load_bank("bert-mlm")
     rng = random.Random(seed)
@@ -117,9 +116,10 @@ def best_of(runs: int, work: Callable[[], tuple[float, int]]) -> tuple[float, in
 
 def vectorized(path: Path) -> tuple[float, int]:
     """Read, grade and analyse in this process; (seconds, responses)."""
-    from quizgym.analysis import combine, partial_sums
+    from quizgym.analysis import combine
     from quizgym.grading.batch import grade_partition, partitions
     from quizgym.grading.ingest import read_submissions
+    from quizgym.grading.sums import partial_sums
     from quizgym.loader import load_bank
 
     bank = load_bank("bert-mlm")
@@ -152,9 +152,9 @@ def loop(path: Path, sample: int) -> tuple[float, int]:
     """grade_response on each response of a sample of rows; (seconds, responses)."""
     import csv
 
-    from quizgym.grading.batch import bank_slots
-    from quizgym.grading.verdict import grade_response
+    from quizgym.answers import grade_response
     from quizgym.loader import load_bank
+    from quizgym.solver import bank_slots
 
     bank = load_bank("bert-mlm")
     slot = {s.id: s for s in bank_slots(bank)}

@@ -26,18 +26,15 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from quizgym.arrays import group
-from quizgym.grading.batch import (
-    OPTION_BLANK,
-    GradedPartition,
-    Slot,
-)
 from quizgym.model import MultipleChoice, SpotTheError, TrueFalse
+
+if TYPE_CHECKING:  # the type only: importing the solver would load sympy
+    from quizgym.solver import Slot
 
 __all__ = [
     "ItemStats",
@@ -49,11 +46,12 @@ __all__ = [
     "VariantStats",
     "combine",
     "group_bounds",
-    "partial_sums",
     "random_guess_score",
 ]
 
 FloatArray = npt.NDArray[np.float64]
+OPTION_BLANK = -1
+"""The option code of a blank answer in :attr:`Sums.options` (choices are 0, 1, …)."""
 GROUP_SHARE = 0.27
 DUBIOUS_DE = 15.0  # Moodle's is_dubious_question threshold, in %
 
@@ -92,84 +90,6 @@ class Sums:
             tags=add(self.tags, other.tags),
             variants=add(self.variants, other.variants),
         )
-
-
-Factorized = tuple[npt.NDArray[Any], npt.NDArray[np.int64]]
-"""A column as (its sorted distinct values, each row's index among them)."""
-
-
-def _factorized(column: npt.ArrayLike) -> Factorized:
-    """Factorize a column: O(n) grouping for small non-negative codes, else one sort."""
-    a = np.asarray(column)
-    if a.dtype.kind in "iu" and len(a) and a.min() >= 0:
-        u, _, inv = group(a.astype(np.int64))
-    else:
-        u, inv = np.unique(a, return_inverse=True)
-    return u, inv.reshape(-1).astype(np.int64, copy=False)
-
-
-def _taken(table: npt.NDArray[Any], codes: npt.NDArray[np.int64]) -> Factorized:
-    """``_factorized(table[codes])`` without sorting the long column: factorize the short table."""
-    u, inv = np.unique(table, return_inverse=True)
-    return u, inv.reshape(-1)[codes]
-
-
-def _count(*columns: npt.ArrayLike | Factorized) -> Counter[Any]:
-    """Counts of the distinct rows of several equal-length columns (raw or :data:`Factorized`)."""
-    coded = [c if isinstance(c, tuple) else _factorized(c) for c in columns]
-    if not len(coded[0][1]):
-        return Counter()
-    combined = np.zeros(len(coded[0][1]), dtype=np.int64)
-    for u, c in coded:
-        combined = combined * len(u) + c
-    cells = math.prod(len(u) for u, _ in coded)
-    if cells <= 4 * len(combined) + 1024:  # a dense table: count in O(n) instead of sorting
-        table = np.bincount(combined, minlength=cells)
-        keys = np.flatnonzero(table)
-        counts = table[keys]
-    else:
-        keys, counts = np.unique(combined, return_counts=True)
-    out: Counter[Any] = Counter()
-    for key, count in zip(keys.tolist(), counts.tolist(), strict=True):
-        parts = []
-        for u, _ in reversed(coded):
-            key, rest = divmod(key, len(u))
-            parts.append(u[rest].item())
-        out[tuple(reversed(parts))] = count
-    return out
-
-
-def _rename(counter: Counter[Any], names: Sequence[str]) -> Counter[Any]:
-    """Replace the code that starts each key by its name, adding counts that merge."""
-    out: Counter[Any] = Counter()
-    for (code, *rest), count in counter.items():
-        out[(names[code], *rest)] += count
-    return out
-
-
-def partial_sums(graded: GradedPartition) -> Sums:
-    """The sufficient statistics of one graded partition."""
-    scores = graded.scores
-    total = scores.sum(axis=1) if scores.size else np.zeros(len(graded.answers))
-    sums = Sums(slots=[g.slot for g in graded.slots], n=len(graded.answers))
-    # Each column is factorized once and its codes reused by every count it enters.
-    totals = _factorized(total)
-    sums.totals = Counter({k[0]: v for k, v in _count(totals).items()})
-    for g in graded.slots:
-        table = np.array([v.score for v in g.verdicts], dtype=np.float64)
-        x = _taken(table, g.codes)
-        sums.marks.append(_count(x, totals))
-        if g.slot.options:
-            sums.options.append(_count(g.options, x, totals))
-        else:
-            sums.options.append(Counter())
-        # counted by code, then named: few distinct tags and variants, many students
-        has_tag = np.array([bool(t) for t in g.tags], dtype=bool)[g.codes]
-        tagged = _count(g.codes[has_tag], total[has_tag]) if has_tag.any() else Counter()
-        sums.tags.append(_rename(tagged, [t or "" for t in g.tags]))
-        by_variant = _count(g.variant_codes, x)
-        sums.variants.append(_rename(by_variant, g.variant_labels))
-    return sums
 
 
 # --- results -------------------------------------------------------------------------------------
@@ -493,7 +413,7 @@ def _options(
         if isinstance(question, TrueFalse):
             is_key = (code == 0) == question.answer and code >= 0
             credit = 1.0 if is_key else 0.0
-        elif code >= 0:
+        elif code >= 0 and isinstance(question, MultipleChoice | SpotTheError):
             choice = question.choices[code]
             is_key = choice.correct
             credit = (1.0 / sum(c.correct for c in question.choices)) if is_key else 0.0

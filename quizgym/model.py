@@ -282,10 +282,11 @@ class Numeric(QuestionBase):
         return self
 
 
-Question = Annotated[
-    TrueFalse | MultipleChoice | SpotTheError | FreeText | Numeric,
-    Field(discriminator="type"),
-]
+AnyQuestion = TrueFalse | MultipleChoice | SpotTheError | FreeText | Numeric
+"""Any question, as a plain union (for signatures)."""
+
+Question = Annotated[AnyQuestion, Field(discriminator="type")]
+"""Any question, as the bank format reads it: a union tagged by ``type``."""
 
 QUESTION_TYPES: dict[str, type[QuestionBase]] = {
     "true_false": TrueFalse,
@@ -323,7 +324,7 @@ class Bank(StrictModel):
 
     _source: SourceMap = PrivateAttr(default_factory=SourceMap)
 
-    def question(self, qid: str) -> TrueFalse | MultipleChoice | SpotTheError | FreeText | Numeric:
+    def question(self, qid: str) -> AnyQuestion:
         """Return the question with this id.
 
         Raises:

@@ -38,6 +38,7 @@ from quizgym.expr import (
 )
 from quizgym.model import (
     PLACEHOLDER,
+    AnyQuestion,
     Bank,
     MultipleChoice,
     Numeric,
@@ -47,7 +48,9 @@ from quizgym.model import (
     Part,
     SpotTheError,
     Tolerance,
+    TrueFalse,
     placeholders,
+    points_of,
 )
 
 # --- domain functions ----------------------------------------------------------------------------
@@ -528,6 +531,50 @@ def slots(question: Numeric) -> list[tuple[str | None, Numeric | Part]]:
     return [(None, question)]
 
 
+@dataclass(frozen=True, kw_only=True)
+class Slot:
+    """One answer slot: a question, or one part of a multi-part numeric question."""
+
+    id: str
+    """``q`` for a question, ``q.part`` for a part: the one spelling of a slot's id."""
+    question: AnyQuestion
+    part: str | None
+    index: int
+    """Position among the question's slots (0 for a question without parts)."""
+    points: float
+
+    @property
+    def kind(self) -> str:
+        """The question type (``true_false``, ``multiple_choice``, …)."""
+        return str(self.question.type)
+
+    @property
+    def options(self) -> list[str]:
+        """Labels of the options a student picks from (choice and true/false slots)."""
+        if isinstance(self.question, TrueFalse):
+            return ["true", "false"]
+        if isinstance(self.question, MultipleChoice) and self.question.multiple:
+            return []  # several picks per student: no single option to tabulate
+        if isinstance(self.question, MultipleChoice | SpotTheError):
+            return [c.text for c in self.question.choices]
+        return []
+
+
+def bank_slots(bank: Bank) -> list[Slot]:
+    """Every answer slot of a bank, in bank order."""
+    out: list[Slot] = []
+    for question in bank.questions:
+        if isinstance(question, Numeric):
+            for index, (pid, slot) in enumerate(slots(question)):
+                sid = question.id if pid is None else f"{question.id}.{pid}"
+                points = points_of(slot, bank.defaults)
+                out.append(Slot(id=sid, question=question, part=pid, index=index, points=points))
+        else:
+            points = points_of(question, bank.defaults)
+            out.append(Slot(id=question.id, question=question, part=None, index=0, points=points))
+    return out
+
+
 def compile_numeric(bank: Bank, question: Numeric) -> tuple[CompiledPart, ...]:
     """Parse every key and mistake of a numeric question (cached per bank object).
 
@@ -735,7 +782,9 @@ __all__ = [
     "CompiledMistake",
     "CompiledPart",
     "Key",
+    "Slot",
     "Variant",
+    "bank_slots",
     "carried_forward",
     "compile_numeric",
     "display",

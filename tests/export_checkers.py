@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import require_tool
 
-from quizgym.grading.verdict import mistakes_for
+from quizgym.answers import mistakes_for
 from quizgym.model import Bank, Numeric
 from quizgym.solver import keys_of, slots, variant_of
 from quizgym.tolerance import interval

@@ -10,9 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from quizgym.analysis import Statistics, _count, combine, group_bounds, partial_sums
+from quizgym.analysis import Statistics, combine, group_bounds
 from quizgym.grading.batch import grade_partition, partitions
 from quizgym.grading.ingest import ClassAnswers, slot_ids
+from quizgym.grading.sums import count as _count
+from quizgym.grading.sums import partial_sums
 from quizgym.loader import parse_bank
 from quizgym.model import Bank
 

@@ -207,7 +207,7 @@ def test_stats_does_not_load_the_answer_engine() -> None:
     code = (
         "import sys\nfrom quizgym import practice\nimport quizgym.practice.ui\n"
         "import quizgym.practice.stats, quizgym.practice.store\n"
-        "print([m for m in ('sympy', 'quizgym.grading.verdict') if m in sys.modules])\n"
+        "print([m for m in ('sympy', 'quizgym.answers') if m in sys.modules])\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == "[]\n"

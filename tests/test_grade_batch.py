@@ -11,12 +11,12 @@ from conftest import require_module
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quizgym.grading.batch import bank_slots, grade_partition, partitions
+from quizgym.answers import grade_response
+from quizgym.grading.batch import grade_partition, partitions
 from quizgym.grading.ingest import ClassAnswers, Coded, read_submissions, slot_ids
-from quizgym.grading.verdict import grade_response
 from quizgym.loader import load_bank
 from quizgym.model import Bank
-from quizgym.solver import variant_codes, variant_of
+from quizgym.solver import bank_slots, variant_codes, variant_of
 
 QUIZ = Path(__file__).parent / "data" / "grade" / "quiz.yaml"
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from quizgym.answers import grade_response
 from quizgym.cli import cli
 from quizgym.grading import outputs
 from quizgym.grading.outputs import feedback_name
-from quizgym.grading.verdict import grade_response
 from quizgym.loader import load_bank
 
 DATA = Path(__file__).parent / "data" / "grade"

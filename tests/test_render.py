@@ -10,9 +10,9 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
+from quizgym.answers import Status, grade_response
 from quizgym.cli import cli
 from quizgym.errors import QuizgymError
-from quizgym.grading.verdict import Status, grade_response
 from quizgym.loader import load_bank, parse_bank
 from quizgym.model import Numeric
 from quizgym.render import (

@@ -15,10 +15,10 @@ from click.testing import CliRunner
 from conftest import require_module
 
 from quizgym.cli import cli
-from quizgym.grading.batch import bank_slots
 from quizgym.grading.pipeline import grade_submissions
 from quizgym.grading.scale import grade_at_scale, plan_run
 from quizgym.loader import load_bank
+from quizgym.solver import bank_slots
 
 pa = require_module("pyarrow")
 pq = require_module("pyarrow.parquet")

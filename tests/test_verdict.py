@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from quizgym.answers import mistakes_for
 from quizgym.grading import Status, grade_question, grade_response
-from quizgym.grading.verdict import mistakes_for
 from quizgym.loader import parse_bank
 from quizgym.model import LETTERS, Numeric, choice_weights
 from quizgym.solver import keys_of, variant_of

@@ -11,7 +11,6 @@ numeric answer as the catch-all, so wrong answers must use ``=`` with their weig
 from __future__ import annotations
 
 from quizgym.export import Exporter
-from quizgym.export.moodle import moodle_percent
 from quizgym.export.plan import (
     Item,
     Pool,
@@ -19,6 +18,7 @@ from quizgym.export.plan import (
     decimal_text,
     html_text,
     locate,
+    moodle_percent,
     plan,
     split_parts,
     symmetric,

@@ -3,7 +3,7 @@
 The formats differ in syntax, never in what is right: keys come from
 :func:`~quizgym.solver.keys_of`, accepted intervals from :func:`~quizgym.tolerance.interval`
 (``auto``'s rule), wrong-answer feedback from
-:func:`~quizgym.grading.verdict.mistakes_for`, variants from
+:func:`~quizgym.answers.mistakes_for`, variants from
 :func:`~quizgym.solver.variant_of`. This module turns a bank into :class:`Pool` objects (one
 per question, holding one item per exported variant) that the format modules only translate.
 """
@@ -15,8 +15,8 @@ import math
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 
+from quizgym.answers import grade_response, mistakes_for, slot_keys
 from quizgym.errors import BankError, ExportError, Finding
-from quizgym.grading.verdict import grade_response, mistakes_for, slot_keys
 from quizgym.model import (
     Bank,
     FreeText,
@@ -288,6 +288,30 @@ def symmetric(accept: Range) -> list[tuple[float, float]]:
         centre = (accept.low + accept.high) / 2
         pairs.append((centre, widen((accept.high - accept.low) / 2, near=near)))
     return pairs
+
+
+ALLOWED_FRACTIONS: tuple[float, ...] = (
+    1.0, 0.9, 0.8333333, 0.8, 0.75, 0.7, 0.6666667, 0.6, 0.5, 0.4, 0.3333333, 0.3, 0.25,
+    0.2, 0.1666667, 0.1428571, 0.125, 0.1111111, 0.1, 0.05, 0.0,
+)  # fmt: skip
+"""``question_bank::fraction_options_full()``: grades Moodle accepts (and their negatives)."""
+
+
+def moodle_percent(fraction: float, *, where: Where) -> str:
+    """A fraction of full credit as the percentage Moodle accepts: 1/3 → ``33.33333``.
+
+    Raises:
+        BankError: it is not one of Moodle's allowed grades (located at ``where``).
+    """
+    for allowed in ALLOWED_FRACTIONS:
+        if abs(abs(fraction) - allowed) < 5e-7:
+            text = f"{allowed * 100:.5f}".rstrip("0").rstrip(".")
+            return text if fraction >= 0 or allowed == 0 else f"-{text}"
+    raise where.error(
+        f"Moodle accepts no weight of {fraction * 100:.5g}%; "
+        "use a credit or a number of correct choices that gives an allowed grade "
+        "(1/2, 1/3, …, 1/10, 1/20, 0.3, 0.4, …)"
+    )
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ code: the student's variant (drawn by :func:`quizgym.solver.variant_codes`, the 
 :func:`~quizgym.solver.variant_of`) and the distinct answer text. Each distinct (variant, text)
 pair is graded once:
 
-- true/false, choices and free text through :func:`~quizgym.grading.verdict.grade_response`
+- true/false, choices and free text through :func:`~quizgym.answers.grade_response`
   itself, so the verdict is the engine's by construction;
 - numeric answers are read once each (:func:`quizgym.expr.read_answer`, memoized), then the whole
   array of distinct pairs is compared with :func:`quizgym.tolerance.compare_array` against the
@@ -29,10 +29,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from quizgym.arrays import IntArray, group
-from quizgym.expr import ParseFailure, Reading, read_answer
-from quizgym.grading.ingest import ClassAnswers, Coded
-from quizgym.grading.verdict import (
+from quizgym.analysis import OPTION_BLANK
+from quizgym.answers import (
     Status,
     Verdict,
     grade_response,
@@ -42,6 +40,9 @@ from quizgym.grading.verdict import (
     read_bool,
     read_choices,
 )
+from quizgym.arrays import IntArray, group
+from quizgym.expr import ParseFailure, Reading, read_answer
+from quizgym.grading.ingest import ClassAnswers, Coded
 from quizgym.model import (
     LETTERS,
     Bank,
@@ -49,10 +50,11 @@ from quizgym.model import (
     Numeric,
     SpotTheError,
     TrueFalse,
-    points_of,
 )
 from quizgym.solver import (
+    Slot,
     Variant,
+    bank_slots,
     compile_numeric,
     keys_of,
     show_number,
@@ -67,8 +69,6 @@ __all__ = [
     "STATUS_CODES",
     "GradedPartition",
     "GradedSlot",
-    "Slot",
-    "bank_slots",
     "factorize",
     "graded_slots",
     "grade_partition",
@@ -77,56 +77,15 @@ __all__ = [
 
 STATUSES: tuple[Status, ...] = tuple(Status)
 STATUS_CODES: dict[Status, int] = {s: i for i, s in enumerate(STATUSES)}
-OPTION_BLANK = -1
 OPTION_INVALID = -2
 OPTION_NONE = -3  # not a choice question (or several choices picked)
 
 FloatArray = npt.NDArray[np.float64]
 
 
-@dataclass(frozen=True)
-class Slot:
-    """One answer slot: a question, or one part of a multi-part numeric question."""
-
-    id: str
-    question: Any
-    part: str | None
-    index: int
-    points: float
-
-    @property
-    def kind(self) -> str:
-        """The question type (``true_false``, ``multiple_choice``, …)."""
-        return str(self.question.type)
-
-    @property
-    def options(self) -> list[str]:
-        """Labels of the options a student picks from (choice and true/false slots)."""
-        if isinstance(self.question, TrueFalse):
-            return ["true", "false"]
-        if isinstance(self.question, MultipleChoice) and self.question.multiple:
-            return []  # several picks per student: no single option to tabulate
-        if isinstance(self.question, MultipleChoice | SpotTheError):
-            return [c.text for c in self.question.choices]
-        return []
-
-
 def graded_slots(bank: Bank, answers: ClassAnswers) -> list[Slot]:
     """The slots a class answered (some file has a column or an answer for them), in bank order."""
     return [s for s in bank_slots(bank) if s.id in answers.present]
-
-
-def bank_slots(bank: Bank) -> list[Slot]:
-    """Every answer slot of a bank, in bank order."""
-    out: list[Slot] = []
-    for question in bank.questions:
-        if isinstance(question, Numeric):
-            for index, (pid, slot) in enumerate(slots(question)):
-                sid = question.id if pid is None else f"{question.id}.{pid}"
-                out.append(Slot(sid, question, pid, index, points_of(slot, bank.defaults)))
-        else:
-            out.append(Slot(question.id, question, None, 0, points_of(question, bank.defaults)))
-    return out
 
 
 @dataclass
@@ -320,7 +279,8 @@ def _grade_numeric(
     pair_earlier: list[dict[str, str | None]],
 ) -> list[Verdict]:
     """Grade distinct (variant, text) pairs of a numeric slot with the array comparator."""
-    question: Numeric = slot.question
+    question = slot.question
+    assert isinstance(question, Numeric)
     compiled = compile_numeric(bank, question)[slot.index]
     units = slot_units(question, slot.index)
     keys = [keys_of(bank, question, v)[slot.index] for v in variants]

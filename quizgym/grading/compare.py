@@ -15,12 +15,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from quizgym.answers import grade_response
 from quizgym.errors import QuizgymError, SubmissionError
-from quizgym.grading.batch import bank_slots
 from quizgym.grading.ingest import ClassAnswers
 from quizgym.grading.outputs import undefuse, write_rows
-from quizgym.grading.verdict import grade_response
 from quizgym.model import Bank
+from quizgym.solver import bank_slots
 
 __all__ = [
     "Change",

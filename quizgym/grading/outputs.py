@@ -24,7 +24,7 @@ from quizgym.errors import QuizgymError
 from quizgym.grading.batch import GradedPartition, factorize
 from quizgym.grading.ingest import Rejection
 from quizgym.model import Bank
-from quizgym.render import file_stem
+from quizgym.names import claim_name, file_stem
 
 __all__ = [
     "Column",
@@ -275,15 +275,6 @@ def write_rows(path: Path, header: Sequence[str], rows: Sequence[Sequence[str]])
 
 
 # --- feedback and gradebooks ---------------------------------------------------------------------
-
-
-def claim_name(name: str, used: set[str]) -> str:
-    """``name``, or ``name-2.md``, ``name-3.md`` … when taken; the result is marked as used."""
-    stem, k = name[:-3], 2
-    while name in used:
-        name, k = f"{stem}-{k}.md", k + 1
-    used.add(name)
-    return name
 
 
 def check_gradebook(gradebook: str | None) -> None:

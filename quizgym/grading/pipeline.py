@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from quizgym.analysis import Statistics, Sums, combine, partial_sums
+from quizgym.analysis import Statistics, Sums, combine
 from quizgym.grading.batch import GradedPartition, grade_partition, graded_slots, partitions
 from quizgym.grading.compare import Change, check_previous, regrade, seeds_of
 from quizgym.grading.ingest import Rejection, read_submissions
@@ -21,9 +21,10 @@ from quizgym.grading.outputs import (
     write_rejected,
     write_responses,
 )
-from quizgym.grading.report import render_report
+from quizgym.grading.sums import partial_sums
 from quizgym.loader import load_bank
 from quizgym.model import Bank
+from quizgym.render.report import render_report
 
 __all__ = ["GRADEBOOKS", "GradeRun", "grade_submissions"]
 
@@ -129,7 +130,8 @@ def grade_submissions(
             bank=bank,
             stats=stats,
             totals=sums.totals,
-            rejected=answers.rejected,
+            rejected_rows=sum(1 for r in answers.rejected if not r.is_column),
+            ignored_columns=sum(1 for r in answers.rejected if r.is_column),
             students=len(answers),
         ),
         encoding="utf-8",

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from quizgym.analysis import Sums, combine, partial_sums
+from quizgym.analysis import Sums, combine
 from quizgym.errors import QuizgymError, SubmissionError
 from quizgym.grading.batch import GradedPartition, grade_partition, partitions
 from quizgym.grading.compare import check_previous, regrade, seeds_of
@@ -51,7 +51,6 @@ from quizgym.grading.ingest import (
 )
 from quizgym.grading.outputs import (
     check_gradebook,
-    claim_name,
     feedback_name,
     write_feedback,
     write_gradebook,
@@ -61,9 +60,11 @@ from quizgym.grading.outputs import (
     write_responses,
 )
 from quizgym.grading.pipeline import GradeRun
-from quizgym.grading.report import render_report
+from quizgym.grading.sums import partial_sums
 from quizgym.loader import load_bank
 from quizgym.model import Bank
+from quizgym.names import claim_name
+from quizgym.render.report import render_report
 
 __all__ = [
     "CHUNK_ROWS",
@@ -642,7 +643,12 @@ def assemble(
     write_items(out_dir / "items.csv", stats)
     write_rejected(out_dir / "rejected.csv", rejected)
     report = render_report(
-        bank=bank, stats=stats, totals=sums.totals, rejected=rejected, students=students
+        bank=bank,
+        stats=stats,
+        totals=sums.totals,
+        rejected_rows=sum(1 for r in rejected if not r.is_column),
+        ignored_columns=sum(1 for r in rejected if r.is_column),
+        students=students,
     )
     (out_dir / "report.html").write_text(report, encoding="utf-8")
     files = [out_dir / n for n in ("grades.csv", "responses.csv", "items.csv", "rejected.csv")]

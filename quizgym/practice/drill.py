@@ -1,7 +1,7 @@
 """The drill: queue, answer loop and scheduling, with all input and output injected.
 
 The drill never grades, draws variants or computes keys itself: it asks the answer engine
-(:mod:`quizgym.grading.verdict`, :mod:`quizgym.solver`) and hands the results to a
+(:mod:`quizgym.answers`, :mod:`quizgym.solver`) and hands the results to a
 :class:`DrillUI`. Scheduling is py-fsrs; storage is :class:`~quizgym.practice.store.Store`.
 
 Rating an answer (DESIGN: ``drill.md`` §3):
@@ -34,7 +34,7 @@ from typing import Protocol
 
 from fsrs import Card, Rating, Scheduler, State
 
-from quizgym.grading.verdict import Status, Verdict, grade_response, shown_choices
+from quizgym.answers import Status, Verdict, grade_response, shown_choices
 from quizgym.model import (
     LETTERS,
     Bank,

@@ -22,7 +22,7 @@ from quizgym.practice.stats import LEECH_LAPSES, BankStats
 from quizgym.practice.views import ItemView, Outcome, SlotView, Summary, when
 
 if TYPE_CHECKING:  # the answer engine (sympy) stays unloaded for `quizgym stats`
-    from quizgym.grading.verdict import Verdict
+    from quizgym.answers import Verdict
     from quizgym.model import FreeText
 
 _ASCII = str.maketrans(

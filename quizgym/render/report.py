@@ -18,9 +18,8 @@ from html import escape
 from markupsafe import Markup
 
 from quizgym.analysis import ItemStats, Statistics, TagStats
-from quizgym.grading.ingest import Rejection
 from quizgym.model import Bank
-from quizgym.render import make_env
+from quizgym.render.env import make_env
 
 __all__ = ["facility_chart", "histogram", "render_report"]
 
@@ -178,10 +177,20 @@ def render_report(
     bank: Bank,
     stats: Statistics,
     totals: Counter[float],
-    rejected: Sequence[Rejection],
+    rejected_rows: int,
+    ignored_columns: int,
     students: int,
 ) -> str:
-    """The report as one HTML string (no external resources)."""
+    """The report as one HTML string (no external resources).
+
+    Args:
+        bank: the bank graded.
+        stats: the class's statistics.
+        totals: how many students got each total score.
+        rejected_rows: rows of the submissions that could not be graded.
+        ignored_columns: columns of the submissions that name no question.
+        students: students graded.
+    """
     env = make_env(filters={"pct": _pct})
     template = env.get_template("report.html.j2")
     flagged = [i for i in stats.items if i.flags]
@@ -191,8 +200,8 @@ def render_report(
         stats=stats,
         test=stats.test,
         students=students,
-        rejected_rows=sum(1 for r in rejected if not r.is_column),
-        ignored_columns=sum(1 for r in rejected if r.is_column),
+        rejected_rows=rejected_rows,
+        ignored_columns=ignored_columns,
         flagged=flagged,
         histogram=histogram(totals, maximum=stats.test.max_score),
         scatter=facility_chart(stats.items),

@@ -1,8 +1,10 @@
-"""One response → one :class:`Verdict`: the single source of truth for what counts as right.
+"""The answer engine: one response → one :class:`Verdict`, the single source of truth for what
+counts as right.
 
-The drill, the worksheets' keys, the exports and the batch grader all defer to this module (the
-batch grader re-implements only the numeric comparison in NumPy, and a property test holds the two
-paths to the same verdict on every response).
+It sits just above the solver, below everything that shows or grades answers: the drill, the
+worksheets' keys, the exports and the batch grader all defer to this module (the batch grader
+re-implements only the numeric comparison in NumPy, and a property test holds the two paths to
+the same verdict on every response).
 """
 
 from __future__ import annotations

@@ -1,0 +1,48 @@
+"""Documents: printable worksheets and answer keys (HTML, Markdown, PDF) and the grading report.
+
+- :mod:`~quizgym.render.env`: the one Jinja environment;
+- :mod:`~quizgym.render.markup`: mathematics in bank text as HTML, Markdown or plain text;
+- :mod:`~quizgym.render.roster`: class rosters;
+- :mod:`~quizgym.render.views`: what a worksheet or key shows for one question;
+- :mod:`~quizgym.render.documents`: worksheets, keys and the files ``quizgym render`` writes;
+- :mod:`~quizgym.render.report`: ``report.html`` after grading.
+"""
+
+from quizgym.render.documents import (
+    FORMATS,
+    PAPERS,
+    Rendered,
+    html_to_pdf,
+    render_files,
+    render_key,
+    render_worksheet,
+    today,
+)
+from quizgym.render.env import make_env
+from quizgym.render.markup import escape_markdown, math_html, math_markdown, math_plain, parse_math
+from quizgym.render.roster import RosterError, Student, read_roster
+from quizgym.render.views import key_view, question_view
+from quizgym.selection import select_questions
+
+__all__ = [
+    "FORMATS",
+    "PAPERS",
+    "Rendered",
+    "RosterError",
+    "Student",
+    "escape_markdown",
+    "html_to_pdf",
+    "key_view",
+    "make_env",
+    "math_html",
+    "math_markdown",
+    "math_plain",
+    "parse_math",
+    "question_view",
+    "read_roster",
+    "render_files",
+    "render_key",
+    "render_worksheet",
+    "select_questions",
+    "today",
+]

@@ -1,0 +1,313 @@
+"""Printable worksheets and answer keys: HTML, Markdown and PDF files.
+
+Worksheets and keys are pure functions of the bank, the selection, the student, the seed and the
+date.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from quizgym.errors import QuizgymError
+from quizgym.model import Bank, Question
+from quizgym.names import file_stem
+from quizgym.render.env import bundled_env, make_env
+from quizgym.render.markup import FILTERS
+from quizgym.render.roster import Student, read_roster
+from quizgym.render.views import key_view, points_shown, question_view
+from quizgym.selection import select_questions
+from quizgym.solver import Variant, variant_of
+
+FORMATS = ("html", "md", "pdf")
+PAPERS = {"a4": "A4", "letter": "Letter"}
+
+
+def _variant(bank: Bank, question: Question, student: Student | None, seed: int | None) -> Variant:
+    if student is not None and student.seed is not None:
+        seed = student.seed
+    return variant_of(bank, question, student=student.id if student else None, seed=seed)
+
+
+def _common(
+    bank: Bank, *, date: str, paper: str, seed: int | None, title: str | None
+) -> dict[str, Any]:
+    if paper not in PAPERS:
+        raise QuizgymError(f"unknown paper size {paper!r} (sizes: {', '.join(PAPERS)})")
+    return {
+        "bank": bank,
+        "title": title or bank.title,
+        "date": date,
+        "paper": PAPERS[paper],
+        "seed": seed,
+    }
+
+
+def _template(env: jinja2.Environment | None, name: str) -> jinja2.Template:
+    return (env or bundled_env()).get_template(name)
+
+
+def _tidy(text: str, fmt: str) -> str:
+    """Markdown: no trailing spaces, at most one blank line in a row, one newline at the end."""
+    if fmt != "md":
+        return text
+    text = re.sub(r"[ \t]+\n", "\n", text)
+    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
+
+
+def _ext(fmt: str) -> str:
+    if fmt not in ("html", "md"):
+        raise QuizgymError(f"unknown format {fmt!r} for a template (formats: html, md)")
+    return fmt
+
+
+def render_worksheet(
+    bank: Bank,
+    questions: Sequence[Question],
+    *,
+    fmt: str = "html",
+    student: Student | None = None,
+    seed: int | None = None,
+    date: str = "",
+    paper: str = "a4",
+    title: str | None = None,
+    env: jinja2.Environment | None = None,
+) -> str:
+    """One student's worksheet (or the class's, without a student) as HTML or Markdown.
+
+    Args:
+        bank: the bank.
+        questions: the selection, in order (see :func:`select_questions`).
+        fmt: ``html`` or ``md``.
+        student: whose variant numbers and choice order to print; None for the default variant
+            (or the class seed's variant when ``seed`` is given).
+        seed: the class seed; a student's own seed wins.
+        date: printed in the header; empty leaves a line to write on.
+        paper: ``a4`` or ``letter``.
+        title: the heading; the bank's title when None.
+        env: a Jinja environment from :func:`make_env` (teacher's templates first).
+
+    Returns:
+        The document.
+    """
+    views = [
+        question_view(bank, q, n, _variant(bank, q, student, seed))
+        for n, q in enumerate(questions, 1)
+    ]
+    text = _template(env, f"worksheet.{_ext(fmt)}.j2").render(
+        **_common(bank, date=date, paper=paper, seed=seed, title=title),
+        student=student,
+        questions=views,
+        total=points_shown(sum(v.points for v in views)),
+    )
+    return _tidy(text, fmt)
+
+
+def render_key(
+    bank: Bank,
+    questions: Sequence[Question],
+    *,
+    fmt: str = "html",
+    students: Sequence[Student | None] = (None,),
+    seed: int | None = None,
+    date: str = "",
+    paper: str = "a4",
+    title: str | None = None,
+    env: jinja2.Environment | None = None,
+) -> str:
+    """An answer key for one student, or for a class with every student's numbers.
+
+    Each question lists its answer once per variant, with the students who got that variant:
+    exact forms (``ln 10``), decimals, the accepted tolerance and interval, known wrong answers,
+    the rubric and the worked explanation.
+
+    Args:
+        bank: the bank.
+        questions: the selection, in order.
+        fmt: ``html`` or ``md``.
+        students: the students the key covers; ``(None,)`` for a worksheet without a roster.
+        seed: the class seed; a student's own seed wins.
+        date: printed in the header.
+        paper: ``a4`` or ``letter``.
+        title: the heading; the bank's title when None.
+        env: a Jinja environment from :func:`make_env`.
+
+    Returns:
+        The document.
+    """
+    if not students:
+        raise QuizgymError("an answer key needs at least one student")
+    keys = [
+        key_view(
+            bank,
+            q,
+            n,
+            [(s.id if s else "", _variant(bank, q, s, seed)) for s in students],
+        )
+        for n, q in enumerate(questions, 1)
+    ]
+    text = _template(env, f"key.{_ext(fmt)}.j2").render(
+        **_common(bank, date=date, paper=paper, seed=seed, title=title),
+        students=[s for s in students if s is not None],
+        keys=keys,
+        total=points_shown(sum(k.points for k in keys)),
+    )
+    return _tidy(text, fmt)
+
+
+def html_to_pdf(html: str) -> bytes:
+    """Print an HTML worksheet or key to PDF with WeasyPrint (page size from its CSS).
+
+    Raises:
+        QuizgymError: WeasyPrint or its system libraries (Pango) are missing.
+    """
+    try:
+        import weasyprint  # type: ignore[import-untyped]
+    except ImportError as exc:
+        raise QuizgymError(
+            f'PDF output needs WeasyPrint ({exc}); install it with: pip install "quizgym[pdf]"'
+        ) from exc
+    except OSError as exc:  # WeasyPrint imports, but Pango cannot be loaded
+        raise QuizgymError(f"PDF output needs Pango (libpango-1.0-0): {exc}") from exc
+    pdf: bytes = weasyprint.HTML(string=html, base_url=".").write_pdf()
+    return pdf
+
+
+def today() -> str:
+    """Today's local date as YYYY-MM-DD, the default date in a worksheet's header."""
+    return datetime.now(UTC).astimezone().date().isoformat()
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """What :func:`render_files` wrote."""
+
+    out_dir: Path
+    worksheets: int
+    keys: int
+    questions: int
+    files: tuple[Path, ...]
+
+    def summary(self) -> str:
+        """One line for the terminal."""
+        kinds = sorted({p.suffix.lstrip(".") for p in self.files})
+        keys = f" and {self.keys} key{'s' if self.keys != 1 else ''}" if self.keys else ""
+        return (
+            f"{self.out_dir}: {self.worksheets} worksheet{'s' if self.worksheets != 1 else ''}"
+            f"{keys} ({', '.join(kinds)}), {self.questions} question"
+            f"{'s' if self.questions != 1 else ''} each"
+        )
+
+
+def render_files(
+    bank: Bank,
+    *,
+    out_dir: Path = Path("worksheets"),
+    formats: Sequence[str] = ("html",),
+    key: bool = False,
+    key_per_student: bool = False,
+    tags: Sequence[str] = (),
+    types: Sequence[str] = (),
+    ids: Sequence[str] = (),
+    count: int | None = None,
+    seed: int | None = None,
+    roster: Path | None = None,
+    date: str | None = None,
+    paper: str = "a4",
+    title: str | None = None,
+    templates: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Rendered:
+    """Write worksheets (one per student with a roster) and answer keys into a folder.
+
+    Without a roster: ``worksheet.EXT`` (and ``key.EXT``). With one: ``worksheet-ID.EXT`` per
+    student, and ``key.EXT`` listing every student's numbers or, with ``key_per_student``,
+    ``key-ID.EXT`` per student.
+
+    Args:
+        bank: the bank.
+        out_dir: the folder (created).
+        formats: any of ``html``, ``md``, ``pdf`` (PDF is printed from the HTML).
+        key: also write the answer key.
+        key_per_student: one key per student instead of one for the class (implies ``key``).
+        tags: see :func:`select_questions`.
+        types: see :func:`select_questions`.
+        ids: see :func:`select_questions`.
+        count: see :func:`select_questions`.
+        seed: the class seed: the shuffle of ``count`` and every student's variants.
+        roster: a CSV with a ``student`` column (optional ``name``, ``seed``).
+        date: for the header; today when None, a blank line to write on when empty.
+        paper: ``a4`` or ``letter``.
+        title: the heading; the bank's title when None.
+        templates: a folder of templates that override the bundled ones by name.
+        progress: called with (done, total) after each file.
+
+    Returns:
+        What was written.
+
+    Raises:
+        QuizgymError: bad options, roster or templates; nothing is written then.
+    """
+    bad = [f for f in formats if f not in FORMATS]
+    if bad or not formats:
+        raise QuizgymError(f"unknown format {', '.join(bad)} (formats: {', '.join(FORMATS)})")
+    if templates is not None and not templates.is_dir():
+        raise QuizgymError(f"{templates}: no such templates folder")
+    questions = select_questions(bank, tags=tags, types=types, ids=ids, count=count, seed=seed)
+    students: list[Student | None] = list(read_roster(roster)) if roster else [None]
+    env = make_env(user_dir=templates, filters=FILTERS)
+    options: dict[str, Any] = {
+        "seed": seed,
+        "date": today() if date is None else date,
+        "paper": paper,
+        "title": title,
+        "env": env,
+    }
+    key = key or key_per_student
+    jobs: list[tuple[str, str, Any]] = []
+    for student in students:
+        suffix = f"-{file_stem(student.id)}" if student else ""
+        jobs.append((f"worksheet{suffix}", "worksheet", student))
+        if key_per_student:
+            jobs.append((f"key{suffix}", "key", [student]))
+    if key and not key_per_student:
+        jobs.append(("key", "key", students))
+
+    def produce(kind: str, who: Any, fmt: str) -> str:
+        if kind == "worksheet":
+            return render_worksheet(bank, questions, fmt=fmt, student=who, **options)
+        return render_key(bank, questions, fmt=fmt, students=who, **options)
+
+    # Everything is rendered before anything is written: a template error leaves no half folder.
+    documents: list[tuple[Path, str | bytes]] = []
+    total = len(jobs) * len(formats)
+    try:
+        for stem, kind, who in jobs:
+            html = produce(kind, who, "html") if {"html", "pdf"} & set(formats) else ""
+            for fmt in formats:
+                content: str | bytes = html
+                if fmt == "pdf":
+                    content = html_to_pdf(html)
+                elif fmt == "md":
+                    content = produce(kind, who, "md")
+                documents.append((out_dir / f"{stem}.{fmt}", content))
+                if progress:
+                    progress(len(documents), total)
+    except jinja2.TemplateSyntaxError as exc:
+        raise QuizgymError(f"{exc.filename or exc.name}:{exc.lineno}: {exc.message}") from exc
+    except jinja2.TemplateError as exc:
+        raise QuizgymError(f"template error: {exc}") from exc
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for path, content in documents:
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    keys = sum(1 for _, kind, _ in jobs if kind == "key")
+    return Rendered(out_dir, len(jobs) - keys, keys, len(questions), tuple(p for p, _ in documents))

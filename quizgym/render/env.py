@@ -1,0 +1,53 @@
+"""The one Jinja environment of quizgym (STYLE §13).
+
+Templates live in the top-level ``templates/`` folder (package data in a wheel). A teacher's own
+folder, when given, is searched first. Autoescaping is on for HTML and XML, and an undefined
+variable is an error: a typo in a template must fail loudly, never print an empty string. Bank text
+is always passed to templates as data, never compiled as template source.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from quizgym.render.markup import FILTERS
+from quizgym.resources import resource_dir
+
+
+def make_env(
+    *, user_dir: Path | None = None, filters: dict[str, Any] | None = None
+) -> jinja2.Environment:
+    """Build the Jinja environment.
+
+    Args:
+        user_dir: a folder of templates that override the bundled ones by name.
+        filters: extra filters to register (name → function).
+
+    Returns:
+        The environment. No autoreload: editing a template in the middle of a run is not useful.
+    """
+    loaders: list[jinja2.BaseLoader] = []
+    if user_dir is not None:
+        loaders.append(jinja2.FileSystemLoader(str(user_dir)))
+    loaders.append(jinja2.FileSystemLoader(str(resource_dir("templates"))))
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        autoescape=jinja2.select_autoescape(["html", "htm", "xml", "html.j2", "xml.j2", "svg.j2"]),
+        undefined=jinja2.StrictUndefined,
+        auto_reload=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(filters or {})
+    return env
+
+
+@functools.lru_cache(maxsize=1)
+def bundled_env() -> jinja2.Environment:
+    """The environment over the bundled templates, built once (compiling templates is slow)."""
+    return make_env(filters=FILTERS)

@@ -1,0 +1,255 @@
+"""What a worksheet or an answer key shows for one question: plain records for the templates.
+
+Every number on a student's page comes from :func:`quizgym.solver.variant_of` and every key
+from :func:`quizgym.solver.keys_of` (through :func:`quizgym.answers.slot_keys`), so the paper,
+the LMS exports and the grader agree for the same student and seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from quizgym.answers import expected_answer, mistakes_for, shown_choices, slot_keys
+from quizgym.expr import format_value
+from quizgym.model import (
+    LETTERS,
+    Bank,
+    FreeText,
+    MultipleChoice,
+    Numeric,
+    Question,
+    SpotTheError,
+    points_of,
+    question_points,
+)
+from quizgym.solver import Variant, prompt_of, show_number, slots, variant_of
+from quizgym.tolerance import describe, interval
+
+
+@dataclass(frozen=True)
+class ChoiceView:
+    """One choice as printed: its letter for this student, its text, and what a key says."""
+
+    letter: str
+    text: str
+    correct: bool
+    feedback: str
+
+
+@dataclass(frozen=True)
+class SlotView:
+    """One answer box of a numeric question (the question itself or one part)."""
+
+    id: str | None
+    label: str
+    """``(a)``, ``(b)``, … for parts; empty for a single answer."""
+    prompt: str
+    units: str
+    points: float
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    """A question as printed on one student's worksheet."""
+
+    number: int
+    id: str
+    type: str
+    points: float
+    prompt: str
+    statement: str
+    choices: tuple[ChoiceView, ...]
+    multiple: bool
+    slots: tuple[SlotView, ...]
+    lines: int
+    """Ruled lines of answer space for free text."""
+
+
+@dataclass(frozen=True)
+class KeyLine:
+    """The answer to one slot for one variant."""
+
+    label: str
+    prompt: str
+    answer: str
+    """The exact form (``ln 10``), the choice (``B: GPT``), true/false or the model answer."""
+    decimal: str
+    """The key to 7 significant figures, when it is not already a plain number."""
+    units: str
+    tolerance: str
+    """The tolerance in words (empty for non-numeric answers)."""
+    interval: str
+    """The interval of accepted decimals, ``low to high``."""
+    mistakes: tuple[tuple[str, str], ...]
+    """Known wrong answers for this variant: (value, feedback)."""
+
+
+@dataclass(frozen=True)
+class KeyGroup:
+    """Students who share one variant of a question, and its answers."""
+
+    students: tuple[str, ...]
+    params: tuple[tuple[str, str], ...]
+    prompt: str
+    answers: tuple[KeyLine, ...]
+
+
+@dataclass(frozen=True)
+class KeyView:
+    """A question in an answer key: its answers by variant and its worked explanation."""
+
+    number: int
+    id: str
+    type: str
+    points: float
+    prompt: str
+    """The prompt; ``{name}`` placeholders stay symbolic when several variants are listed."""
+    variables: tuple[str, ...]
+    statement: str
+    choices: tuple[ChoiceView, ...]
+    groups: tuple[KeyGroup, ...]
+    rubric: tuple[tuple[str, float], ...]
+    explanation: str
+    worked_for: str
+    """For questions with variants: the numbers the explanation was written for."""
+    correction: str
+    hint: str
+
+
+def points_shown(points: float) -> float | int:
+    """Points as printed: 2, not 2.0."""
+    return int(points) if float(points).is_integer() else points
+
+
+def _choices(question: Question, variant: Variant) -> tuple[ChoiceView, ...]:
+    if not isinstance(question, MultipleChoice | SpotTheError):
+        return ()
+    return tuple(
+        ChoiceView(LETTERS[k], c.text, c.correct, c.feedback or "")
+        for k, i in enumerate(shown_choices(question, variant))
+        for c in (question.choices[i],)
+    )
+
+
+def _slot_views(bank: Bank, question: Numeric, variant: Variant) -> tuple[SlotView, ...]:
+    many = len(question.parts) > 0
+    return tuple(
+        SlotView(
+            pid,
+            f"({LETTERS[k].lower()})" if many else "",
+            variant.fill(slot.prompt) if many else "",
+            slot.units or "",
+            points_shown(points_of(slot, bank.defaults)),
+        )
+        for k, (pid, slot) in enumerate(slots(question))
+    )
+
+
+def question_view(bank: Bank, question: Question, number: int, variant: Variant) -> QuestionView:
+    """What a worksheet prints for one question and one variant."""
+    points = question_points(question, bank.defaults)
+    lines = 0
+    if isinstance(question, FreeText):
+        lines = min(12, 3 + 2 * len(question.rubric))
+    return QuestionView(
+        number=number,
+        id=question.id,
+        type=question.type,
+        points=points_shown(points),
+        prompt=prompt_of(question, variant),
+        statement=question.statement if isinstance(question, SpotTheError) else "",
+        choices=_choices(question, variant),
+        multiple=isinstance(question, MultipleChoice) and question.multiple,
+        slots=_slot_views(bank, question, variant) if isinstance(question, Numeric) else (),
+        lines=lines,
+    )
+
+
+def _interval(tolerance: Any, value: float) -> str:
+    low, high = interval(key=value, tolerance=tolerance)
+    return f"{format_value(low, 6)} to {format_value(high, 6)}"
+
+
+def _key_lines(bank: Bank, question: Question, variant: Variant) -> tuple[KeyLine, ...]:
+    if not isinstance(question, Numeric):
+        return (KeyLine("", "", expected_answer(question, variant), "", "", "", "", ()),)
+    views = _slot_views(bank, question, variant)
+    lines = []
+    for index, ((_, slot, key, compiled), view) in enumerate(
+        zip(slot_keys(bank, question, variant), views, strict=True)
+    ):
+        decimal = format_value(key.value, 7)
+        mistakes = tuple(
+            (format_value(m.value, 5), m.feedback)
+            for m in mistakes_for(bank, question, variant, index)
+        )
+        lines.append(
+            KeyLine(
+                view.label,
+                view.prompt,
+                key.text,
+                "" if decimal == key.text else decimal,
+                slot.units or "",
+                describe(compiled.tolerance),
+                _interval(compiled.tolerance, key.number),
+                mistakes,
+            )
+        )
+    return tuple(lines)
+
+
+def key_view(
+    bank: Bank,
+    question: Question,
+    number: int,
+    students: Sequence[tuple[str, Variant]],
+) -> KeyView:
+    """What an answer key prints for one question, its students grouped by variant.
+
+    Args:
+        bank: the bank.
+        question: the question.
+        number: its number on the worksheet.
+        students: (label, variant) of every student the key covers; label is '' for a
+            worksheet without a roster.
+    """
+    by_variant: dict[tuple[Any, ...], list[tuple[str, Variant]]] = {}
+    for label, variant in students:
+        signature = (tuple(sorted(variant.params.items())), variant.order)
+        by_variant.setdefault(signature, []).append((label, variant))
+    groups = tuple(
+        KeyGroup(
+            tuple(label for label, _ in members if label),
+            tuple((name, show_number(value)) for name, value in members[0][1].params.items()),
+            prompt_of(question, members[0][1]),
+            _key_lines(bank, question, members[0][1]),
+        )
+        for members in by_variant.values()
+    )
+    first = students[0][1]
+    one = len(groups) == 1
+    worked = first if one else variant_of(bank, question)  # the numbers the text is worked for
+    variables = tuple(first.params) if not one else ()
+    return KeyView(
+        number=number,
+        id=question.id,
+        type=question.type,
+        points=question_view(bank, question, number, first).points,
+        prompt=prompt_of(question, first) if one else question.prompt,
+        variables=variables,
+        statement=question.statement if isinstance(question, SpotTheError) else "",
+        choices=_choices(question, first) if one else _choices(question, Variant(question.id)),
+        groups=groups,
+        rubric=tuple((r.criterion, points_shown(r.points)) for r in question.rubric)
+        if isinstance(question, FreeText)
+        else (),
+        explanation=worked.fill(question.explanation or ""),
+        worked_for=", ".join(
+            f"{name} = {show_number(value)}"
+            for name, value in variant_of(bank, question).params.items()
+        ),
+        correction=question.correction if isinstance(question, SpotTheError) else "",
+        hint=worked.fill(question.hint or ""),
+    )
