@@ -26,15 +26,12 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from quizgym.model import MultipleChoice, SpotTheError, TrueFalse
-
-if TYPE_CHECKING:  # the type only: importing the solver would load sympy
-    from quizgym.solver import Slot
+from quizgym.model import AnyQuestion, MultipleChoice, SpotTheError, TrueFalse
 
 __all__ = [
     "ItemStats",
@@ -46,6 +43,7 @@ __all__ = [
     "VariantStats",
     "combine",
     "group_bounds",
+    "SlotInfo",
     "random_guess_score",
 ]
 
@@ -56,11 +54,59 @@ GROUP_SHARE = 0.27
 DUBIOUS_DE = 15.0  # Moodle's is_dubious_question threshold, in %
 
 
+def random_guess_score(question: AnyQuestion) -> float | None:
+    """Moodle's ``get_random_guess_score`` as a fraction: 1/2, 1/k, 0; None for multiple answers."""
+    if isinstance(question, TrueFalse):
+        return 0.5
+    if isinstance(question, MultipleChoice) and question.multiple:
+        return None
+    if isinstance(question, MultipleChoice | SpotTheError):
+        return sum(1.0 for c in question.choices if c.correct) / len(question.choices)
+    return 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class SlotInfo:
+    """What the statistics need to know of an answer slot (small, and plain to pickle)."""
+
+    id: str
+    kind: str
+    """The question type."""
+    points: float
+    options: tuple[str, ...] = ()
+    """Labels of the options a student picks one of (true/false and single-answer choices)."""
+    keys: tuple[bool, ...] = ()
+    """Per option: whether it is a correct one."""
+    random_guess: float | None = 0.0
+    """Moodle's expected score from guessing, as a fraction (None for multiple answers)."""
+
+    @classmethod
+    def of(cls, slot_id: str, question: AnyQuestion, points: float) -> SlotInfo:
+        """The record of a slot of ``question`` worth ``points``."""
+        options: tuple[str, ...] = ()
+        keys: tuple[bool, ...] = ()
+        if isinstance(question, TrueFalse):
+            options, keys = ("true", "false"), (question.answer, not question.answer)
+        elif isinstance(question, MultipleChoice | SpotTheError) and not (
+            isinstance(question, MultipleChoice) and question.multiple
+        ):
+            options = tuple(c.text for c in question.choices)
+            keys = tuple(c.correct for c in question.choices)
+        return cls(
+            id=slot_id,
+            kind=question.type,
+            points=points,
+            options=options,
+            keys=keys,
+            random_guess=random_guess_score(question),
+        )
+
+
 @dataclass
 class Sums:
     """Sufficient statistics of a partition; :meth:`merge` adds two of them."""
 
-    slots: list[Slot]
+    slots: list[SlotInfo]
     n: int = 0
     totals: Counter[float] = field(default_factory=Counter)
     marks: list[Counter[tuple[float, float]]] = field(default_factory=list)
@@ -202,18 +248,6 @@ class Statistics:
 # --- combine -------------------------------------------------------------------------------------
 
 
-def random_guess_score(slot: Slot) -> float | None:
-    """Moodle's ``get_random_guess_score`` as a fraction: 1/2, 1/k, 0; None for multiple answers."""
-    question = slot.question
-    if isinstance(question, TrueFalse):
-        return 0.5
-    if isinstance(question, MultipleChoice) and question.multiple:
-        return None
-    if isinstance(question, MultipleChoice | SpotTheError):
-        return sum(1.0 for c in question.choices if c.correct) / len(question.choices)
-    return 0.0
-
-
 def group_bounds(totals: Counter[float]) -> tuple[float, float]:
     """Canvas's 27 % groups: (lowest total of the top group, bound below which is the bottom).
 
@@ -330,7 +364,7 @@ def combine(sums: Sums) -> Statistics:
         ew = 100 * math.sqrt(ct) / root_sum if ct >= 0 and root_sum > 0 else math.nan
         vt = test.sd**2 if math.isfinite(test.sd) else math.nan
         pbis = ct / math.sqrt(v * vt) if v * vt > 0 else math.nan
-        guess = random_guess_score(slot)
+        guess = slot.random_guess
         facility = 100 * xm / slot.points
         item = ItemStats(
             question=slot.id,
@@ -379,12 +413,11 @@ def _by_variant(counter: Counter[tuple[str, float]]) -> list[tuple[str, int, flo
 
 
 def _options(
-    slot: Slot, counter: Counter[tuple[int, float, float]], test: TestStats
+    slot: SlotInfo, counter: Counter[tuple[int, float, float]], test: TestStats
 ) -> list[OptionStats]:
     labels = slot.options
     if not labels or not counter:
         return []
-    question = slot.question
     keys, w = _weighted(counter)
     opt = np.array([k[0] for k in keys], dtype=np.int64)
     x = np.array([k[1] for k in keys], dtype=np.float64)
@@ -410,13 +443,9 @@ def _options(
         n = int(w[chose].sum())
         if code == OPTION_BLANK and n == 0:
             continue
-        if isinstance(question, TrueFalse):
-            is_key = (code == 0) == question.answer and code >= 0
-            credit = 1.0 if is_key else 0.0
-        elif code >= 0 and isinstance(question, MultipleChoice | SpotTheError):
-            choice = question.choices[code]
-            is_key = choice.correct
-            credit = (1.0 / sum(c.correct for c in question.choices)) if is_key else 0.0
+        if code >= 0:
+            is_key = slot.keys[code]
+            credit = 1.0 / sum(slot.keys) if is_key else 0.0
         else:
             is_key, credit = False, 0.0
         share = n / n_resp if code >= 0 and n_resp else math.nan
@@ -462,7 +491,7 @@ def _options(
 
 
 def _tags(
-    slot: Slot, counter: Counter[tuple[str, float]], sums: Sums, test: TestStats
+    slot: SlotInfo, counter: Counter[tuple[str, float]], sums: Sums, test: TestStats
 ) -> list[TagStats]:
     if not counter:
         return []

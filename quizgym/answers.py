@@ -11,35 +11,29 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+
+from mpmath import mpf
 
 from quizgym.expr import ParseFailure, Reading, format_value, read_answer
-from quizgym.misconceptions import ResolvedMistake, resolve_mistakes
 from quizgym.model import (
     LETTERS,
+    AnyQuestion,
     Bank,
     FreeText,
     MultipleChoice,
     Numeric,
-    Part,
-    QuestionBase,
     SpotTheError,
     TrueFalse,
-    points_of,
 )
 from quizgym.solver import (
-    CompiledPart,
-    Key,
+    CompiledBank,
+    ResolvedMistake,
+    Slot,
     Variant,
-    carried_forward,
-    compile_numeric,
-    keys_of,
-    slot_env,
-    slots,
-    variant_of,
+    compiled,
 )
 from quizgym.tolerance import Match, compare
 
@@ -267,11 +261,12 @@ def _grade_free_text(question: FreeText, response: str, points: float) -> Verdic
 # --- numeric ------------------------------------------------------------------------------------
 
 
-def _match(reading: Reading, target: float, tolerance: Any) -> Match:
+def _match(reading: Reading, target: float, slot: Slot) -> Match:
+    assert slot.tolerance is not None
     return compare(
         value=float(reading.value),
         key=target,
-        tolerance=tolerance,
+        tolerance=slot.tolerance,
         kind=reading.parsed.kind,
         decimals=reading.parsed.decimals,
         sigfigs=reading.parsed.sigfigs,
@@ -279,45 +274,53 @@ def _match(reading: Reading, target: float, tolerance: Any) -> Match:
 
 
 def grade_slot(
-    bank: Bank,
-    question: Numeric,
+    bank: CompiledBank,
+    slot: Slot,
     variant: Variant,
-    index: int,
     response: str | None,
     *,
-    earlier_values: Mapping[str, Any] | None = None,
+    earlier_values: Mapping[str, mpf] | None = None,
 ) -> Verdict:
-    """Grade one answer slot of a numeric question (the question itself, or its part ``index``)."""
-    part_id, slot = slots(question)[index]
-    compiled = compile_numeric(bank, question)[index]
-    key = keys_of(bank, question, variant)[index]
-    points = points_of(slot, bank.defaults)
-    qid = question.id if part_id is None else f"{question.id}.{part_id}"
-    expected = str(key) + (f" {slot.units}" if slot.units else "")
+    """Grade one numeric slot: the key, then the key carried forward, then each mistake.
+
+    Args:
+        bank: the compiled bank.
+        slot: the slot (a numeric question or one of its parts).
+        variant: the student's variant.
+        response: the raw text (None or blank: no answer).
+        earlier_values: the student's earlier parts, read (error carried forward).
+    """
+    key = bank.key(slot, variant)
+    expected = expected_number(slot, variant, bank)
     reading = None if is_blank(response) else read_answer(response or "")
     if not isinstance(reading, Reading):
-        return numeric_verdict(qid, points, expected, reading)
-    match = _match(reading, key.number, compiled.tolerance)
+        return numeric_verdict(slot, expected, reading)
+    match = _match(reading, key.number, slot)
     if match.ok:
-        return numeric_verdict(qid, points, expected, reading, correct=True)
-    if compiled.earlier and earlier_values:
-        carried = carried_forward(compiled, variant, earlier_values)
-        if carried is not None and _match(reading, carried, compiled.tolerance).ok:
-            names = ", ".join(compiled.earlier)
+        return numeric_verdict(slot, expected, reading, correct=True)
+    if slot.earlier and earlier_values:
+        carried = bank.carried_forward(slot, variant, earlier_values)
+        if carried is not None and _match(reading, carried, slot).ok:
+            names = ", ".join(slot.earlier)
             feedback = (
                 f"Correct for your answer to {names} (error carried forward); "
                 f"with the right {names} it would be {key}."
             )
-            return numeric_verdict(qid, points, expected, reading, correct=True, feedback=feedback)
-    for mistake in mistakes_for(bank, question, variant, index):
-        if _match(reading, mistake.value, compiled.tolerance).ok:
-            return numeric_verdict(qid, points, expected, reading, mistake=mistake)
-    return numeric_verdict(qid, points, expected, reading, feedback=match.hint or "")
+            return numeric_verdict(slot, expected, reading, correct=True, feedback=feedback)
+    for mistake in bank.mistakes(slot, variant):
+        if _match(reading, mistake.value, slot).ok:
+            return numeric_verdict(slot, expected, reading, mistake=mistake)
+    return numeric_verdict(slot, expected, reading, feedback=match.hint or "")
+
+
+def expected_number(slot: Slot, variant: Variant, bank: CompiledBank) -> str:
+    """The key of a numeric slot as shown to the student, with units: ``ln 10 ≈ 2.3026 nats``."""
+    key = bank.key(slot, variant)
+    return str(key) + (f" {slot.units}" if slot.units else "")
 
 
 def numeric_verdict(
-    qid: str,
-    points: float,
+    slot: Slot,
     expected: str,
     reading: Reading | ParseFailure | None,
     *,
@@ -328,8 +331,7 @@ def numeric_verdict(
     """The verdict of a numeric answer once it has been compared (shared with the batch grader).
 
     Args:
-        qid: the slot id.
-        points: the slot's points.
+        slot: the slot.
         expected: the key as shown to the student.
         reading: how the answer was read; None for a blank answer.
         correct: it matched the key (or the key carried forward from the student's own answers).
@@ -337,6 +339,7 @@ def numeric_verdict(
         feedback: what to tell the student when no mistake matched (a precision hint), or why
             a carried-forward answer is right.
     """
+    qid, points = slot.id, slot.points
     if reading is None:
         return Verdict(qid, Status.BLANK, 0.0, points, expected=expected)
     if isinstance(reading, ParseFailure):
@@ -358,18 +361,20 @@ def numeric_verdict(
 
 
 def mistakes_for(
-    bank: Bank, question: Numeric, variant: Variant, index: int
-) -> list[ResolvedMistake]:
-    """The bank's mistakes for a slot, then derived ones for values the author did not cover."""
-    return resolve_mistakes(bank, question, variant, index)
+    bank: Bank | CompiledBank, question: Numeric, variant: Variant, index: int
+) -> tuple[ResolvedMistake, ...]:
+    """The mistakes of slot ``index`` of a question for one variant (a convenience over
+    :meth:`CompiledBank.mistakes`)."""
+    book = compiled(bank)
+    return book.mistakes(book.slots_of(question)[index], variant)
 
 
 # --- entry points -------------------------------------------------------------------------------
 
 
 def grade_response(
-    bank: Bank,
-    question: QuestionBase,
+    bank: Bank | CompiledBank,
+    question: AnyQuestion,
     response: str | None,
     *,
     student: str | None = None,
@@ -381,7 +386,8 @@ def grade_response(
     """Grade one response to one question (or one part of it).
 
     Args:
-        bank: the bank the question belongs to.
+        bank: the bank the question belongs to, compiled (a plain bank is compiled for this
+            call: compile it once with :func:`~quizgym.solver.compile_bank` to grade many).
         question: the question.
         response: the raw text the student gave (None or blank = no answer).
         student: the student's id (selects the variant).
@@ -392,20 +398,26 @@ def grade_response(
 
     Returns:
         The verdict.
+
+    Raises:
+        KeyError: no such part, or a part named for a question without parts.
     """
-    variant = variant or variant_of(bank, question, student=student, seed=seed)
-    points = points_of(question, bank.defaults)
+    book = compiled(bank)
+    variant = variant or book.variant(question, student=student, seed=seed)
+    slots = book.slots_of(question)
     if isinstance(question, Numeric):
-        ids = [pid for pid, _ in slots(question)]
+        ids = [slot.part for slot in slots]
         if part not in ids:
             raise KeyError(
                 f"{question.id}: no part {part!r}" if part else f"{question.id}: name a part"
             )
-        index = ids.index(part)
+        slot = slots[ids.index(part)]
         values = _earlier_values(earlier or {})
-        return grade_slot(bank, question, variant, index, response, earlier_values=values)
+        return grade_slot(book, slot, variant, response, earlier_values=values)
     if part is not None:
         raise KeyError(f"{question.id} has no parts")
+    (slot,) = slots
+    points = slot.points
     if is_blank(response):
         return Verdict(
             question.id, Status.BLANK, 0.0, points, expected=expected_answer(question, variant)
@@ -415,38 +427,37 @@ def grade_response(
         return _grade_true_false(question, response, points)
     if isinstance(question, MultipleChoice | SpotTheError):
         return _grade_choice(question, variant, response, points)
-    if isinstance(question, FreeText):
-        return _grade_free_text(question, response, points)
-    raise TypeError(f"cannot grade {type(question).__name__}")
+    return _grade_free_text(question, response, points)
 
 
 def grade_question(
-    bank: Bank,
-    question: QuestionBase,
+    bank: Bank | CompiledBank,
+    question: AnyQuestion,
     responses: Mapping[str | None, str | None],
     *,
     student: str | None = None,
     seed: int | None = None,
 ) -> list[Verdict]:
     """Grade every slot of a question; ``responses`` maps part id (None for no parts) to text."""
-    variant = variant_of(bank, question, student=student, seed=seed)
-    if not isinstance(question, Numeric) or not question.parts:
-        return [grade_response(bank, question, responses.get(None), variant=variant)]
-    part_ids = [part_id for part_id, _ in slots(question) if part_id is not None]
+    book = compiled(bank)
+    variant = book.variant(question, student=student, seed=seed)
+    part_ids = [slot.part for slot in book.slots_of(question)]
+    if part_ids == [None]:
+        return [grade_response(book, question, responses.get(None), variant=variant)]
     return [
         grade_response(
-            bank,
+            book,
             question,
             responses.get(part_id),
             part=part_id,
-            earlier={p: t for p in part_ids[:index] if (t := responses.get(p)) is not None},
+            earlier={p: t for p in part_ids[:index] if p and (t := responses.get(p)) is not None},
             variant=variant,
         )
         for index, part_id in enumerate(part_ids)
     ]
 
 
-def _earlier_values(earlier: Mapping[str, str]) -> dict[str, Any]:
+def _earlier_values(earlier: Mapping[str, str]) -> dict[str, mpf]:
     """The student's earlier parts, read from their text at full precision."""
     values = {}
     for name, text in earlier.items():
@@ -456,8 +467,8 @@ def _earlier_values(earlier: Mapping[str, str]) -> dict[str, Any]:
     return values
 
 
-def expected_answer(question: QuestionBase, variant: Variant) -> str:
-    """The correct answer as shown to a student."""
+def expected_answer(question: AnyQuestion, variant: Variant) -> str:
+    """The correct answer to a question without numbers, as shown to a student."""
     if isinstance(question, TrueFalse):
         return "true" if question.answer else "false"
     if isinstance(question, MultipleChoice | SpotTheError):
@@ -469,23 +480,12 @@ def expected_answer(question: QuestionBase, variant: Variant) -> str:
     return ""
 
 
-def slot_keys(
-    bank: Bank, question: Numeric, variant: Variant
-) -> Sequence[tuple[str | None, Part | Numeric, Key, CompiledPart]]:
-    """Each slot of a numeric question with its key and compiled form, for renderers and exports."""
-    compiled = compile_numeric(bank, question)
-    keys = keys_of(bank, question, variant)
-    return [
-        (pid, slot, key, comp)
-        for (pid, slot), key, comp in zip(slots(question), keys, compiled, strict=True)
-    ]
-
-
 __all__ = [
     "ResolvedMistake",
     "Status",
     "Verdict",
     "expected_answer",
+    "expected_number",
     "grade_question",
     "grade_response",
     "grade_slot",
@@ -495,6 +495,4 @@ __all__ = [
     "read_bool",
     "read_choices",
     "shown_choices",
-    "slot_env",
-    "slot_keys",
 ]

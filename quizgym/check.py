@@ -6,24 +6,22 @@ the first problem. Findings carry ``path:line:col`` so editors can jump to them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from quizgym.errors import AnswerParseError, BankError, Finding, QuizgymError
 from quizgym.expr import parse
 from quizgym.loader import load_bank, resolve_bank, shortest
-from quizgym.misconceptions import resolve_mistakes
 from quizgym.model import LETTERS, Bank, MultipleChoice, Numeric, SpotTheError
 from quizgym.resources import bundled_banks
 from quizgym.solver import (
-    compile_numeric,
-    keys_of,
+    CompiledBank,
+    Slot,
+    Variant,
+    compile_bank,
     param_values,
     show_number,
-    slots,
-    variant_of,
 )
 from quizgym.tolerance import compare
 
@@ -109,6 +107,10 @@ def check_banks(names: Iterable[str], *, variant_seeds: int = 200) -> list[BankR
 # --- lint -------------------------------------------------------------------------------------
 
 
+Locate = Callable[..., None]
+"""``at(loc, message, severity="error")``: record a finding at a field of the bank."""
+
+
 def lint_bank(bank: Bank, *, variant_seeds: int = 200) -> tuple[list[Finding], int]:
     """Hold every key to the author's numbers and stress-test the variants.
 
@@ -121,7 +123,8 @@ def lint_bank(bank: Bank, *, variant_seeds: int = 200) -> tuple[list[Finding], i
         The findings and the number of variants evaluated.
     """
 
-    findings: list[Finding] = []
+    book = compile_bank(bank, partial=True)
+    findings: list[Finding] = list(book.findings)
     checked = 0
 
     def at(loc: tuple[str | int, ...], message: str, severity: str = "error") -> None:
@@ -129,11 +132,9 @@ def lint_bank(bank: Bank, *, variant_seeds: int = 200) -> tuple[list[Finding], i
         findings.append(Finding(path, line, col, message, severity))
 
     for index, question in enumerate(bank.questions):
-        if isinstance(question, Numeric):
+        if isinstance(question, Numeric) and book.slots_of(question):
             try:
-                checked += _lint_numeric(bank, question, index, at, variant_seeds)
-            except BankError as exc:
-                findings.extend(exc.findings)
+                checked += _lint_numeric(book, question, index, at, variant_seeds)
             except AnswerParseError as exc:
                 at(("questions", index, "answer"), f"{question.id}: {exc.message}")
     positions = [
@@ -153,29 +154,30 @@ def lint_bank(bank: Bank, *, variant_seeds: int = 200) -> tuple[list[Finding], i
     return findings, checked
 
 
-def _lint_numeric(bank: Bank, question: Any, index: int, at: Any, seeds: int) -> int:
+def _slot_loc(slot: Slot, index: int) -> tuple[str | int, ...]:
+    base: tuple[str | int, ...] = ("questions", index)
+    return base if slot.part is None else (*base, "parts", slot.index)
 
-    compiled = compile_numeric(bank, question)  # raises BankError with every unparsable key
+
+def _lint_numeric(book: CompiledBank, question: Numeric, index: int, at: Locate, seeds: int) -> int:
     qid = question.id
-    default = variant_of(bank, question)
-    for slot_index, ((part_id, slot), part) in enumerate(
-        zip(slots(question), compiled, strict=True)
-    ):
-        base: tuple[str | int, ...] = ("questions", index)
-        if part_id is not None:
-            base = (*base, "parts", slot_index)
-        name = qid if part_id is None else f"{qid}.{part_id}"
+    default = book.variant(question)
+    slots = book.slots_of(question)
+    for slot in slots:
+        spec = slot.part_model if slot.part_model is not None else question
+        base = _slot_loc(slot, index)
         try:
-            key = keys_of(bank, question, default)[slot_index]
+            key = book.key(slot, default)
         except AnswerParseError as exc:
-            at((*base, "answer"), f"{name}: the key cannot be evaluated: {exc.message}")
+            at((*base, "answer"), f"{slot.id}: the key cannot be evaluated: {exc.message}")
             return 0
-        if slot.value is not None:
-            typed = parse(_decimal_text(slot.value))
+        if spec.value is not None:
+            assert slot.tolerance is not None
+            typed = parse(_decimal_text(spec.value))
             match = compare(
-                value=float(slot.value),
+                value=float(spec.value),
                 key=key.number,
-                tolerance=part.tolerance,
+                tolerance=slot.tolerance,
                 kind=typed.kind,
                 decimals=typed.decimals,
                 sigfigs=typed.sigfigs,
@@ -183,7 +185,7 @@ def _lint_numeric(bank: Bank, question: Any, index: int, at: Any, seeds: int) ->
             if not match.ok:
                 at(
                     (*base, "value"),
-                    f"{name}: value {_decimal_text(slot.value)} disagrees with the key {key} "
+                    f"{slot.id}: value {_decimal_text(spec.value)} disagrees with the key {key} "
                     "under the question's tolerance",
                 )
     # Stress test: many students' variants must all evaluate, and no mistake may pass for the key.
@@ -193,13 +195,11 @@ def _lint_numeric(bank: Bank, question: Any, index: int, at: Any, seeds: int) ->
     draws = seeds if question.params else 1
     for seed in range(draws):
         variant = (
-            default
-            if seed == 0
-            else variant_of(bank, question, student=f"stress-{seed}", seed=seed)
+            default if seed == 0 else book.variant(question, student=f"stress-{seed}", seed=seed)
         )
-        seen_params.add(tuple(sorted(variant.params.items())))
+        seen_params.add(variant.signature)
         try:
-            keys = keys_of(bank, question, variant)
+            keys = book.keys(question, variant)
         except AnswerParseError as exc:
             at(
                 ("questions", index, "params"),
@@ -207,29 +207,24 @@ def _lint_numeric(bank: Bank, question: Any, index: int, at: Any, seeds: int) ->
             )
             return seed
         distinct_keys.add(tuple(round(k.number, 9) for k in keys))
-        for slot_index, part in enumerate(compiled):
-            base = (
-                ("questions", index)
-                if part.id is None
-                else ("questions", index, "parts", slot_index)
-            )
-            values = [keys[slot_index].number]
-            for m_index, mistake in enumerate(
-                resolve_mistakes(bank, question, variant, slot_index)
-            ):
+        for slot in slots:
+            assert slot.tolerance is not None
+            base = _slot_loc(slot, index)
+            values = [keys[slot.index].number]
+            for m_index, mistake in enumerate(book.mistakes(slot, variant)):
                 if mistake.derived:
                     continue
                 for other in values:
                     clash = compare(
                         value=mistake.value,
                         key=other,
-                        tolerance=part.tolerance,
+                        tolerance=slot.tolerance,
                         kind="mixed",
                         decimals=0,
                         sigfigs=0,
                     ).ok
-                    if clash and (slot_index, str(m_index)) not in reported:
-                        reported.add((slot_index, str(m_index)))
+                    if clash and (slot.index, str(m_index)) not in reported:
+                        reported.add((slot.index, str(m_index)))
                         what = "the key" if other == values[0] else "an earlier mistake"
                         where = "" if variant is default else f" for {_params_text(variant)}"
                         at(
@@ -253,8 +248,8 @@ def _lint_numeric(bank: Bank, question: Any, index: int, at: Any, seeds: int) ->
     return draws
 
 
-def _params_text(variant: Any) -> str:
-    return ", ".join(f"{k}={show_number(v)}" for k, v in sorted(variant.params.items()))
+def _params_text(variant: Variant) -> str:
+    return ", ".join(f"{k}={show_number(v)}" for k, v in variant.signature)
 
 
 def _decimal_text(value: float) -> str:

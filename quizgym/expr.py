@@ -1189,7 +1189,8 @@ def _pointer(source: str, offset: int | None, width: int = 12) -> str:
 
 @functools.lru_cache(maxsize=65536)
 def read_answer(text: str) -> Reading | ParseFailure:
-    """Read and evaluate a student's answer (memoized: answers repeat heavily across a class).
+    """Read and evaluate a student's answer (memoized: a pure function of the text, and answers
+    repeat heavily across a class).
 
     Args:
         text: the raw answer.

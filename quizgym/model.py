@@ -323,6 +323,17 @@ class Bank(StrictModel):
     questions: list[Question] = Field(min_length=1, description="the questions")
 
     _source: SourceMap = PrivateAttr(default_factory=SourceMap)
+    _compiled: object = PrivateAttr(default=None)
+    """The bank's compiled form, kept by :func:`quizgym.solver.compiled` for the one-off
+    conveniences that take a plain bank (a bank is immutable, so it never goes stale)."""
+
+    def __getstate__(self) -> dict[object, object]:
+        # The compiled form is derived and holds functions: a pickled bank travels without it.
+        state: dict[object, object] = super().__getstate__()
+        private = state.get("__pydantic_private__")
+        if isinstance(private, dict) and private.get("_compiled") is not None:
+            state["__pydantic_private__"] = {**private, "_compiled": None}
+        return state
 
     def question(self, qid: str) -> AnyQuestion:
         """Return the question with this id.
@@ -344,6 +355,22 @@ class Bank(StrictModel):
     def path(self) -> str:
         """The file the bank was loaded from ('' when built in code)."""
         return self._source.path
+
+    def slot_ids(self) -> list[str]:
+        """Every answer slot's id, in bank order: a question's id, or one per part."""
+        out: list[str] = []
+        for q in self.questions:
+            parts = q.parts if isinstance(q, Numeric) else []
+            out.extend([slot_id(q.id, p.id) for p in parts] if parts else [q.id])
+        return out
+
+
+def slot_id(question: str, part: str | None = None) -> str:
+    """The id of an answer slot: ``q`` for a question, ``q.part`` for a part of it.
+
+    The one spelling of a slot's id: submission columns, grades and reports all use it.
+    """
+    return question if part is None else f"{question}.{part}"
 
 
 def loc_key(loc: tuple[str | int, ...]) -> str:

@@ -21,6 +21,7 @@ from quizgym.errors import ExportError
 
 if TYPE_CHECKING:  # the CLI imports this module for FORMATS; keep it light
     from quizgym.model import Bank
+    from quizgym.solver import CompiledBank
 
 FORMATS: dict[str, tuple[str, str]] = {
     "moodle": ("quizgym.export.moodle", "Moodle XML (.xml): cloze for multi-part numeric"),
@@ -41,16 +42,19 @@ class Exporter(ABC):
     splits_parts: ClassVar[bool] = False
     """Whether a multi-part numeric question becomes one item per part."""
 
-    def __init__(self, bank: Bank, *, variants: int = 0, seed: int = 0) -> None:
+    def __init__(self, bank: Bank | CompiledBank, *, variants: int = 0, seed: int = 0) -> None:
         """Prepare an export.
 
         Args:
-            bank: the bank.
+            bank: the bank (compiled here when it is not yet).
             variants: export this many variants of each parametric question as a pool to draw
                 one from (0: the default variant of every question).
             seed: the seed of the first variant; variant k uses ``seed + k``.
         """
-        self.bank = bank
+        from quizgym.solver import compiled
+
+        self.compiled = compiled(bank)
+        self.bank = self.compiled.bank
         self.variants = variants
         self.seed = seed
 
@@ -77,7 +81,7 @@ class Exporter(ABC):
         return target
 
 
-def exporter(name: str, bank: Bank, *, variants: int = 0, seed: int = 0) -> Exporter:
+def exporter(name: str, bank: Bank | CompiledBank, *, variants: int = 0, seed: int = 0) -> Exporter:
     """The exporter of format ``name`` for ``bank``.
 
     Raises:
@@ -144,7 +148,7 @@ def export_bank(
     else:
         target = Path(output) if output is not None else Path(f"{loaded.bank}-{to}{job.suffix}")
         job.save(target)
-    pools = plan(loaded, variants=variants, seed=seed)
+    pools = plan(job.compiled, variants=variants, seed=seed)
     items = sum(len(split_parts(i)) if job.splits_parts else 1 for p in pools for i in p.items)
     return ExportResult(
         target, to, len(loaded.questions), items, sum(1 for p in pools if p.variants)

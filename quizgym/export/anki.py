@@ -137,7 +137,7 @@ class AnkiExporter(Exporter):
             ],
         )
         deck = genanki.Deck(deck_id(self.bank), f"quizgym::{self.bank.bank}")
-        for pool in plan(self.bank, variants=self.variants, seed=self.seed):
+        for pool in plan(self.compiled, variants=self.variants, seed=self.seed):
             for item in pool.items:
                 front, back = card_faces(item)
                 tags = [*pool.question.tags, pool.question.type]

@@ -53,7 +53,7 @@ class BlackboardExporter(Exporter):
             )
         rows = [
             self.row(part)
-            for pool in plan(self.bank, variants=0, seed=self.seed)
+            for pool in plan(self.compiled, variants=0, seed=self.seed)
             for item in pool.items
             for part in split_parts(item)
         ]

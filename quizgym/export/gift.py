@@ -101,7 +101,9 @@ class GiftExporter(Exporter):
     def _answers(self, item: Item) -> str:
         question = item.question
         if isinstance(question, TrueFalse):
-            if_wrong = wrong_feedback_true_false(self.bank, question, answer=not question.answer)
+            if_wrong = wrong_feedback_true_false(
+                self.compiled, question, answer=not question.answer
+            )
             if_right = f"Correct: the statement is {'true' if question.answer else 'false'}."
             key = "TRUE" if question.answer else "FALSE"
             return f"{key}#{_field(if_wrong)}#{_field(if_right)}"

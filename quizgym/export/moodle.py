@@ -74,7 +74,7 @@ class MoodleExporter(Exporter):
         quiz.append(ET.Comment(f" quizgym export of {self.bank.bank} version {self.bank.version} "))
         home = category_path(self.bank)
         _category(quiz, home)
-        for pool in plan(self.bank, variants=self.variants, seed=self.seed):
+        for pool in plan(self.compiled, variants=self.variants, seed=self.seed):
             if pool.variants:
                 _category(quiz, category_path(self.bank, "variants", pool.ident))
             for item in pool.items:
@@ -117,7 +117,7 @@ class MoodleExporter(Exporter):
                 feedback = (
                     f"Correct: the statement is {'true' if value else 'false'}."
                     if right
-                    else wrong_feedback_true_false(bank, question, answer=value)
+                    else wrong_feedback_true_false(self.compiled, question, answer=value)
                 )
                 self._answer(element, "true" if value else "false", 1.0 if right else 0.0,
                              feedback, where)  # fmt: skip

@@ -1,11 +1,10 @@
 """What every export format needs to know about a bank, computed once from the engine.
 
-The formats differ in syntax, never in what is right: keys come from
-:func:`~quizgym.solver.keys_of`, accepted intervals from :func:`~quizgym.tolerance.interval`
-(``auto``'s rule), wrong-answer feedback from
-:func:`~quizgym.answers.mistakes_for`, variants from
-:func:`~quizgym.solver.variant_of`. This module turns a bank into :class:`Pool` objects (one
-per question, holding one item per exported variant) that the format modules only translate.
+The formats differ in syntax, never in what is right: keys, wrong answers and variants come
+from the compiled bank (:class:`~quizgym.solver.CompiledBank`), accepted intervals from
+:func:`~quizgym.tolerance.interval` (``auto``'s rule). This module turns a bank into
+:class:`Pool` objects (one per question, holding one item per exported variant) that the format
+modules only translate.
 """
 
 from __future__ import annotations
@@ -15,23 +14,19 @@ import math
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 
-from quizgym.answers import grade_response, mistakes_for, slot_keys
+from quizgym.answers import grade_response
 from quizgym.errors import BankError, ExportError, Finding
 from quizgym.model import (
+    AnyQuestion,
     Bank,
-    FreeText,
-    MultipleChoice,
     Numeric,
     QuestionBase,
     SpotTheError,
     TrueFalse,
-    points_of,
     question_points,
 )
-from quizgym.solver import Key, Variant, param_values, variant_of
+from quizgym.solver import CompiledBank, Key, Variant, compiled, param_values
 from quizgym.tolerance import describe, interval
-
-AnyQuestion = TrueFalse | MultipleChoice | SpotTheError | FreeText | Numeric
 
 ROOT_CATEGORY = "quizgym"
 
@@ -56,8 +51,8 @@ class WrongAnswer:
 
 
 @dataclass(frozen=True)
-class Slot:
-    """One numeric answer blank: the question itself, or one of its parts."""
+class Blank:
+    """One numeric answer blank: the question itself, or one of its parts, with its ranges."""
 
     part: str | None
     prompt: str
@@ -83,7 +78,7 @@ class Item:
     seed: int | None
     prompt: str
     points: float
-    slots: tuple[Slot, ...] = ()
+    slots: tuple[Blank, ...] = ()
     feedback: str = ""
     """General feedback: the explanation (and a spot-the-error's correction)."""
 
@@ -115,11 +110,11 @@ def is_parametric(question: QuestionBase) -> bool:
     )
 
 
-def plan(bank: Bank, *, variants: int = 0, seed: int = 0) -> list[Pool]:
+def plan(bank: Bank | CompiledBank, *, variants: int = 0, seed: int = 0) -> list[Pool]:
     """Compute what every format exports: one :class:`Pool` per question, in bank order.
 
     Args:
-        bank: the bank.
+        bank: the bank, compiled (a plain bank is compiled for this call).
         variants: export this many variants (seeds ``seed`` … ``seed + variants - 1``) of each
             parametric question as a pool; 0 exports the default variant of every question.
         seed: the first seed.
@@ -133,29 +128,29 @@ def plan(bank: Bank, *, variants: int = 0, seed: int = 0) -> list[Pool]:
     """
     if variants < 0:
         raise ExportError(f"--variants must be 0 or more, got {variants}")
+    book = compiled(bank)
     pools = []
-    for question in bank.questions:
+    for question in book.bank.questions:
         if variants and is_parametric(question):
             items: list[Item] = []
             seen: set[tuple[object, ...]] = set()
             for s in range(seed, seed + variants):
-                variant = variant_of(bank, question, student=None, seed=s)
-                params = tuple(sorted(variant.params.items()))
-                if params in seen:
+                variant = book.variant(question, student=None, seed=s)
+                if variant.signature in seen:
                     continue
-                seen.add(params)
-                items.append(_item(bank, question, variant, f"{question.id}.seed{s}", s))
+                seen.add(variant.signature)
+                items.append(_item(book, question, variant, f"{question.id}.seed{s}", s))
             pools.append(Pool(question, tuple(items), variants=True))
         else:
-            variant = variant_of(bank, question)
+            variant = book.variant(question)
             pools.append(
-                Pool(question, (_item(bank, question, variant, question.id, None),), False)
+                Pool(question, (_item(book, question, variant, question.id, None),), False)
             )
     return pools
 
 
 def _item(
-    bank: Bank, question: AnyQuestion, variant: Variant, ident: str, seed: int | None
+    bank: CompiledBank, question: AnyQuestion, variant: Variant, ident: str, seed: int | None
 ) -> Item:
     prompt = variant.fill(question.prompt)
     if isinstance(question, Numeric) and not question.parts:
@@ -163,18 +158,20 @@ def _item(
     feedback = variant.fill(question.explanation or "")
     if isinstance(question, SpotTheError):
         feedback = " ".join(t for t in (question.correction, feedback) if t)
-    numeric = _slots(bank, question, variant) if isinstance(question, Numeric) else ()
-    points = question_points(question, bank.defaults)
+    numeric = _blanks(bank, question, variant) if isinstance(question, Numeric) else ()
+    points = question_points(question, bank.bank.defaults)
     return Item(ident, question, variant, seed, prompt, points, numeric, feedback)
 
 
-def _slots(bank: Bank, question: Numeric, variant: Variant) -> tuple[Slot, ...]:
+def _blanks(bank: CompiledBank, question: Numeric, variant: Variant) -> tuple[Blank, ...]:
     out = []
-    for index, (part_id, slot, key, compiled) in enumerate(slot_keys(bank, question, variant)):
-        tolerance = compiled.tolerance
+    for slot in bank.slots_of(question):
+        tolerance = slot.tolerance
+        assert tolerance is not None
+        key = bank.key(slot, variant)
         low, high = interval(key=key.number, tolerance=tolerance)
         wrong = []
-        for mistake in mistakes_for(bank, question, variant, index):
+        for mistake in bank.mistakes(slot, variant):
             m_low, m_high = interval(key=mistake.value, tolerance=tolerance)
             wrong.append(
                 WrongAnswer(
@@ -184,17 +181,18 @@ def _slots(bank: Bank, question: Numeric, variant: Variant) -> tuple[Slot, ...]:
                     mistake.tag,
                 )
             )
+        part = slot.part
         out.append(
-            Slot(
-                part=part_id,
-                prompt=variant.fill(slot.prompt) + units_note(slot.units) if part_id else "",
+            Blank(
+                part=part,
+                prompt=variant.fill(slot.prompt) + units_note(slot.units) if part else "",
                 key=key,
                 accept=Range(key.number, low, high),
                 tolerance_text=describe(tolerance),
                 units=slot.units,
-                points=points_of(slot, bank.defaults),
+                points=slot.points,
                 wrong=tuple(wrong),
-                explanation=variant.fill(slot.explanation or "") if part_id else None,
+                explanation=variant.fill(slot.explanation or "") if part else None,
             )
         )
     return tuple(out)
@@ -232,12 +230,12 @@ def units_note(units: str | None) -> str:
     return f" (in {units})" if units else ""
 
 
-def wrong_feedback_true_false(bank: Bank, question: TrueFalse, *, answer: bool) -> str:
+def wrong_feedback_true_false(bank: CompiledBank, question: TrueFalse, *, answer: bool) -> str:
     """What the engine tells a student who answered ``answer`` (empty when it is right)."""
     return grade_response(bank, question, "true" if answer else "false").feedback
 
 
-def numeric_answer_text(slot: Slot) -> str:
+def numeric_answer_text(slot: Blank) -> str:
     """The key as a student would read it, with units: ``ln 10 ≈ 2.3026 nats``."""
     return f"{slot.key}{' ' + slot.units if slot.units else ''}"
 

@@ -100,7 +100,7 @@ class Qti12Exporter(Exporter):
         sub(field, "fieldlabel", "cc_maxattempts")
         sub(field, "fieldentry", "1")
         section = sub(assessment, "section", ident="root_section")
-        for pool in plan(self.bank, variants=self.variants, seed=self.seed):
+        for pool in plan(self.compiled, variants=self.variants, seed=self.seed):
             parts = [split_parts(item) for item in pool.items]
             if not pool.variants:
                 for piece in parts[0]:
@@ -177,7 +177,9 @@ class Qti12Exporter(Exporter):
         if isinstance(question, TrueFalse):
             wrong_label = f"{ident}_{'false' if question.answer else 'true'}"
             right_label = f"{ident}_{'true' if question.answer else 'false'}"
-            if_wrong = wrong_feedback_true_false(self.bank, question, answer=not question.answer)
+            if_wrong = wrong_feedback_true_false(
+                self.compiled, question, answer=not question.answer
+            )
             feedbacks.append((f"{wrong_label}_fb", if_wrong))
             var = _condition(processing, go_on=True, feedback=f"{wrong_label}_fb")
             sub(var, "varequal", wrong_label, respident="response1")
@@ -244,7 +246,7 @@ class Qti12Exporter(Exporter):
 
     def assessment_meta(self) -> bytes:
         """Canvas's quiz settings (``assessment_meta.xml``)."""
-        pools = plan(self.bank, variants=self.variants, seed=self.seed)
+        pools = plan(self.compiled, variants=self.variants, seed=self.seed)
         points = sum(pool.items[0].points for pool in pools)
         root = ET.Element("quiz", identifier=self.ident, xmlns=CANVAS_NS)
         sub(root, "title", self.bank.title)

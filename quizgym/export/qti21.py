@@ -112,7 +112,7 @@ class Qti21Exporter(Exporter):
 
     def pools(self) -> list[Pool]:
         """The pools exported (see :func:`~quizgym.export.plan.plan`)."""
-        return plan(self.bank, variants=self.variants, seed=self.seed)
+        return plan(self.compiled, variants=self.variants, seed=self.seed)
 
     def item(self, item: Item) -> bytes:
         """One ``assessmentItem`` document."""
@@ -191,7 +191,7 @@ class Qti21Exporter(Exporter):
                 ("FALSE", "False", not question.answer, None),
             ]
             wrong = choices[1 if question.answer else 0]
-            text = wrong_feedback_true_false(self.bank, question, answer=not question.answer)
+            text = wrong_feedback_true_false(self.compiled, question, answer=not question.answer)
             choices[1 if question.answer else 0] = (wrong[0], wrong[1], False, text)
             multiple, shuffle = False, False
         else:

@@ -33,9 +33,9 @@ from quizgym.analysis import OPTION_BLANK
 from quizgym.answers import (
     Status,
     Verdict,
+    expected_number,
     grade_response,
     is_blank,
-    mistakes_for,
     numeric_verdict,
     read_bool,
     read_choices,
@@ -43,26 +43,8 @@ from quizgym.answers import (
 from quizgym.arrays import IntArray, group
 from quizgym.expr import ParseFailure, Reading, read_answer
 from quizgym.grading.ingest import ClassAnswers, Coded
-from quizgym.model import (
-    LETTERS,
-    Bank,
-    MultipleChoice,
-    Numeric,
-    SpotTheError,
-    TrueFalse,
-)
-from quizgym.solver import (
-    Slot,
-    Variant,
-    bank_slots,
-    compile_numeric,
-    keys_of,
-    show_number,
-    slots,
-    student_keys,
-    variant_codes,
-    varies,
-)
+from quizgym.model import Bank, MultipleChoice, SpotTheError, TrueFalse, slot_id
+from quizgym.solver import CompiledBank, Slot, Variant, compiled, student_keys
 from quizgym.tolerance import KIND_CODES, compare_array, hint_text
 
 __all__ = [
@@ -83,9 +65,9 @@ OPTION_NONE = -3  # not a choice question (or several choices picked)
 FloatArray = npt.NDArray[np.float64]
 
 
-def graded_slots(bank: Bank, answers: ClassAnswers) -> list[Slot]:
+def graded_slots(bank: CompiledBank, answers: ClassAnswers) -> list[Slot]:
     """The slots a class answered (some file has a column or an answer for them), in bank order."""
-    return [s for s in bank_slots(bank) if s.id in answers.present]
+    return [s for s in bank.slots if s.id in answers.present]
 
 
 @dataclass
@@ -157,7 +139,7 @@ def partitions(answers: ClassAnswers, *, size: int) -> list[ClassAnswers]:
 
 
 def grade_partition(
-    bank: Bank,
+    bank: Bank | CompiledBank,
     answers: ClassAnswers,
     *,
     progress: Callable[[str], None] | None = None,
@@ -165,19 +147,20 @@ def grade_partition(
     """Grade every response of a set of students.
 
     Args:
-        bank: the bank.
+        bank: the bank, compiled (a plain bank is compiled for this call).
         answers: the students and their answers (one partition or the whole class).
         progress: called with each slot's id once it is graded.
 
     Returns:
         The graded partition.
     """
+    book = compiled(bank)
     graded: list[GradedSlot] = []
     keys = None  # the students' keys for variant draws: hashed once, for the first slot that varies
-    for slot in graded_slots(bank, answers):
-        if keys is None and varies(bank, slot.question):
-            keys = student_keys(bank.bank, answers.students, answers.seeds)
-        graded.append(_grade_slot(bank, slot, answers, keys))
+    for slot in graded_slots(book, answers):
+        if keys is None and book.varies(slot.question):
+            keys = student_keys(book.bank.bank, answers.students, answers.seeds)
+        graded.append(_grade_slot(book, slot, answers, keys))
         if progress is not None:
             progress(slot.id)
     return GradedPartition(answers, graded)
@@ -201,63 +184,58 @@ def factorize(values: Sequence[Any]) -> tuple[list[Any], IntArray]:
     return list(index), codes
 
 
-def _variant_label(variant: Variant) -> str:
-    if variant.params:
-        return ", ".join(f"{k}={show_number(v)}" for k, v in variant.params.items())
-    if variant.order:
-        return "order " + "".join(LETTERS[i] for i in variant.order)
-    return "default"
-
-
 def _grade_slot(
-    bank: Bank, slot: Slot, answers: ClassAnswers, keys: npt.NDArray[np.uint64] | None
+    bank: CompiledBank, slot: Slot, answers: ClassAnswers, keys: npt.NDArray[np.uint64] | None
 ) -> GradedSlot:
     question = slot.question
     column = answers.column(slot.id)
     n = len(answers)
-    variants, vcodes = variant_codes(
-        bank, question, students=answers.students, seeds=answers.seeds, keys=keys
+    variants, vcodes = bank.variants(
+        question, students=answers.students, seeds=answers.seeds, keys=keys
     )
     texts, tcodes = factorize(column)
     # Grouping key: variant, text, and (for error carried forward) the earlier parts' texts.
     key = vcodes * len(texts) + tcodes
     earlier: list[tuple[str, list[str | None], IntArray]] = []
-    if isinstance(question, Numeric) and compile_numeric(bank, question)[slot.index].earlier:
-        for name in compile_numeric(bank, question)[slot.index].earlier:
-            prior_texts, prior_codes = factorize(answers.column(f"{question.id}.{name}"))
-            earlier.append((name, prior_texts, prior_codes))
-            # Renumber the groups so far (fewer than the rows) before widening the key: a coded
-            # column's texts may count many more than its rows, and products would overflow.
-            key = group(key)[2] * len(prior_texts) + prior_codes
+    for name in slot.earlier:
+        prior_texts, prior_codes = factorize(answers.column(slot_id(question.id, name)))
+        earlier.append((name, prior_texts, prior_codes))
+        # Renumber the groups so far (fewer than the rows) before widening the key: a coded
+        # column's texts may count many more than its rows, and products would overflow.
+        key = group(key)[2] * len(prior_texts) + prior_codes
     unique, first, inverse = group(key)
     pair_variants = vcodes[first]
-    pair_texts = [texts[t] for t in tcodes[first]]
+    pair_texts = tcodes[first]
     pair_earlier = [
         {name: prior_texts[c] for name, prior_texts, codes in earlier if (c := codes[row]) >= 0}
         for row in first
     ]
-    if isinstance(question, Numeric):
-        verdicts = _grade_numeric(bank, slot, variants, pair_variants, pair_texts, pair_earlier)
+    if slot.is_numeric:
+        verdicts = _grade_numeric(
+            bank, slot, variants, pair_variants, texts, pair_texts, pair_earlier
+        )
     else:
         verdicts = [
-            grade_response(bank, question, text, variant=variants[v])
-            for v, text in zip(pair_variants, pair_texts, strict=True)
+            grade_response(bank, question, texts[t], variant=variants[v])
+            for v, t in zip(pair_variants, pair_texts, strict=True)
         ]
     options = np.full(len(unique), OPTION_NONE, dtype=np.int64)
     if isinstance(question, TrueFalse | MultipleChoice | SpotTheError):
-        for k, (v, text) in enumerate(zip(pair_variants, pair_texts, strict=True)):
-            options[k] = _option(question, variants[v], text)
+        for k, (v, t) in enumerate(zip(pair_variants, pair_texts, strict=True)):
+            options[k] = _option(question, variants[v], texts[t])
     return GradedSlot(
         slot=slot,
         verdicts=verdicts,
         codes=inverse.reshape(-1).astype(np.int64),
         options=options[inverse.reshape(-1)] if n else options,
-        variant_labels=[_variant_label(v) for v in variants],
+        variant_labels=[v.label for v in variants],
         variant_codes=vcodes,
     )
 
 
-def _option(question: Any, variant: Variant, text: str | None) -> int:
+def _option(
+    question: TrueFalse | MultipleChoice | SpotTheError, variant: Variant, text: str | None
+) -> int:
     if is_blank(text):
         return OPTION_BLANK
     assert text is not None
@@ -270,25 +248,33 @@ def _option(question: Any, variant: Variant, text: str | None) -> int:
     return picked[0] if len(picked) == 1 else OPTION_NONE
 
 
+def _read_all(
+    texts: Sequence[str | None], used: IntArray
+) -> dict[int, Reading | ParseFailure | None]:
+    """Each distinct text a slot's pairs use, read once (None for a blank)."""
+    return {
+        int(t): None if is_blank(texts[t]) else read_answer(texts[t] or "")
+        for t in np.unique(used).tolist()
+    }
+
+
 def _grade_numeric(
-    bank: Bank,
+    bank: CompiledBank,
     slot: Slot,
     variants: list[Variant],
     pair_variants: IntArray,
-    pair_texts: list[str | None],
+    texts: Sequence[str | None],
+    pair_texts: IntArray,
     pair_earlier: list[dict[str, str | None]],
 ) -> list[Verdict]:
     """Grade distinct (variant, text) pairs of a numeric slot with the array comparator."""
-    question = slot.question
-    assert isinstance(question, Numeric)
-    compiled = compile_numeric(bank, question)[slot.index]
-    units = slot_units(question, slot.index)
-    keys = [keys_of(bank, question, v)[slot.index] for v in variants]
-    expected = [str(k) + (f" {units}" if units else "") for k in keys]
+    tolerance = slot.tolerance
+    assert tolerance is not None
+    expected = [expected_number(slot, v, bank) for v in variants]
+    keys = [bank.key(slot, v) for v in variants]
     m = len(pair_texts)
-    readings: list[Reading | ParseFailure | None] = [
-        None if t is None or is_blank(t) else read_answer(t) for t in pair_texts
-    ]
+    read = _read_all(texts, pair_texts)
+    readings = [read[int(t)] for t in pair_texts]
     readable = np.array([isinstance(r, Reading) for r in readings], dtype=bool)
     values = np.zeros(m)
     kinds = np.zeros(m, dtype=np.int64)
@@ -300,7 +286,6 @@ def _grade_numeric(
             kinds[k] = KIND_CODES[reading.parsed.kind]
             decimals[k] = reading.parsed.decimals
             sigfigs[k] = reading.parsed.sigfigs
-    tolerance = compiled.tolerance
 
     def matches(targets: list[float]) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int8]]:
         """Each pair's answer against its variant's entry of ``targets`` (NaN: none)."""
@@ -318,10 +303,10 @@ def _grade_numeric(
     ok &= readable
     # Which mistake (first match wins) each pair matches; -1 none.
     which = np.full(m, -1, dtype=np.int64)
-    resolved = [mistakes_for(bank, question, v, slot.index) for v in variants]
+    resolved = [bank.mistakes(slot, v) for v in variants]
     # With error carried forward, a miss depends on the student's own earlier answers: those
     # pairs take the scalar path below, so no mistake is matched here.
-    longest = 0 if compiled.earlier else max((len(r) for r in resolved), default=0)
+    longest = 0 if slot.earlier else max((len(r) for r in resolved), default=0)
     open_ = readable & ~ok
     for position in range(longest):
         hit, _ = matches([r[position].value if position < len(r) else np.nan for r in resolved])
@@ -331,13 +316,13 @@ def _grade_numeric(
     verdicts: list[Verdict] = []
     for k, reading in enumerate(readings):
         v = int(pair_variants[k])
-        if compiled.earlier and isinstance(reading, Reading) and not ok[k]:
+        if slot.earlier and isinstance(reading, Reading) and not ok[k]:
             earlier = {n: t for n, t in pair_earlier[k].items() if t is not None}
             verdicts.append(
                 grade_response(
                     bank,
-                    question,
-                    pair_texts[k],
+                    slot.question,
+                    texts[int(pair_texts[k])],
                     part=slot.part,
                     earlier=earlier,
                     variant=variants[v],
@@ -348,8 +333,7 @@ def _grade_numeric(
         hint = "" if ok[k] or mistake else hint_text(code=int(hints[k]), tolerance=tolerance)
         verdicts.append(
             numeric_verdict(
-                slot.id,
-                slot.points,
+                slot,
                 expected[v],
                 reading,
                 correct=bool(ok[k]),
@@ -358,8 +342,3 @@ def _grade_numeric(
             )
         )
     return verdicts
-
-
-def slot_units(question: Numeric, index: int) -> str | None:
-    """The units of a numeric slot."""
-    return slots(question)[index][1].units

@@ -19,8 +19,7 @@ from quizgym.answers import grade_response
 from quizgym.errors import QuizgymError, SubmissionError
 from quizgym.grading.ingest import ClassAnswers
 from quizgym.grading.outputs import undefuse, write_rows
-from quizgym.model import Bank
-from quizgym.solver import bank_slots
+from quizgym.solver import CompiledBank
 
 __all__ = [
     "Change",
@@ -81,17 +80,17 @@ def seeds_of(answers: ClassAnswers) -> dict[str, int]:
     return {s: d for s, d in zip(answers.students, answers.seeds, strict=True) if d is not None}
 
 
-def expected_answers(bank: Bank, seeds: Mapping[str, int]) -> Callable[[str, str], str]:
+def expected_answers(bank: CompiledBank, seeds: Mapping[str, int]) -> Callable[[str, str], str]:
     """``expected(student, slot)``: the answer that slot expects of that student, as shown in
     their verdict (their own numbers and choice order)."""
-    by_id = {slot.id: slot for slot in bank_slots(bank)}
 
     def expected(student: str, slot_id: str) -> str:
-        slot = by_id.get(slot_id)
-        if slot is None:
+        try:
+            slot = bank.slot(slot_id)
+        except KeyError:
             return ""
-        question, part, seed = slot.question, slot.part, seeds.get(student)
-        return grade_response(bank, question, None, student=student, seed=seed, part=part).expected
+        variant = bank.variant(slot.question, student=student, seed=seeds.get(student))
+        return grade_response(bank, slot.question, None, part=slot.part, variant=variant).expected
 
     return expected
 
@@ -175,7 +174,9 @@ def compare_runs(
     return changes
 
 
-def regrade(bank: Bank, previous: Path, out_dir: Path, seeds: Mapping[str, int]) -> list[Change]:
+def regrade(
+    bank: CompiledBank, previous: Path, out_dir: Path, seeds: Mapping[str, int]
+) -> list[Change]:
     """Compare this run's folder with a previous one and write ``changes.csv`` there.
 
     Args:

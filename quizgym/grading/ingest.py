@@ -33,7 +33,6 @@ import numpy.typing as npt
 
 from quizgym.errors import SubmissionError
 from quizgym.model import Bank, MultipleChoice, Numeric, SpotTheError
-from quizgym.solver import slots
 
 __all__ = [
     "ClassAnswers",
@@ -210,13 +209,7 @@ class ClassAnswers:
 
 def slot_ids(bank: Bank) -> list[str]:
     """Every answer slot of a bank: ``id`` for a question, ``id.part`` for each part."""
-    out: list[str] = []
-    for question in bank.questions:
-        if isinstance(question, Numeric) and question.parts:
-            out.extend(f"{question.id}.{pid}" for pid, _ in slots(question))
-        else:
-            out.append(question.id)
-    return out
+    return bank.slot_ids()
 
 
 Layout = Literal["wide", "long", "canvas", "moodle"]

@@ -25,6 +25,7 @@ from quizgym.grading.sums import partial_sums
 from quizgym.loader import load_bank
 from quizgym.model import Bank
 from quizgym.render.report import render_report
+from quizgym.solver import compile_bank
 
 __all__ = ["GRADEBOOKS", "GradeRun", "grade_submissions"]
 
@@ -94,11 +95,10 @@ def grade_submissions(
     check_gradebook(gradebook)
     if compare is not None:
         check_previous(compare, out_dir)
-    if not isinstance(bank, Bank):
-        bank = load_bank(bank)
-    answers = read_submissions(bank, submissions)
+    book = compile_bank(bank if isinstance(bank, Bank) else load_bank(bank))
+    answers = read_submissions(book.bank, submissions)
     chunks = partitions(answers, size=chunk_size)
-    todo, done = len(graded_slots(bank, answers)) * len(chunks), 0
+    todo, done = len(graded_slots(book, answers)) * len(chunks), 0
 
     def tick(_: str) -> None:
         nonlocal done
@@ -106,7 +106,7 @@ def grade_submissions(
         if progress is not None:
             progress(done, todo)
 
-    parts: list[GradedPartition] = [grade_partition(bank, c, progress=tick) for c in chunks]
+    parts: list[GradedPartition] = [grade_partition(book, c, progress=tick) for c in chunks]
     sums: Sums | None = None
     for part in parts:
         sums = partial_sums(part) if sums is None else sums.merge(partial_sums(part))
@@ -127,7 +127,7 @@ def grade_submissions(
     report = out_dir / "report.html"
     report.write_text(
         render_report(
-            bank=bank,
+            bank=book.bank,
             stats=stats,
             totals=sums.totals,
             rejected_rows=sum(1 for r in answers.rejected if not r.is_column),
@@ -138,21 +138,21 @@ def grade_submissions(
     )
     files.append(report)
     if feedback:
-        write_feedback(out_dir / "feedback", bank, parts)
+        write_feedback(out_dir / "feedback", book.bank, parts)
         files.append(out_dir / "feedback")
     if gradebook is not None:
         path = out_dir / f"gradebook-{gradebook}.csv"
-        write_gradebook(path, bank, parts, lms=gradebook)
+        write_gradebook(path, book.bank, parts, lms=gradebook)
         files.append(path)
     changes = None
     if compare is not None:
         seeds = {s: d for part in parts for s, d in seeds_of(part.answers).items()}
-        changes = regrade(bank, compare, out_dir, seeds)
+        changes = regrade(book, compare, out_dir, seeds)
         files.append(out_dir / "changes.csv")
     return GradeRun(
         out_dir=out_dir,
         students=len(answers),
-        responses=len(answers) * len(graded_slots(bank, answers)),
+        responses=len(answers) * len(graded_slots(book, answers)),
         rejected=answers.rejected,
         stats=stats,
         files=files,

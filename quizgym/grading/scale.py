@@ -65,6 +65,7 @@ from quizgym.loader import load_bank
 from quizgym.model import Bank
 from quizgym.names import claim_name
 from quizgym.render.report import render_report
+from quizgym.solver import CompiledBank, compile_bank, compiled
 
 __all__ = [
     "CHUNK_ROWS",
@@ -540,7 +541,7 @@ def _split_whole(answers: ClassAnswers, source: str, chunk_rows: int, first: int
 
 
 def grade_piece(
-    bank: Bank,
+    bank: Bank | CompiledBank,
     piece: Piece,
     *,
     present: Sequence[str],
@@ -561,13 +562,14 @@ def grade_piece(
     Returns:
         The piece's sums, rejections and part files.
     """
-    answers = read_piece(bank, piece, present=present)
-    graded = grade_partition(bank, answers)
-    files = _write_outputs(bank, graded, parts_dir / f"{piece.index:06d}", gradebook)
+    book = compiled(bank)
+    answers = read_piece(book.bank, piece, present=present)
+    graded = grade_partition(book, answers)
+    files = _write_outputs(book.bank, graded, parts_dir / f"{piece.index:06d}", gradebook)
     names = []
     if feedback:
         files["feedback"] = parts_dir / f"{piece.index:06d}-feedback"
-        write_feedback(files["feedback"], bank, [graded])
+        write_feedback(files["feedback"], book.bank, [graded])
         names = [feedback_name(s) for s in answers.students]
     return PieceResult(
         index=piece.index,
@@ -610,7 +612,7 @@ def _write_outputs(
 
 
 def assemble(
-    bank: Bank,
+    bank: CompiledBank,
     plan: Plan,
     results: Sequence[PieceResult],
     *,
@@ -620,11 +622,11 @@ def assemble(
     feedback: bool = False,
 ) -> GradeRun:
     """Merge the pieces' results into DESIGN.md's output folder; return a GradeRun."""
-    empty = ClassAnswers(slot_ids(bank))
+    empty = ClassAnswers(bank.slot_ids())
     for slot in plan.present:
         empty.mark_present(slot)
     nothing = grade_partition(bank, empty)
-    heads = _write_outputs(bank, nothing, parts_dir / "header", gradebook)
+    heads = _write_outputs(bank.bank, nothing, parts_dir / "header", gradebook)
     sums = partial_sums(nothing)
     rejected: list[Rejection] = []
     students = 0
@@ -643,7 +645,7 @@ def assemble(
     write_items(out_dir / "items.csv", stats)
     write_rejected(out_dir / "rejected.csv", rejected)
     report = render_report(
-        bank=bank,
+        bank=bank.bank,
         stats=stats,
         totals=sums.totals,
         rejected_rows=sum(1 for r in rejected if not r.is_column),
@@ -773,9 +775,8 @@ def grade_at_scale(
         from quizgym.grading.cluster import require_dask
 
         require_dask()
-    if not isinstance(bank, Bank):
-        bank = load_bank(bank)
-    plan = plan_run(bank, submissions, chunk_rows=chunk_rows)
+    book = compile_bank(bank if isinstance(bank, Bank) else load_bank(bank))
+    plan = plan_run(book.bank, submissions, chunk_rows=chunk_rows)
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".parts-", dir=out_dir) as tmp:
         parts_dir = Path(tmp)
@@ -783,7 +784,7 @@ def grade_at_scale(
             from quizgym.grading.cluster import grade_on_dask
 
             results = grade_on_dask(
-                bank,
+                book.bank,
                 plan,
                 parts_dir=parts_dir,
                 gradebook=gradebook,
@@ -796,7 +797,7 @@ def grade_at_scale(
             for piece in plan.pieces:
                 results.append(
                     grade_piece(
-                        bank,
+                        book,
                         piece,
                         present=plan.present,
                         parts_dir=parts_dir,
@@ -807,7 +808,7 @@ def grade_at_scale(
                 if progress is not None:
                     progress(len(results), len(plan.pieces))
         run = assemble(
-            bank,
+            book,
             plan,
             results,
             out_dir=out_dir,
@@ -818,5 +819,5 @@ def grade_at_scale(
     if compare is None:
         return run
     seeds = {s: d for result in results for s, d in result.seeds.items()}
-    changes = regrade(bank, compare, out_dir, seeds)
+    changes = regrade(book, compare, out_dir, seeds)
     return replace(run, files=[*run.files, out_dir / "changes.csv"], changes=changes)

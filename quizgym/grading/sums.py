@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from quizgym.analysis import Sums
+from quizgym.analysis import SlotInfo, Sums
 from quizgym.arrays import group
 from quizgym.grading.batch import GradedPartition
 
@@ -78,15 +78,16 @@ def partial_sums(graded: GradedPartition) -> Sums:
     """The sufficient statistics of one graded partition."""
     scores = graded.scores
     total = scores.sum(axis=1) if scores.size else np.zeros(len(graded.answers))
-    sums = Sums(slots=[g.slot for g in graded.slots], n=len(graded.answers))
+    slots = [SlotInfo.of(g.slot.id, g.slot.question, g.slot.points) for g in graded.slots]
+    sums = Sums(slots=slots, n=len(graded.answers))
     # Each column is factorized once and its codes reused by every count it enters.
     totals = _factorized(total)
     sums.totals = Counter({k[0]: v for k, v in count(totals).items()})
-    for g in graded.slots:
+    for g, info in zip(graded.slots, slots, strict=True):
         table = np.array([v.score for v in g.verdicts], dtype=np.float64)
         x = _taken(table, g.codes)
         sums.marks.append(count(x, totals))
-        if g.slot.options:
+        if info.options:
             sums.options.append(count(g.options, x, totals))
         else:
             sums.options.append(Counter())

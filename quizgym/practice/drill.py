@@ -56,7 +56,7 @@ from quizgym.practice.views import (
     when,
 )
 from quizgym.selection import check_filters, matches
-from quizgym.solver import Variant, prompt_of, slots, variant_of
+from quizgym.solver import CompiledBank, Variant, compiled, prompt_of
 
 LEARN_AHEAD = timedelta(minutes=20)
 """Learning/relearning steps due this soon count as due (Anki's learn-ahead limit)."""
@@ -110,11 +110,16 @@ class _UndoError(Exception):
 class Entry:
     """An item waiting in the queue."""
 
-    bank: Bank
+    book: CompiledBank
     question: AnyQuestion
     row: ItemRow
     new: bool
     retry: bool = False
+
+    @property
+    def bank(self) -> Bank:
+        """The item's bank."""
+        return self.book.bank
 
 
 @dataclass
@@ -145,14 +150,16 @@ def review_seed(seed: int, bank_id: str, item_id: str, reviews: int) -> int:
     return int.from_bytes(digest[:4], "big") >> 1
 
 
-def explanation_for(bank: Bank, question: AnyQuestion, variant: Variant) -> str | None:
+def explanation_for(
+    bank: Bank | CompiledBank, question: AnyQuestion, variant: Variant
+) -> str | None:
     """The explanation for this variant: placeholders filled; a worked example written for the
     default numbers says which numbers it uses when the student saw others.
     """
     if not question.explanation:
         return None
     text = variant.fill(question.explanation)
-    default = variant_of(bank, question)
+    default = compiled(bank).variant(question)
     if text == question.explanation and variant.params and variant.params != default.params:
         numbers = ", ".join(
             f"{name} = {default.fill('{' + name + '}')}" for name in sorted(default.params)
@@ -171,7 +178,7 @@ def is_due(card: Card | None, now: datetime) -> bool:
 
 
 def build_queue(
-    banks: Sequence[Bank],
+    banks: Sequence[Bank | CompiledBank],
     rows: Sequence[dict[str, ItemRow]],
     *,
     now: datetime,
@@ -189,12 +196,12 @@ def build_queue(
     fresh: list[Entry] = []
     later: list[tuple[datetime, int, Entry]] = []
     order = 0
-    for bank, bank_rows in zip(banks, rows, strict=True):
-        for question in bank.questions:
+    for book, bank_rows in zip(map(compiled, banks), rows, strict=True):
+        for question in book.bank.questions:
             if not matches(question, tags=tags, types=types):
                 continue
             row = bank_rows[question.id]
-            entry = Entry(bank, question, row, new=row.card is None)
+            entry = Entry(book, question, row, new=row.card is None)
             order += 1
             if row.card is None:
                 fresh.append(entry)
@@ -279,7 +286,7 @@ class Drill:
         question = entry.question
         count = self.store.attempt_count(entry.bank.bank, question.id)
         draw = review_seed(self.seed, entry.bank.bank, question.id, count)
-        variant = variant_of(entry.bank, question, seed=draw)
+        variant = entry.book.variant(question, seed=draw)
         self.ui.show_item(self._view(entry, variant))
         shown_at = self.clock()
         hints = 0
@@ -287,17 +294,15 @@ class Drill:
         verdicts: list[Verdict] = []
         responses: dict[str, str] = {}
         earlier: dict[str, str] = {}
-        targets = slots(question) if isinstance(question, Numeric) else [(None, question)]
-        for part_id, slot in targets:
+        for slot in entry.book.slots_of(question):
+            part_id = slot.part
             if part_id is not None and not skipped:
-                self.ui.show_slot(
-                    SlotView(part_id, variant.fill(slot.prompt), getattr(slot, "units", None))
-                )
+                self.ui.show_slot(SlotView(part_id, variant.fill(slot.prompt), slot.units))
             label = self._label(question, part_id)
             while True:
                 text = "" if revealed or skipped else self._ask(label)
                 if text == "?":
-                    hint = getattr(slot, "hint", None) or question.hint
+                    hint = slot.hint
                     if hint and hints == 0:
                         hints = 1
                     shown = f"Hint: {variant.fill(hint)}" if hint else "No hint for this one."
@@ -307,14 +312,14 @@ class Drill:
                     revealed = revealed or text == "!"
                     skipped = skipped or text == "s"
                     verdict = grade_response(
-                        entry.bank, question, None, variant=variant, part=part_id
+                        entry.book, question, None, variant=variant, part=part_id
                     )
                     break
                 if not text:
                     self.ui.show_note(f"Type your answer, or {COMMANDS}.")
                     continue
                 verdict = grade_response(
-                    entry.bank, question, text, variant=variant, part=part_id, earlier=earlier
+                    entry.book, question, text, variant=variant, part=part_id, earlier=earlier
                 )
                 if verdict.status is Status.INVALID:
                     self.ui.show_note(verdict.feedback or "That cannot be read as an answer.")
@@ -356,7 +361,7 @@ class Drill:
             hints=hints,
             tag=tag,
             shown_at=shown_at,
-            explanation=explanation_for(entry.bank, question, variant),
+            explanation=explanation_for(entry.book, question, variant),
         )
 
     def _self_mark(self, score: float) -> Rating:
@@ -409,7 +414,7 @@ class Drill:
         entry.row.card = after
         requeued = None
         if rating == Rating.Again and word != "skipped":
-            requeued = Entry(entry.bank, entry.question, entry.row, new=False, retry=True)
+            requeued = Entry(entry.book, entry.question, entry.row, new=False, retry=True)
             self.queue.insert(min(self.position + 1 + RETRY_GAP, len(self.queue)), requeued)
         self.done.append(Done(entry, attempt_id, word, tag, requeued, self.position))
         self.position += 1
@@ -543,7 +548,7 @@ class Drill:
 
 
 def practice(
-    banks: Sequence[Bank],
+    banks: Sequence[Bank | CompiledBank],
     *,
     store: Store,
     ui: DrillUI,
@@ -558,7 +563,7 @@ def practice(
     """Run one practice session and return its summary (every answer is already stored).
 
     Args:
-        banks: the banks to drill.
+        banks: the banks to drill (each compiled once here when it is not yet).
         store: the progress database.
         ui: what shows items and reads answers.
         clock: the time source (UTC); ``QUIZGYM_NOW`` freezes it.
@@ -572,23 +577,25 @@ def practice(
     Raises:
         QuizgymError: an unknown type, or nothing matches the filters.
     """
-    check_filters(banks, tags=tags, types=types)
+    books = [compiled(bank) for bank in banks]
+    plain = [book.bank for book in books]
+    check_filters(plain, tags=tags, types=types)
     now = clock()
     rows = [
         store.sync_items(
             bank.bank,
             [ItemInfo(q.id, content_sha(q), q.type, tuple(q.tags)) for q in bank.questions],
         )
-        for bank in banks
+        for bank in plain
     ]
     queue = build_queue(
-        banks, rows, now=now, new=new, limit=limit, tags=tags, types=types, cram=cram
+        books, rows, now=now, new=new, limit=limit, tags=tags, types=types, cram=cram
     )
     scheduler = Scheduler(enable_fuzzing=seed is None)
     session_seed = seed if seed is not None else secrets.randbelow(2**31)
     drill = Drill(store=store, ui=ui, clock=clock, scheduler=scheduler, seed=session_seed)
     session_id = store.start_session(
-        banks=[b.bank for b in banks], mode="cram" if cram else "review", now=now
+        banks=[b.bank for b in plain], mode="cram" if cram else "review", now=now
     )
     summary = drill.run(queue, session_id)
     store.end_session(session_id, now=clock())

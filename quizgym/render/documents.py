@@ -16,23 +16,25 @@ from typing import Any
 import jinja2
 
 from quizgym.errors import QuizgymError
-from quizgym.model import Bank, Question
+from quizgym.model import AnyQuestion, Bank
 from quizgym.names import file_stem
 from quizgym.render.env import bundled_env, make_env
 from quizgym.render.markup import FILTERS
 from quizgym.render.roster import Student, read_roster
 from quizgym.render.views import key_view, points_shown, question_view
 from quizgym.selection import select_questions
-from quizgym.solver import Variant, variant_of
+from quizgym.solver import CompiledBank, Variant, compiled
 
 FORMATS = ("html", "md", "pdf")
 PAPERS = {"a4": "A4", "letter": "Letter"}
 
 
-def _variant(bank: Bank, question: Question, student: Student | None, seed: int | None) -> Variant:
+def _variant(
+    bank: CompiledBank, question: AnyQuestion, student: Student | None, seed: int | None
+) -> Variant:
     if student is not None and student.seed is not None:
         seed = student.seed
-    return variant_of(bank, question, student=student.id if student else None, seed=seed)
+    return bank.variant(question, student=student.id if student else None, seed=seed)
 
 
 def _common(
@@ -68,8 +70,8 @@ def _ext(fmt: str) -> str:
 
 
 def render_worksheet(
-    bank: Bank,
-    questions: Sequence[Question],
+    bank: Bank | CompiledBank,
+    questions: Sequence[AnyQuestion],
     *,
     fmt: str = "html",
     student: Student | None = None,
@@ -96,12 +98,13 @@ def render_worksheet(
     Returns:
         The document.
     """
+    book = compiled(bank)
     views = [
-        question_view(bank, q, n, _variant(bank, q, student, seed))
+        question_view(book, q, n, _variant(book, q, student, seed))
         for n, q in enumerate(questions, 1)
     ]
     text = _template(env, f"worksheet.{_ext(fmt)}.j2").render(
-        **_common(bank, date=date, paper=paper, seed=seed, title=title),
+        **_common(book.bank, date=date, paper=paper, seed=seed, title=title),
         student=student,
         questions=views,
         total=points_shown(sum(v.points for v in views)),
@@ -110,8 +113,8 @@ def render_worksheet(
 
 
 def render_key(
-    bank: Bank,
-    questions: Sequence[Question],
+    bank: Bank | CompiledBank,
+    questions: Sequence[AnyQuestion],
     *,
     fmt: str = "html",
     students: Sequence[Student | None] = (None,),
@@ -143,17 +146,13 @@ def render_key(
     """
     if not students:
         raise QuizgymError("an answer key needs at least one student")
+    book = compiled(bank)
     keys = [
-        key_view(
-            bank,
-            q,
-            n,
-            [(s.id if s else "", _variant(bank, q, s, seed)) for s in students],
-        )
+        key_view(book, q, n, [(s.id if s else "", _variant(book, q, s, seed)) for s in students])
         for n, q in enumerate(questions, 1)
     ]
     text = _template(env, f"key.{_ext(fmt)}.j2").render(
-        **_common(bank, date=date, paper=paper, seed=seed, title=title),
+        **_common(book.bank, date=date, paper=paper, seed=seed, title=title),
         students=[s for s in students if s is not None],
         keys=keys,
         total=points_shown(sum(k.points for k in keys)),
@@ -206,7 +205,7 @@ class Rendered:
 
 
 def render_files(
-    bank: Bank,
+    bank: Bank | CompiledBank,
     *,
     out_dir: Path = Path("worksheets"),
     formats: Sequence[str] = ("html",),
@@ -231,7 +230,7 @@ def render_files(
     ``key-ID.EXT`` per student.
 
     Args:
-        bank: the bank.
+        bank: the bank (compiled once here when it is not yet).
         out_dir: the folder (created).
         formats: any of ``html``, ``md``, ``pdf`` (PDF is printed from the HTML).
         key: also write the answer key.
@@ -259,7 +258,8 @@ def render_files(
         raise QuizgymError(f"unknown format {', '.join(bad)} (formats: {', '.join(FORMATS)})")
     if templates is not None and not templates.is_dir():
         raise QuizgymError(f"{templates}: no such templates folder")
-    questions = select_questions(bank, tags=tags, types=types, ids=ids, count=count, seed=seed)
+    book = compiled(bank)
+    questions = select_questions(book.bank, tags=tags, types=types, ids=ids, count=count, seed=seed)
     students: list[Student | None] = list(read_roster(roster)) if roster else [None]
     env = make_env(user_dir=templates, filters=FILTERS)
     options: dict[str, Any] = {
@@ -281,8 +281,8 @@ def render_files(
 
     def produce(kind: str, who: Any, fmt: str) -> str:
         if kind == "worksheet":
-            return render_worksheet(bank, questions, fmt=fmt, student=who, **options)
-        return render_key(bank, questions, fmt=fmt, students=who, **options)
+            return render_worksheet(book, questions, fmt=fmt, student=who, **options)
+        return render_key(book, questions, fmt=fmt, students=who, **options)
 
     # Everything is rendered before anything is written: a template error leaves no half folder.
     documents: list[tuple[Path, str | bytes]] = []

@@ -49,5 +49,9 @@ def make_env(
 
 @functools.lru_cache(maxsize=1)
 def bundled_env() -> jinja2.Environment:
-    """The environment over the bundled templates, built once (compiling templates is slow)."""
+    """The environment over the bundled templates, built once per process.
+
+    Compiling templates is slow, and the bundled ones cannot change while quizgym runs (a
+    teacher's own templates get an environment of their own from :func:`make_env`).
+    """
     return make_env(filters=FILTERS)

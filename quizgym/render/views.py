@@ -1,8 +1,8 @@
 """What a worksheet or an answer key shows for one question: plain records for the templates.
 
-Every number on a student's page comes from :func:`quizgym.solver.variant_of` and every key
-from :func:`quizgym.solver.keys_of` (through :func:`quizgym.answers.slot_keys`), so the paper,
-the LMS exports and the grader agree for the same student and seed.
+Every number on a student's page and every key comes from the compiled bank
+(:class:`quizgym.solver.CompiledBank`), so the paper, the LMS exports and the grader agree for the
+same student and seed.
 """
 
 from __future__ import annotations
@@ -11,20 +11,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from quizgym.answers import expected_answer, mistakes_for, shown_choices, slot_keys
+from quizgym.answers import expected_answer, shown_choices
 from quizgym.expr import format_value
 from quizgym.model import (
     LETTERS,
+    AnyQuestion,
     Bank,
     FreeText,
     MultipleChoice,
     Numeric,
-    Question,
     SpotTheError,
-    points_of,
+    Tolerance,
     question_points,
 )
-from quizgym.solver import Variant, prompt_of, show_number, slots, variant_of
+from quizgym.solver import CompiledBank, Variant, compiled, prompt_of, show_number
 from quizgym.tolerance import describe, interval
 
 
@@ -67,22 +67,22 @@ class QuestionView:
     """Ruled lines of answer space for free text."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class KeyLine:
     """The answer to one slot for one variant."""
 
-    label: str
-    prompt: str
+    label: str = ""
+    prompt: str = ""
     answer: str
     """The exact form (``ln 10``), the choice (``B: GPT``), true/false or the model answer."""
-    decimal: str
+    decimal: str = ""
     """The key to 7 significant figures, when it is not already a plain number."""
-    units: str
-    tolerance: str
+    units: str = ""
+    tolerance: str = ""
     """The tolerance in words (empty for non-numeric answers)."""
-    interval: str
+    interval: str = ""
     """The interval of accepted decimals, ``low to high``."""
-    mistakes: tuple[tuple[str, str], ...]
+    mistakes: tuple[tuple[str, str], ...] = ()
     """Known wrong answers for this variant: (value, feedback)."""
 
 
@@ -123,7 +123,7 @@ def points_shown(points: float) -> float | int:
     return int(points) if float(points).is_integer() else points
 
 
-def _choices(question: Question, variant: Variant) -> tuple[ChoiceView, ...]:
+def _choices(question: AnyQuestion, variant: Variant) -> tuple[ChoiceView, ...]:
     if not isinstance(question, MultipleChoice | SpotTheError):
         return ()
     return tuple(
@@ -133,23 +133,26 @@ def _choices(question: Question, variant: Variant) -> tuple[ChoiceView, ...]:
     )
 
 
-def _slot_views(bank: Bank, question: Numeric, variant: Variant) -> tuple[SlotView, ...]:
+def _slot_views(bank: CompiledBank, question: Numeric, variant: Variant) -> tuple[SlotView, ...]:
     many = len(question.parts) > 0
     return tuple(
         SlotView(
-            pid,
+            slot.part,
             f"({LETTERS[k].lower()})" if many else "",
             variant.fill(slot.prompt) if many else "",
             slot.units or "",
-            points_shown(points_of(slot, bank.defaults)),
+            points_shown(slot.points),
         )
-        for k, (pid, slot) in enumerate(slots(question))
+        for k, slot in enumerate(bank.slots_of(question))
     )
 
 
-def question_view(bank: Bank, question: Question, number: int, variant: Variant) -> QuestionView:
+def question_view(
+    bank: Bank | CompiledBank, question: AnyQuestion, number: int, variant: Variant
+) -> QuestionView:
     """What a worksheet prints for one question and one variant."""
-    points = question_points(question, bank.defaults)
+    book = compiled(bank)
+    points = question_points(question, book.bank.defaults)
     lines = 0
     if isinstance(question, FreeText):
         lines = min(12, 3 + 2 * len(question.rubric))
@@ -162,81 +165,81 @@ def question_view(bank: Bank, question: Question, number: int, variant: Variant)
         statement=question.statement if isinstance(question, SpotTheError) else "",
         choices=_choices(question, variant),
         multiple=isinstance(question, MultipleChoice) and question.multiple,
-        slots=_slot_views(bank, question, variant) if isinstance(question, Numeric) else (),
+        slots=_slot_views(book, question, variant) if isinstance(question, Numeric) else (),
         lines=lines,
     )
 
 
-def _interval(tolerance: Any, value: float) -> str:
+def _interval(tolerance: Tolerance, value: float) -> str:
     low, high = interval(key=value, tolerance=tolerance)
     return f"{format_value(low, 6)} to {format_value(high, 6)}"
 
 
-def _key_lines(bank: Bank, question: Question, variant: Variant) -> tuple[KeyLine, ...]:
+def _key_lines(bank: CompiledBank, question: AnyQuestion, variant: Variant) -> tuple[KeyLine, ...]:
     if not isinstance(question, Numeric):
-        return (KeyLine("", "", expected_answer(question, variant), "", "", "", "", ()),)
+        return (KeyLine(answer=expected_answer(question, variant)),)
     views = _slot_views(bank, question, variant)
     lines = []
-    for index, ((_, slot, key, compiled), view) in enumerate(
-        zip(slot_keys(bank, question, variant), views, strict=True)
-    ):
+    for slot, view in zip(bank.slots_of(question), views, strict=True):
+        assert slot.tolerance is not None
+        key = bank.key(slot, variant)
         decimal = format_value(key.value, 7)
         mistakes = tuple(
-            (format_value(m.value, 5), m.feedback)
-            for m in mistakes_for(bank, question, variant, index)
+            (format_value(m.value, 5), m.feedback) for m in bank.mistakes(slot, variant)
         )
         lines.append(
             KeyLine(
-                view.label,
-                view.prompt,
-                key.text,
-                "" if decimal == key.text else decimal,
-                slot.units or "",
-                describe(compiled.tolerance),
-                _interval(compiled.tolerance, key.number),
-                mistakes,
+                label=view.label,
+                prompt=view.prompt,
+                answer=key.text,
+                decimal="" if decimal == key.text else decimal,
+                units=slot.units or "",
+                tolerance=describe(slot.tolerance),
+                interval=_interval(slot.tolerance, key.number),
+                mistakes=mistakes,
             )
         )
     return tuple(lines)
 
 
 def key_view(
-    bank: Bank,
-    question: Question,
+    bank: Bank | CompiledBank,
+    question: AnyQuestion,
     number: int,
     students: Sequence[tuple[str, Variant]],
 ) -> KeyView:
     """What an answer key prints for one question, its students grouped by variant.
 
     Args:
-        bank: the bank.
+        bank: the bank, compiled (a plain bank is compiled for this call).
         question: the question.
         number: its number on the worksheet.
         students: (label, variant) of every student the key covers; label is '' for a
             worksheet without a roster.
     """
+    book = compiled(bank)
     by_variant: dict[tuple[Any, ...], list[tuple[str, Variant]]] = {}
     for label, variant in students:
-        signature = (tuple(sorted(variant.params.items())), variant.order)
-        by_variant.setdefault(signature, []).append((label, variant))
+        by_variant.setdefault((variant.signature, variant.order), []).append((label, variant))
     groups = tuple(
         KeyGroup(
             tuple(label for label, _ in members if label),
             tuple((name, show_number(value)) for name, value in members[0][1].params.items()),
             prompt_of(question, members[0][1]),
-            _key_lines(bank, question, members[0][1]),
+            _key_lines(book, question, members[0][1]),
         )
         for members in by_variant.values()
     )
     first = students[0][1]
     one = len(groups) == 1
-    worked = first if one else variant_of(bank, question)  # the numbers the text is worked for
+    default = book.variant(question)
+    worked = first if one else default  # the numbers the text is worked for
     variables = tuple(first.params) if not one else ()
     return KeyView(
         number=number,
         id=question.id,
         type=question.type,
-        points=question_view(bank, question, number, first).points,
+        points=points_shown(question_points(question, book.bank.defaults)),
         prompt=prompt_of(question, first) if one else question.prompt,
         variables=variables,
         statement=question.statement if isinstance(question, SpotTheError) else "",
@@ -247,8 +250,7 @@ def key_view(
         else (),
         explanation=worked.fill(question.explanation or ""),
         worked_for=", ".join(
-            f"{name} = {show_number(value)}"
-            for name, value in variant_of(bank, question).params.items()
+            f"{name} = {show_number(value)}" for name, value in default.params.items()
         ),
         correction=question.correction if isinstance(question, SpotTheError) else "",
         hint=worked.fill(question.hint or ""),

@@ -1,0 +1,144 @@
+"""The solver: exact keys, per-student variants and the compiled bank.
+
+- :mod:`~quizgym.solver.functions`: the functions keys may call beyond a student's;
+- :mod:`~quizgym.solver.keys`: exact keys (sympy), their values and display, ``quizgym solve``;
+- :mod:`~quizgym.solver.variants`: deterministic per-student draws, scalar and for a class;
+- :mod:`~quizgym.solver.mistakes`: wrong answers derived from a loss key;
+- :mod:`~quizgym.solver.compiled`: :class:`CompiledBank`, made once per command by
+  :func:`compile_bank`, which the answer engine, documents, exports and the grader all use.
+
+The free functions at the end (:func:`variant_of`, :func:`keys_of`, …) are conveniences for
+one-off use from a loaded bank; code that asks many questions of one bank compiles it once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from quizgym.model import AnyQuestion, Bank, Numeric, Part
+from quizgym.solver.compiled import CompiledBank, CompiledMistake, Slot, compile_bank
+from quizgym.solver.functions import DOMAIN_FUNCTIONS, KEY_FUNCTIONS
+from quizgym.solver.keys import Key, Solution, display, exact_key, solve, tidy, to_mpf
+from quizgym.solver.mistakes import ResolvedMistake, derived_mistakes
+from quizgym.solver.variants import (
+    Draw,
+    ParamValues,
+    Variant,
+    param_values,
+    show_number,
+    student_key,
+    student_keys,
+)
+
+__all__ = [
+    "DOMAIN_FUNCTIONS",
+    "KEY_FUNCTIONS",
+    "CompiledBank",
+    "CompiledMistake",
+    "Draw",
+    "Key",
+    "ParamValues",
+    "ResolvedMistake",
+    "Slot",
+    "Solution",
+    "Variant",
+    "bank_slots",
+    "compile_bank",
+    "compiled",
+    "derived_mistakes",
+    "display",
+    "exact_key",
+    "keys_of",
+    "param_values",
+    "prompt_of",
+    "show_number",
+    "slots",
+    "solve",
+    "student_key",
+    "student_keys",
+    "tidy",
+    "to_mpf",
+    "variant_codes",
+    "variant_of",
+    "varies",
+]
+
+
+def compiled(bank: Bank | CompiledBank) -> CompiledBank:
+    """The compiled form of a bank: ``bank`` itself when it is compiled already.
+
+    A plain bank is compiled on first use and the result is kept with that bank object (never
+    in a module-level table), so the conveniences below cost one compilation per bank.
+
+    Raises:
+        BankError: a key or mistake cannot be parsed.
+    """
+    if isinstance(bank, CompiledBank):
+        return bank
+    kept = bank._compiled
+    if isinstance(kept, CompiledBank):
+        return kept
+    book = compile_bank(bank)
+    bank._compiled = book
+    return book
+
+
+def _slug(bank: Bank | CompiledBank) -> str:
+    return bank.bank.bank if isinstance(bank, CompiledBank) else bank.bank
+
+
+def variant_of(
+    bank: Bank | CompiledBank,
+    question: AnyQuestion,
+    *,
+    student: str | None = None,
+    seed: int | None = None,
+) -> Variant:
+    """The variant a student sees; the default variant when student and seed are both None."""
+    return Draw.of(_slug(bank), question).variant(student=student, seed=seed)
+
+
+def variant_codes(
+    bank: Bank | CompiledBank,
+    question: AnyQuestion,
+    *,
+    students: Sequence[str | None],
+    seeds: Sequence[int | None],
+    keys: npt.NDArray[np.uint64] | None = None,
+) -> tuple[list[Variant], npt.NDArray[np.int64]]:
+    """Many students' variants at once (see :meth:`Draw.variants`)."""
+    return Draw.of(_slug(bank), question).variants(students=students, seeds=seeds, keys=keys)
+
+
+def varies(bank: Bank | CompiledBank, question: AnyQuestion) -> bool:
+    """Whether students can see different versions of a question."""
+    return Draw.of(_slug(bank), question).varies
+
+
+def keys_of(bank: Bank | CompiledBank, question: Numeric, variant: Variant) -> tuple[Key, ...]:
+    """The exact key of each slot of a numeric question for this variant.
+
+    Raises:
+        AnswerParseError: a key cannot be evaluated for these parameter values.
+    """
+    return compiled(bank).keys(question, variant)
+
+
+def bank_slots(bank: Bank | CompiledBank) -> list[Slot]:
+    """Every answer slot of a bank, in bank order."""
+    return list(compiled(bank).slots)
+
+
+def slots(question: Numeric) -> list[tuple[str | None, Numeric | Part]]:
+    """The answer boxes of a numeric question as written in the bank: itself, or its parts."""
+    if question.parts:
+        return [(part.id, part) for part in question.parts]
+    return [(None, question)]
+
+
+def prompt_of(question: AnyQuestion, variant: Variant) -> str:
+    """The question's prompt with this variant's numbers."""
+    return variant.fill(question.prompt)

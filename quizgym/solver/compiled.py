@@ -1,0 +1,396 @@
+"""The compiled bank: one object per command holding everything the commands derive from a bank.
+
+:func:`compile_bank` turns a loaded :class:`~quizgym.model.Bank` into a :class:`CompiledBank`:
+
+- its **slots** — one :class:`Slot` per answer box: a question, or one part of a multi-part
+  numeric question, with its points, units, tolerance, parsed key and mistakes and the earlier
+  parts its key names;
+- its **draws** — how each question's variants are drawn (:class:`~quizgym.solver.variants.Draw`);
+- per variant, on demand and cached in the object: the exact **keys** of every slot and the
+  **mistakes** resolved to numbers (the bank's own, then derived ones).
+
+Every key and mistake is parsed when the bank is compiled, so a bank with an unreadable key is
+refused at once, with every finding. The caches live exactly as long as the object; a caller that
+grades, renders or exports makes one and passes it down (the Dask engine makes one per worker).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+import numpy.typing as npt
+import sympy
+
+from quizgym.errors import AnswerParseError, BankError, Finding
+from quizgym.expr import DPS, Parsed, calls, evaluate, parse, to_sympy
+from quizgym.model import (
+    AnyQuestion,
+    Bank,
+    MultipleChoice,
+    Numeric,
+    Part,
+    SpotTheError,
+    Tolerance,
+    TrueFalse,
+    points_of,
+    slot_id,
+)
+from quizgym.solver.functions import KEY_FUNCTIONS, STEP_FUNCTIONS
+from quizgym.solver.keys import Key, exact_key, tidy, to_mpf
+from quizgym.solver.mistakes import ResolvedMistake, close, derived_mistakes
+from quizgym.solver.variants import Draw, Signature, Variant
+
+__all__ = ["CompiledBank", "CompiledMistake", "Slot", "compile_bank"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompiledMistake:
+    """A bank mistake, parsed."""
+
+    parsed: Parsed
+    feedback: str
+    tag: str | None
+    credit: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class Slot:
+    """One answer slot: a question, or one part of a multi-part numeric question."""
+
+    id: str
+    """``q`` for a question, ``q.part`` for a part: the one spelling of a slot's id."""
+    question: AnyQuestion
+    part: str | None = None
+    """The part's id, for a slot of a multi-part question."""
+    part_model: Part | None = None
+    """The part as written in the bank."""
+    index: int = 0
+    """Position among the question's slots (0 for a question without parts)."""
+    points: float
+    units: str | None = None
+    tolerance: Tolerance | None = None
+    """Numeric slots: the comparison policy (the bank's default when the slot sets none)."""
+    key: Parsed | None = None
+    """Numeric slots: the key, parsed."""
+    mistakes: tuple[CompiledMistake, ...] = ()
+    earlier: tuple[str, ...] = ()
+    """Earlier part ids this key names (error carried forward applies to them)."""
+
+    @property
+    def kind(self) -> str:
+        """The question type (``true_false``, ``multiple_choice``, …)."""
+        return str(self.question.type)
+
+    @property
+    def is_numeric(self) -> bool:
+        """Whether the slot is answered with a number."""
+        return isinstance(self.question, Numeric)
+
+    @property
+    def prompt(self) -> str:
+        """The part's own prompt, or the question's."""
+        return self.part_model.prompt if self.part_model is not None else self.question.prompt
+
+    @property
+    def hint(self) -> str | None:
+        """The part's hint, else the question's."""
+        own = self.part_model.hint if self.part_model is not None else None
+        return own or self.question.hint
+
+    @property
+    def explanation(self) -> str | None:
+        """The part's explanation, or the question's for a slot that is the whole question."""
+        part = self.part_model
+        return part.explanation if part is not None else self.question.explanation
+
+    @property
+    def options(self) -> list[str]:
+        """Labels of the options a student picks from (choice and true/false slots)."""
+        if isinstance(self.question, TrueFalse):
+            return ["true", "false"]
+        if isinstance(self.question, MultipleChoice) and self.question.multiple:
+            return []  # several picks per student: no single option to tabulate
+        if isinstance(self.question, MultipleChoice | SpotTheError):
+            return [c.text for c in self.question.choices]
+        return []
+
+
+class CompiledBank:
+    """A bank with its slots, draws, and per-variant keys and mistakes (see the module docs).
+
+    Make one with :func:`compile_bank`; it is immutable apart from its caches.
+    """
+
+    def __init__(self, bank: Bank, slots: Sequence[Slot], findings: Sequence[Finding] = ()) -> None:
+        self.bank = bank
+        self.slots: tuple[Slot, ...] = tuple(slots)
+        """Every slot, in bank order."""
+        self.findings: tuple[Finding, ...] = tuple(findings)
+        """Keys or mistakes that could not be parsed (only with ``compile_bank(partial=True)``)."""
+        self._by_id = {slot.id: slot for slot in self.slots}
+        self._by_question: dict[str, list[Slot]] = {}
+        for slot in self.slots:
+            self._by_question.setdefault(slot.question.id, []).append(slot)
+        self._draws = {q.id: Draw.of(bank.bank, q) for q in bank.questions}
+        self._keys: dict[tuple[str, Signature], tuple[Key, ...]] = {}
+        self._mistakes: dict[tuple[str, Signature], tuple[ResolvedMistake, ...]] = {}
+
+    def __repr__(self) -> str:
+        return f"<CompiledBank {self.bank.bank}: {len(self.slots)} slots>"
+
+    # --- slots ----------------------------------------------------------------------------------
+
+    def slot(self, slot_id: str) -> Slot:
+        """The slot with this id (``q`` or ``q.part``).
+
+        Raises:
+            KeyError: no such slot.
+        """
+        return self._by_id[slot_id]
+
+    def slots_of(self, question: AnyQuestion | str) -> tuple[Slot, ...]:
+        """The slots of a question, in order: the question itself, or each of its parts."""
+        qid = question if isinstance(question, str) else question.id
+        return tuple(self._by_question.get(qid, ()))
+
+    def slot_ids(self) -> list[str]:
+        """Every slot's id, in bank order."""
+        return [slot.id for slot in self.slots]
+
+    # --- variants -------------------------------------------------------------------------------
+
+    def draw(self, question: AnyQuestion | str) -> Draw:
+        """How a question's variants are drawn."""
+        return self._draws[question if isinstance(question, str) else question.id]
+
+    def variant(
+        self, question: AnyQuestion | str, *, student: str | None = None, seed: int | None = None
+    ) -> Variant:
+        """The variant a student sees; the default variant when student and seed are both None."""
+        return self.draw(question).variant(student=student, seed=seed)
+
+    def variants(
+        self,
+        question: AnyQuestion | str,
+        *,
+        students: Sequence[str | None],
+        seeds: Sequence[int | None],
+        keys: npt.NDArray[np.uint64] | None = None,
+    ) -> tuple[list[Variant], npt.NDArray[np.int64]]:
+        """A class's variants at once: see :meth:`~quizgym.solver.variants.Draw.variants`."""
+        return self.draw(question).variants(students=students, seeds=seeds, keys=keys)
+
+    def varies(self, question: AnyQuestion | str) -> bool:
+        """Whether students can see different versions of a question."""
+        return self.draw(question).varies
+
+    # --- keys and mistakes ----------------------------------------------------------------------
+
+    def keys(self, question: AnyQuestion | str, variant: Variant) -> tuple[Key, ...]:
+        """The exact key of each slot of a numeric question for this variant (cached).
+
+        Raises:
+            AnswerParseError: a key cannot be evaluated for these parameter values.
+        """
+        qid = question if isinstance(question, str) else question.id
+        cache = (qid, variant.signature)
+        found = self._keys.get(cache)
+        if found is None:
+            env: dict[str, sympy.Expr] = dict(variant.params)
+            keys = []
+            for slot in self.slots_of(qid):
+                assert slot.key is not None, f"{slot.id} is not a numeric slot"
+                key = exact_key(slot.key, env)
+                keys.append(key)
+                if slot.part is not None:
+                    env[slot.part] = key.exact
+            found = self._keys[cache] = tuple(keys)
+        return found
+
+    def key(self, slot: Slot, variant: Variant) -> Key:
+        """The exact key of one numeric slot for this variant."""
+        return self.keys(slot.question, variant)[slot.index]
+
+    def mistakes(self, slot: Slot, variant: Variant) -> tuple[ResolvedMistake, ...]:
+        """A slot's mistakes for one variant, in matching order: the bank's, then derived ones
+        for values the author did not cover (cached)."""
+        cache = (slot.id, variant.signature)
+        found = self._mistakes.get(cache)
+        if found is None:
+            found = self._mistakes[cache] = self._resolve(slot, variant)
+        return found
+
+    def _resolve(self, slot: Slot, variant: Variant) -> tuple[ResolvedMistake, ...]:
+        assert slot.key is not None, f"{slot.id} is not a numeric slot"
+        key = self.key(slot, variant)
+        resolved: list[ResolvedMistake] = []
+        for mistake in slot.mistakes:
+            value = self._mistake_value(slot, variant, mistake)
+            if value is not None:
+                resolved.append(
+                    ResolvedMistake(
+                        value=value,
+                        feedback=mistake.feedback,
+                        tag=mistake.tag,
+                        credit=mistake.credit,
+                        derived=False,
+                    )
+                )
+        for derived in derived_mistakes(key, slot.key.canonical):
+            if close(derived.value, key.number):
+                continue
+            if any(close(derived.value, m.value) for m in resolved):
+                continue
+            resolved.append(derived)
+        return tuple(resolved)
+
+    def _mistake_value(
+        self, slot: Slot, variant: Variant, mistake: CompiledMistake
+    ) -> float | None:
+        """The value of a mistake for one variant, or None when it is undefined there.
+
+        A mistake is matched within the slot's tolerance, so its 30-digit value from the guarded
+        mpmath walker is enough, and much cheaper than an exact form. A mistake that rounds
+        (round, floor, ceil) is solved exactly with sympy, like a key, since an exact half decides
+        where it lands.
+        """
+        try:
+            if calls(mistake.parsed) & STEP_FUNCTIONS:
+                return float(to_mpf(tidy(to_sympy(mistake.parsed, self.env(slot, variant)))))
+            return float(evaluate(mistake.parsed, self.values(slot, variant)))
+        except (AnswerParseError, TypeError, ValueError):
+            return None
+
+    def env(self, slot: Slot, variant: Variant) -> dict[str, sympy.Expr]:
+        """Names visible to a slot's key: the parameters and the earlier parts' exact keys."""
+        env: dict[str, sympy.Expr] = dict(variant.params)
+        if slot.part is not None:
+            keys = self.keys(slot.question, variant)
+            for earlier, key in zip(self.slots_of(slot.question)[: slot.index], keys, strict=False):
+                assert earlier.part is not None and key.exact is not None
+                env[earlier.part] = key.exact
+        return env
+
+    def values(self, slot: Slot, variant: Variant) -> dict[str, mpmath.mpf]:
+        """:meth:`env` as 30-digit numbers (mpmath), for :func:`~quizgym.expr.evaluate`."""
+        with mpmath.workdps(DPS):
+            env = {name: mpmath.mpf(int(v.p)) / int(v.q) for name, v in variant.params.items()}
+        if slot.part is not None:
+            keys = self.keys(slot.question, variant)
+            for earlier, key in zip(self.slots_of(slot.question)[: slot.index], keys, strict=False):
+                assert earlier.part is not None
+                env[earlier.part] = key.value
+        return env
+
+    def carried_forward(
+        self, slot: Slot, variant: Variant, earlier_values: Mapping[str, mpmath.mpf]
+    ) -> float | None:
+        """A part's key recomputed from the student's own earlier answers (error carried forward).
+
+        None when the slot names no earlier part, an earlier answer is missing, or the key cannot
+        be evaluated with the student's numbers.
+        """
+        if slot.key is None or not slot.earlier:
+            return None
+        env = {name: to_mpf(v) for name, v in variant.params.items()}
+        for name in slot.earlier:
+            if name not in earlier_values:
+                return None
+            env[name] = earlier_values[name]
+        try:
+            return float(evaluate(slot.key, env))
+        except AnswerParseError:
+            return None
+
+
+def compile_bank(bank: Bank, *, partial: bool = False) -> CompiledBank:
+    """Compile a loaded bank: its slots, with every key and mistake parsed.
+
+    Args:
+        bank: the bank.
+        partial: keep going past keys that cannot be parsed: their questions get no slots and
+            the problems are in :attr:`CompiledBank.findings` (``quizgym check`` uses this to
+            report every problem at once).
+
+    Returns:
+        The compiled bank.
+
+    Raises:
+        BankError: a key or mistake cannot be parsed (every one of them, each with its line);
+            not raised with ``partial``.
+    """
+    slots: list[Slot] = []
+    findings: list[Finding] = []
+    for index, question in enumerate(bank.questions):
+        if isinstance(question, Numeric):
+            found = _numeric_slots(bank, question, index, findings)
+            slots.extend(found)
+        else:
+            points = points_of(question, bank.defaults)
+            slots.append(Slot(id=question.id, question=question, points=points))
+    if findings and not partial:
+        raise BankError(findings)
+    return CompiledBank(bank, slots, findings)
+
+
+def _numeric_slots(
+    bank: Bank, question: Numeric, index: int, findings: list[Finding]
+) -> list[Slot]:
+    """The slots of a numeric question, or none when one of its keys or mistakes is unreadable."""
+    before = len(findings)
+    names: list[str] = list(question.params)
+    out: list[Slot] = []
+    specs: list[Numeric | Part] = list(question.parts) if question.parts else [question]
+
+    def read(text: str, loc: tuple[str | int, ...]) -> Parsed | None:
+        try:
+            return parse(text, names=names, functions=KEY_FUNCTIONS)
+        except AnswerParseError as exc:
+            path, line, col = bank.locate(loc)
+            where = ".".join(map(str, loc[2:]))
+            findings.append(Finding(path, line, col, f"{question.id}: {where}: {exc.message}"))
+            return None
+
+    for position, spec in enumerate(specs):
+        part = spec if isinstance(spec, Part) else None
+        base: tuple[str | int, ...] = ("questions", index)
+        if part is not None:
+            base = (*base, "parts", position)
+        assert spec.answer is not None  # the model requires answer or parts
+        key = read(spec.answer, (*base, "answer"))
+        mistakes = []
+        for m_index, mistake in enumerate(spec.mistakes):
+            parsed = read(mistake.answer, (*base, "mistakes", m_index, "answer"))
+            if parsed is not None:
+                mistakes.append(
+                    CompiledMistake(
+                        parsed=parsed,
+                        feedback=mistake.feedback,
+                        tag=mistake.tag,
+                        credit=mistake.credit,
+                    )
+                )
+        if key is not None:
+            out.append(
+                Slot(
+                    id=slot_id(question.id, None if part is None else part.id),
+                    question=question,
+                    part=None if part is None else part.id,
+                    part_model=part,
+                    index=position,
+                    points=points_of(spec, bank.defaults),
+                    units=spec.units,
+                    tolerance=spec.tolerance
+                    if spec.tolerance is not None
+                    else bank.defaults.tolerance,
+                    key=key,
+                    mistakes=tuple(mistakes),
+                    earlier=tuple(n for n in names if n in key.names and n not in question.params),
+                )
+            )
+        if part is not None:
+            names.append(part.id)
+    return out if len(findings) == before else []

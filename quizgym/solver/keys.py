@@ -1,0 +1,174 @@
+"""Exact keys: sympy forms tidied for people, their 30-digit values, and ``quizgym solve``.
+
+Keys are written in the expression language (:mod:`quizgym.expr`) and become exact sympy
+expressions, so the key to ``mlm_loss(0.2, 0.5)`` reads ``ln 10 ≈ 2.3026``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import mpmath
+import sympy
+
+from quizgym.errors import AnswerParseError
+from quizgym.expr import DPS, Parsed, evaluate, format_value, parse, to_sympy, to_text
+from quizgym.solver.functions import KEY_FUNCTIONS
+
+__all__ = ["Key", "Solution", "display", "exact_key", "solve", "tidy", "to_mpf"]
+
+
+@dataclass(frozen=True)
+class Key:
+    """An exact key: its 30-digit value and how it reads, and the sympy form it came from.
+
+    The value and the two texts are all that graders, documents and exports need, so a key can be
+    stored and read back without sympy (``exact`` is then None).
+    """
+
+    value: mpmath.mpf
+    text: str
+    """The exact form in our notation, e.g. ``ln 10``, ``8 ln 2``, ``4.8`` (not ``24/5``)."""
+    shown: str
+    """How the key is shown to people: ``ln 10 ≈ 2.3026``, ``1.5``, ``6``."""
+    exact: sympy.Expr | None = field(default=None, compare=False, repr=False)
+    """The tidied sympy expression (None for a key read back from storage)."""
+
+    @classmethod
+    def of(cls, exact: sympy.Expr) -> Key:
+        """The key of an exact, finite, real expression (already tidied)."""
+        value = to_mpf(exact)
+        if _is_terminating(exact):
+            plain = format_value(value, 15)
+            return cls(value=value, text=plain, shown=plain, exact=exact)
+        text = display(exact)
+        approx = format_value(value, 5)
+        shown = approx if text == approx or _is_plain_number(text) else f"{text} ≈ {approx}"
+        return cls(value=value, text=text, shown=shown, exact=exact)
+
+    @property
+    def number(self) -> float:
+        """The key as a float, for comparisons."""
+        return float(self.value)
+
+    def __str__(self) -> str:
+        return self.shown
+
+
+def _is_terminating(expr: sympy.Expr) -> bool:
+    """A rational with a finite decimal expansion (3/2 → 1.5): shown as that decimal."""
+    if not expr.is_Rational:
+        return False
+    q = int(expr.q)
+    for prime in (2, 5):
+        while q % prime == 0:
+            q //= prime
+    return q == 1
+
+
+def _is_plain_number(text: str) -> bool:
+    return re.fullmatch(r"-?\d+(\.\d+)?", text) is not None
+
+
+def display(expr: sympy.Expr) -> str:
+    """Print an exact expression for people: ``8*ln(2)`` → ``8 ln 2``, ``ln(10)`` → ``ln 10``."""
+    text = to_text(expr)
+    text = re.sub(r"\b(ln|log10|log2|exp|sqrt)\((\d+)\)", r"\1 \2", text)
+    return re.sub(r"(\d)\*(ln|log10|log2|exp|sqrt|pi|e)\b", r"\1 \2", text)
+
+
+def tidy(expr: sympy.Expr) -> sympy.Expr:
+    """Bring a key into its most readable exact form (``ln 10``, ``8 ln 2``, ``ln(10/9)``).
+
+    A sum of logarithms becomes one multiple of a single log when it can (``8 ln 2``), else one
+    log of a rational (``ln(125/24)``); products and quotients are tidied factor by factor, so
+    a ratio of losses reads ``ln(10/9)/ln(100/99)``.
+    """
+    if not expr.has(sympy.log):
+        return sympy.nsimplify(expr) if expr.is_Float else expr
+    if _is_log_term(expr):
+        # Already one logarithm: ln 40000 stays ln 40000 (not 2 ln 200); −ln(9/10) reads ln(10/9).
+        coefficient, log = expr.as_coeff_Mul()
+        if isinstance(log, sympy.log) and log.args[0].is_Rational and 0 < log.args[0] < 1:
+            return -coefficient * sympy.log(1 / log.args[0])
+        return expr
+    if isinstance(expr, sympy.Mul | sympy.Pow):
+        return expr.func(*(tidy(arg) for arg in expr.args))
+    expanded = sympy.expand_log(expr, force=True)
+    if not isinstance(expanded, sympy.Add):
+        return expanded
+    combined = sympy.logcombine(expr, force=True)
+    if isinstance(combined, sympy.log):
+        return combined
+    if (
+        isinstance(combined, sympy.Mul)
+        and combined.args[0] == -1
+        and isinstance(combined.args[1], sympy.log)
+    ):
+        return sympy.log(1 / combined.args[1].args[0], evaluate=True)
+    return expr
+
+
+def _is_log_term(expr: sympy.Expr) -> bool:
+    """``c * ln(x)``: a number times one logarithm."""
+    if isinstance(expr, sympy.log):
+        return True
+    if isinstance(expr, sympy.Mul):
+        logs = [a for a in expr.args if isinstance(a, sympy.log)]
+        return len(logs) == 1 and all(
+            a.is_number and not a.has(sympy.log) for a in expr.args if a not in logs
+        )
+    return False
+
+
+def to_mpf(expr: sympy.Expr) -> mpmath.mpf:
+    """An exact expression as a 30-digit mpmath number (the conversion keeps all 30 digits)."""
+    with mpmath.workdps(DPS):
+        return mpmath.mpf(sympy.N(expr, DPS))
+
+
+def exact_key(parsed: Parsed, env: Mapping[str, sympy.Expr]) -> Key:
+    """Evaluate a parsed key exactly.
+
+    Raises:
+        AnswerParseError: the key cannot be evaluated (e.g. a probability outside (0, 1]).
+    """
+    exact = tidy(to_sympy(parsed, env))
+    value = to_mpf(exact) if exact.is_real else None
+    if value is None or not mpmath.isfinite(value):
+        raise AnswerParseError(f"the key evaluates to {exact}, not a finite real number")
+    return Key.of(exact)
+
+
+@dataclass(frozen=True)
+class Solution:
+    """How ``quizgym solve`` reads an expression."""
+
+    read_as: str
+    exact: str
+    value: mpmath.mpf
+
+    def __str__(self) -> str:
+        digits = format_value(self.value, 16)
+        lines = [f"read as: {self.read_as}"]
+        if self.exact not in {digits, self.read_as}:
+            lines.append(f"exact:   {self.exact}")
+        lines.append(f"value:   {digits}")
+        return "\n".join(lines)
+
+
+def solve(text: str) -> Solution:
+    """Read an expression as the grader does (keys' vocabulary included) and evaluate it.
+
+    Raises:
+        AnswerParseError: the text cannot be read or evaluated.
+    """
+    parsed = parse(text, functions=KEY_FUNCTIONS)
+    value = evaluate(parsed)
+    try:
+        exact = display(tidy(to_sympy(parsed)))
+    except AnswerParseError:
+        exact = format_value(value, 16)
+    return Solution(read_as=parsed.canonical, exact=exact, value=value)
