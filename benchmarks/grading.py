@@ -18,7 +18,7 @@ Each figure is the best of ``--runs`` (3) runs, every run with the engine's cach
 Run: ``.venv/bin/python benchmarks/grading.py`` (add ``--students 10000`` for a quick run).
 
 With ``--engine dask`` it instead writes ``--responses`` responses (default 10 million) as a
-Parquet file and grades it twice with :func:`quizgym.grading.scale.grade_at_scale`, all outputs
+Parquet file and grades it twice with :func:`quizgym.grading.run.grade_submissions`, all outputs
 written: the NumPy engine in chunks in this process (the baseline), then Dask on a local cluster
 of ``--workers`` processes; it prints responses per second for both and their ratio.
 """
@@ -96,13 +96,13 @@ def generate(path: Path, students: int, seed: int = 20260101) -> None:
 
 
 def cold() -> None:
-    """Empty the engine's caches, so every timed run pays what a fresh ``quizgym grade`` pays."""
-    from quizgym import solver
+    """Empty the reader's memo, so every timed run pays what a fresh ``quizgym grade`` pays.
+
+    Every timed run loads its own bank, so its compiled form (keys, mistakes) is made afresh.
+    """
     from quizgym.expr import read_answer
 
     read_answer.cache_clear()
-    solver._STUDENT_KEYS.clear()
-    solver._MEMOS.clear()
 
 
 def best_of(runs: int, work: Callable[[], tuple[float, int]]) -> tuple[float, int]:
@@ -248,7 +248,7 @@ def scale(responses: int, workers: int, chunk_rows: int) -> None:
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
-    from quizgym.grading.scale import grade_at_scale
+    from quizgym.grading.run import grade_submissions
 
     students = max(1, responses // len(SLOTS))
     with tempfile.TemporaryDirectory() as tmp:
@@ -267,7 +267,7 @@ def scale(responses: int, workers: int, chunk_rows: int) -> None:
         rates = {}
         for engine in ("numpy", "dask"):
             start = time.perf_counter()
-            run = grade_at_scale(
+            run = grade_submissions(
                 "bert-mlm",
                 [folder / "class.parquet"],
                 out_dir=folder / engine,

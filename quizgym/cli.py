@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Literal
 
 import click
 
@@ -407,7 +407,7 @@ def grade(
     feedback: bool,
     gradebook: str | None,
     compare: str | None,
-    engine: str,
+    engine: Literal["numpy", "dask"],
     scheduler: str | None,
     chunk_rows: int | None,
 ) -> None:
@@ -418,10 +418,10 @@ def grade(
     """
     from pathlib import Path
 
-    from quizgym.grading.scale import grade_class
+    from quizgym.grading.run import grade_submissions
 
     with _errors(ctx), _progress("grading") as tick:
-        run = grade_class(
+        run = grade_submissions(
             bank,
             [Path(s) for s in submissions],
             engine=engine,

@@ -196,7 +196,7 @@ def test_grade_forwards_options_to_the_library(
         seen.update(bank=bank, submissions=submissions, **kwargs)
         return Run()
 
-    import quizgym.grading.pipeline as pipeline
+    import quizgym.grading.run as pipeline
 
     monkeypatch.setattr(pipeline, "grade_submissions", fake)
     result = CliRunner().invoke(

@@ -15,8 +15,9 @@ from click.testing import CliRunner
 from conftest import require_module
 
 from quizgym.cli import cli
-from quizgym.grading.pipeline import grade_submissions
-from quizgym.grading.scale import grade_at_scale, plan_run
+from quizgym.grading.pieces import plan_run
+from quizgym.grading.run import grade_submissions
+from quizgym.grading.run import grade_submissions as grade_at_scale
 from quizgym.loader import load_bank
 from quizgym.solver import bank_slots
 
@@ -316,8 +317,8 @@ def test_a_long_file_not_grouped_by_student_is_a_one_line_error(tmp_path: Path) 
 PEAK = """
 import re, sys
 from pathlib import Path
-from quizgym.grading.pipeline import grade_submissions
-from quizgym.grading.scale import grade_at_scale
+from quizgym.grading.run import grade_submissions
+from quizgym.grading.run import grade_submissions as grade_at_scale
 source, out, chunk = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 if chunk:
     grade_at_scale("bert-mlm", [source], out_dir=out, chunk_rows=chunk)

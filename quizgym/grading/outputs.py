@@ -12,7 +12,8 @@ from __future__ import annotations
 import csv
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,10 @@ from quizgym.model import Bank
 from quizgym.names import claim_name, file_stem
 
 __all__ = [
+    "GRADEBOOKS",
     "Column",
+    "Table",
+    "tables",
     "fmt",
     "write_feedback",
     "write_gradebook",
@@ -372,3 +376,33 @@ def write_gradebook(path: Path, bank: Bank, parts: Sequence[GradedPartition], *,
     else:
         check_gradebook(lms)
     write_rows(path, header, rows)
+
+
+# --- the per-student tables of a run -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Table:
+    """A file with rows per student: written whole by a run in memory, or one part file per piece
+    that the run then joins under one header (so both give the same bytes)."""
+
+    name: str
+    write: Callable[[Path, Bank, Sequence[GradedPartition]], None]
+
+
+def tables(*, gradebook: str | None = None) -> list[Table]:
+    """Every per-student table a run writes, in order (a new one is added here, and only here)."""
+    out = [
+        Table("grades.csv", lambda path, _bank, parts: write_grades(path, parts)),
+        Table("responses.csv", lambda path, _bank, parts: write_responses(path, parts)),
+    ]
+    if gradebook is not None:
+        check_gradebook(gradebook)
+        lms = gradebook
+        out.append(
+            Table(
+                f"gradebook-{lms}.csv",
+                lambda path, bank, parts: write_gradebook(path, bank, parts, lms=lms),
+            )
+        )
+    return out

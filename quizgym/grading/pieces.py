@@ -1,21 +1,19 @@
-"""Grading beyond memory and beyond one process: chunked input, and the same work on Dask.
+"""A grading run in pieces: plan them, read and grade each one anywhere, with the same code.
 
-A run has three stages, each a plain function, so that the in-process engine and the Dask engine
-run exactly the same code:
+A run (:mod:`quizgym.grading.run`) has three stages, and every engine runs the same functions:
 
-1. :func:`plan_run` (on the client, one pass over the input, memory bounded by the number of
-   students): splits each file into :class:`Piece` s of at most ``chunk_rows`` rows, and finds
-   what only a look at the whole class can tell: which slots are graded (the union of the files'
-   columns) and which rows repeat a student already read (they are rejected, as the in-memory
-   reader rejects them).
-2. :func:`grade_piece` (anywhere: in this process, or on a Dask worker): reads one piece itself
-   (a byte range of a CSV file, row groups of a Parquet file, or a slice of a small file read
-   whole), grades it with :func:`~quizgym.grading.batch.grade_partition`, writes its rows of
-   ``grades.csv``, ``responses.csv`` (and the gradebook) to a part file, and returns a
-   :class:`PieceResult`: the :class:`~quizgym.analysis.Sums`, the rejected rows and the part files.
-3. :func:`assemble` (on the client): merges the sums, computes the statistics once, and
-   concatenates the part files under one header, so every output file is byte-for-byte the one
-   the in-memory engine writes.
+1. **plan** — :func:`plan_run` (one pass over the input on the client, memory bounded by the
+   number of students) splits each file into :class:`Piece` s of at most ``chunk_rows`` rows and
+   finds what only a look at the whole class can tell: which slots are graded (the union of the
+   files' columns) and which rows repeat a student already read (rejected, as the in-memory reader
+   rejects them). :func:`plan_loaded` does the same for a class already read whole, in memory.
+2. **grade** — :func:`grade_piece` (in this process, or on a Dask worker) reads one piece itself
+   (a byte range of a CSV file, row groups of a Parquet file, or a slice of a class read whole),
+   grades it with :func:`~quizgym.grading.batch.grade_partition`, and either keeps the graded
+   partition (a run in this process's memory) or writes its rows of every per-student table to
+   part files; it returns a :class:`PieceResult` with the :class:`~quizgym.analysis.Sums` and
+   the rejected rows.
+3. **assemble** — :func:`quizgym.grading.run.assemble` writes the output folder once.
 
 Wide CSV and wide Parquet files (one row per student) are streamed; long files, JSON Lines and
 LMS exports (class-sized by nature) are read whole and then split into pieces. A student's answers
@@ -28,17 +26,15 @@ from __future__ import annotations
 
 import csv
 import re
-import shutil
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from quizgym.analysis import Sums, combine
+from quizgym.analysis import Sums
 from quizgym.errors import QuizgymError, SubmissionError
 from quizgym.grading.batch import GradedPartition, grade_partition, partitions
-from quizgym.grading.compare import check_previous, regrade, seeds_of
+from quizgym.grading.compare import seeds_of
 from quizgym.grading.ingest import (
     ClassAnswers,
     Rejection,
@@ -49,44 +45,25 @@ from quizgym.grading.ingest import (
     slot_ids,
     undecodable,
 )
-from quizgym.grading.outputs import (
-    check_gradebook,
-    feedback_name,
-    write_feedback,
-    write_gradebook,
-    write_grades,
-    write_items,
-    write_rejected,
-    write_responses,
-)
-from quizgym.grading.pipeline import GradeRun
+from quizgym.grading.outputs import feedback_name, tables, write_feedback
 from quizgym.grading.sums import partial_sums
-from quizgym.loader import load_bank
 from quizgym.model import Bank
-from quizgym.names import claim_name
-from quizgym.render.report import render_report
-from quizgym.solver import CompiledBank, compile_bank, compiled
+from quizgym.solver import CompiledBank, compiled
 
 __all__ = [
     "CHUNK_ROWS",
-    "ENGINES",
-    "INSTALL_DASK",
+    "Job",
     "Piece",
     "PieceResult",
     "Plan",
-    "assemble",
-    "grade_at_scale",
     "grade_piece",
+    "plan_loaded",
     "plan_run",
     "read_piece",
-    "wants_scale",
 ]
 
 CHUNK_ROWS = 25_000
-ENGINES = ("numpy", "dask")
-INSTALL_DASK = '--engine dask needs Dask: pip install "quizgym[dask]"'
 _LONE_CR = re.compile(rb"(?<=\r)(?!\n)")
-_OUTPUTS = ("grades", "responses", "gradebook")
 
 
 @dataclass(frozen=True)
@@ -127,17 +104,36 @@ class Plan:
 
     present: list[str]
     pieces: list[Piece] = field(default_factory=list)
+    streamed: bool = True
+    """Whether the pieces read their own rows from the files (False: a class read whole)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Job:
+    """What every piece of a run does, whichever engine grades it."""
+
+    present: tuple[str, ...]
+    """The slots graded in this run (every piece grades the same ones)."""
+    parts_dir: Path | None
+    """Where pieces write their part files; None: keep each graded partition in memory."""
+    gradebook: str | None = None
+    """Also write this LMS's gradebook rows."""
+    feedback: bool = False
+    """Also write each student's feedback file."""
 
 
 @dataclass
 class PieceResult:
-    """What grading one piece produced (small: no per-response data)."""
+    """What grading one piece produced (small unless it keeps its graded partition)."""
 
     index: int
     students: int
     sums: Sums
     rejected: list[Rejection]
-    files: dict[str, Path]
+    files: dict[str, Path] = field(default_factory=dict)
+    """Part files by table name (with ``Job.parts_dir``)."""
+    graded: GradedPartition | None = None
+    """The graded partition itself (without ``Job.parts_dir``)."""
     feedback: list[str] = field(default_factory=list)
     """With feedback: each student's base file name (``feedback_name``), in order."""
     seeds: dict[str, int] = field(default_factory=dict)
@@ -262,8 +258,12 @@ def read_piece(bank: Bank, piece: Piece, *, present: Sequence[str]) -> ClassAnsw
             if line in dropped
         ]
         answers = kept
-    # The file's own rejections (header: the smallest line) and the rows', in file order.
-    answers.rejected = sorted([*piece.head, *answers.rejected], key=lambda r: r.line)
+    # The file's own rejections (header: the smallest line) and the rows', in file order; a
+    # class read whole keeps the order it was read in (its head spans every file).
+    if piece.kind == "loaded":
+        answers.rejected = [*piece.head, *answers.rejected]
+    else:
+        answers.rejected = sorted([*piece.head, *answers.rejected], key=lambda r: r.line)
     for slot in present:
         answers.mark_present(slot)
     return answers
@@ -348,15 +348,9 @@ def plan_run(bank: Bank, submissions: Sequence[Path | str], *, chunk_rows: int) 
                 else:
                     seen[student] = origin
             if drops:
-                piece = _replace(piece, drops=tuple(drops))
+                piece = replace(piece, drops=tuple(drops))
             pieces.append(piece)
     return Plan(present=[s for s in slot_ids(bank) if s in present], pieces=pieces)
-
-
-def _replace(piece: Piece, **changes: Any) -> Piece:
-    from dataclasses import replace
-
-    return replace(piece, **changes)
 
 
 def _scan_columns(piece: Piece) -> list[str] | None:
@@ -516,8 +510,25 @@ def _plan_whole(bank: Bank, path: Path, chunk_rows: int, first: int) -> list[Pie
     return _split_whole(read_submissions(bank, [path]), str(path), chunk_rows, first)
 
 
-def _split_whole(answers: ClassAnswers, source: str, chunk_rows: int, first: int) -> list[Piece]:
-    head = tuple(sorted(answers.rejected, key=lambda r: r.line))
+def plan_loaded(answers: ClassAnswers, *, chunk_rows: int = CHUNK_ROWS) -> Plan:
+    """The plan of a class already read whole (from any number of files), in this process.
+
+    Its rejections, in the order they were read, go with the first piece.
+    """
+    pieces = _split_whole(answers, "", chunk_rows, 0, order=tuple(answers.rejected))
+    present = [s for s in answers.slots if s in answers.present]
+    return Plan(present=present, pieces=pieces, streamed=False)
+
+
+def _split_whole(
+    answers: ClassAnswers,
+    source: str,
+    chunk_rows: int,
+    first: int,
+    *,
+    order: tuple[Rejection, ...] | None = None,
+) -> list[Piece]:
+    head = order if order is not None else tuple(sorted(answers.rejected, key=lambda r: r.line))
     answers.rejected = []
     present = answers.present
     pieces = []
@@ -543,281 +554,40 @@ def _split_whole(answers: ClassAnswers, source: str, chunk_rows: int, first: int
 def grade_piece(
     bank: Bank | CompiledBank,
     piece: Piece,
+    job: Job,
     *,
-    present: Sequence[str],
-    parts_dir: Path,
-    gradebook: str | None = None,
-    feedback: bool = False,
+    progress: Callable[[str], None] | None = None,
 ) -> PieceResult:
-    """Read, grade and summarise one piece; write its output rows to part files.
+    """Read, grade and summarise one piece; keep it, or write its rows to part files.
 
     Args:
-        bank: the bank.
+        bank: the bank (compiled here when it is not yet, as on a Dask worker).
         piece: the piece.
-        present: the slots graded in this run.
-        parts_dir: a folder for the part files (shared with the client).
-        gradebook: also write this LMS's gradebook rows.
-        feedback: also write the piece's feedback files (``NNNNNN-feedback/``).
+        job: what the run's pieces do.
+        progress: called with each slot's id once it is graded.
 
     Returns:
-        The piece's sums, rejections and part files.
+        The piece's sums and rejections, and its graded partition or part files.
     """
     book = compiled(bank)
-    answers = read_piece(book.bank, piece, present=present)
-    graded = grade_partition(book, answers)
-    files = _write_outputs(book.bank, graded, parts_dir / f"{piece.index:06d}", gradebook)
-    names = []
-    if feedback:
-        files["feedback"] = parts_dir / f"{piece.index:06d}-feedback"
-        write_feedback(files["feedback"], book.bank, [graded])
-        names = [feedback_name(s) for s in answers.students]
-    return PieceResult(
+    answers = read_piece(book.bank, piece, present=job.present)
+    graded = grade_partition(book, answers, progress=progress)
+    result = PieceResult(
         index=piece.index,
         students=len(answers),
         sums=partial_sums(graded),
         rejected=answers.rejected,
-        files=files,
-        feedback=names,
         seeds=seeds_of(answers),
     )
-
-
-def _move_feedback(folder: Path, results: Sequence[PieceResult]) -> None:
-    """Move each piece's feedback files to ``folder``, named as one in-memory run names them."""
-    folder.mkdir(parents=True, exist_ok=True)
-    used: set[str] = set()
-    for result in results:
-        local: set[str] = set()
-        for name in result.feedback:
-            source = result.files["feedback"] / claim_name(name, local)
-            source.replace(folder / claim_name(name, used))
-
-
-def _write_outputs(
-    bank: Bank, graded: GradedPartition, stem: Path, gradebook: str | None
-) -> dict[str, Path]:
-    files = {
-        "grades": stem.with_name(stem.name + "-grades.csv"),
-        "responses": stem.with_name(stem.name + "-responses.csv"),
-    }
-    write_grades(files["grades"], [graded])
-    write_responses(files["responses"], [graded])
-    if gradebook is not None:
-        files["gradebook"] = stem.with_name(stem.name + "-gradebook.csv")
-        write_gradebook(files["gradebook"], bank, [graded], lms=gradebook)
-    return files
-
-
-# --- putting it together --------------------------------------------------------------------------
-
-
-def assemble(
-    bank: CompiledBank,
-    plan: Plan,
-    results: Sequence[PieceResult],
-    *,
-    out_dir: Path,
-    parts_dir: Path,
-    gradebook: str | None = None,
-    feedback: bool = False,
-) -> GradeRun:
-    """Merge the pieces' results into DESIGN.md's output folder; return a GradeRun."""
-    empty = ClassAnswers(bank.slot_ids())
-    for slot in plan.present:
-        empty.mark_present(slot)
-    nothing = grade_partition(bank, empty)
-    heads = _write_outputs(bank.bank, nothing, parts_dir / "header", gradebook)
-    sums = partial_sums(nothing)
-    rejected: list[Rejection] = []
-    students = 0
-    for result in sorted(results, key=lambda r: r.index):
-        sums = sums.merge(result.sums)
-        rejected += result.rejected
-        students += result.students
-    out_dir.mkdir(parents=True, exist_ok=True)
-    names = {"grades": "grades.csv", "responses": "responses.csv"}
-    if gradebook is not None:
-        names["gradebook"] = f"gradebook-{gradebook}.csv"
-    ordered = sorted(results, key=lambda r: r.index)
-    for key, name in names.items():
-        _concatenate(out_dir / name, heads[key], [r.files[key] for r in ordered])
-    stats = combine(sums)
-    write_items(out_dir / "items.csv", stats)
-    write_rejected(out_dir / "rejected.csv", rejected)
-    report = render_report(
-        bank=bank.bank,
-        stats=stats,
-        totals=sums.totals,
-        rejected_rows=sum(1 for r in rejected if not r.is_column),
-        ignored_columns=sum(1 for r in rejected if r.is_column),
-        students=students,
-    )
-    (out_dir / "report.html").write_text(report, encoding="utf-8")
-    files = [out_dir / n for n in ("grades.csv", "responses.csv", "items.csv", "rejected.csv")]
-    files.append(out_dir / "report.html")
-    if gradebook is not None:
-        files.append(out_dir / names["gradebook"])
-    if feedback:
-        _move_feedback(out_dir / "feedback", ordered)
-        files.append(out_dir / "feedback")
-    return GradeRun(
-        out_dir=out_dir,
-        students=students,
-        responses=students * len(plan.present),
-        rejected=rejected,
-        stats=stats,
-        files=files,
-    )
-
-
-def _concatenate(target: Path, head: Path, parts: Sequence[Path]) -> None:
-    """One file: the header (from an empty class), then each part without its identical header."""
-    prefix = head.read_bytes()
-    with target.open("wb") as out:
-        out.write(prefix)
-        for part in parts:
-            with part.open("rb") as stream:
-                if stream.read(len(prefix)) != prefix:
-                    raise QuizgymError(f"{part}: part file does not start with the run's header")
-                shutil.copyfileobj(stream, out, 1 << 20)
-
-
-def wants_scale(submissions: Sequence[Path | str], *, engine: str, chunk_rows: int | None) -> bool:
-    """Whether a run needs this module: Dask, chunked reading, or Parquet input."""
-    parquet = any(Path(s).suffix.lower() == ".parquet" for s in submissions)
-    return engine != "numpy" or chunk_rows is not None or parquet
-
-
-def grade_class(
-    bank: Bank | str | Path,
-    submissions: Sequence[Path | str],
-    *,
-    engine: str = "numpy",
-    chunk_rows: int | None = None,
-    scheduler: str | None = None,
-    **options: Any,
-) -> Any:
-    """Grade a class with the engine the options call for (what ``quizgym grade`` runs).
-
-    In memory with NumPy by default; in chunks (``chunk_rows``, or Parquet input) or on Dask
-    (``engine="dask"``) through :func:`grade_at_scale`. Both write the same files.
-
-    Args:
-        bank: the bank, or its path or bundled name.
-        submissions: the files to grade.
-        engine: ``numpy`` or ``dask``.
-        chunk_rows: read and grade this many students at a time.
-        scheduler: a running Dask scheduler's address (default: a local cluster).
-        **options: passed on (out_dir, feedback, gradebook, compare, progress).
-
-    Returns:
-        The run's summary (students, responses, rejected rows, files).
-    """
-    if not wants_scale(submissions, engine=engine, chunk_rows=chunk_rows):
-        from quizgym.grading.pipeline import grade_submissions
-
-        return grade_submissions(bank, submissions, **options)
-    chunk = chunk_rows or CHUNK_ROWS
-    return grade_at_scale(
-        bank, submissions, engine=engine, chunk_rows=chunk, scheduler=scheduler, **options
-    )
-
-
-def grade_at_scale(
-    bank: Bank | str | Path,
-    submissions: Sequence[Path | str],
-    *,
-    out_dir: Path = Path("graded"),
-    engine: str = "numpy",
-    chunk_rows: int = CHUNK_ROWS,
-    scheduler: str | None = None,
-    workers: int = 2,
-    gradebook: str | None = None,
-    feedback: bool = False,
-    compare: Path | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> GradeRun:
-    """Grade a class in chunks of bounded memory, in this process or on a Dask cluster.
-
-    The output folder is the one :func:`quizgym.grading.pipeline.grade_submissions` writes
-    (``grades.csv``, ``responses.csv``, ``items.csv``, ``rejected.csv``, ``report.html`` and the
-    gradebook), byte for byte.
-
-    Args:
-        bank: the bank, or its path or bundled name.
-        submissions: submission files: wide or long CSV or Parquet, JSON Lines, LMS exports.
-        out_dir: the folder to write.
-        engine: ``numpy`` (pieces one after the other, in this process) or ``dask``.
-        chunk_rows: the most students in one piece (bounds each process's memory).
-        scheduler: Dask only: the address of a running scheduler; by default a local cluster
-            is started for the run.
-        workers: Dask only: worker processes of the local cluster.
-        gradebook: also write ``gradebook-canvas.csv`` or ``gradebook-moodle.csv``.
-        feedback: also write ``feedback/<student>.md`` (named as the in-memory engine names them).
-        compare: a previous output folder; lists changed scores in ``changes.csv``.
-        progress: called with (pieces graded, pieces) by the numpy engine.
-
-    Returns:
-        A :class:`~quizgym.grading.pipeline.GradeRun`.
-
-    Raises:
-        QuizgymError: an unknown engine, Dask is not installed, or ``compare`` names no
-            previous run.
-        SubmissionError: a file cannot be read at all.
-        BankError: the bank has errors.
-    """
-    if engine not in ENGINES:
-        raise QuizgymError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
-    check_gradebook(gradebook)
-    if compare is not None:
-        check_previous(compare, out_dir)
-    if engine == "dask":
-        from quizgym.grading.cluster import require_dask
-
-        require_dask()
-    book = compile_bank(bank if isinstance(bank, Bank) else load_bank(bank))
-    plan = plan_run(book.bank, submissions, chunk_rows=chunk_rows)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".parts-", dir=out_dir) as tmp:
-        parts_dir = Path(tmp)
-        if engine == "dask":
-            from quizgym.grading.cluster import grade_on_dask
-
-            results = grade_on_dask(
-                book.bank,
-                plan,
-                parts_dir=parts_dir,
-                gradebook=gradebook,
-                feedback=feedback,
-                scheduler=scheduler,
-                workers=workers,
-            )
-        else:
-            results = []
-            for piece in plan.pieces:
-                results.append(
-                    grade_piece(
-                        book,
-                        piece,
-                        present=plan.present,
-                        parts_dir=parts_dir,
-                        gradebook=gradebook,
-                        feedback=feedback,
-                    )
-                )
-                if progress is not None:
-                    progress(len(results), len(plan.pieces))
-        run = assemble(
-            book,
-            plan,
-            results,
-            out_dir=out_dir,
-            parts_dir=parts_dir,
-            gradebook=gradebook,
-            feedback=feedback,
-        )
-    if compare is None:
-        return run
-    seeds = {s: d for result in results for s, d in result.seeds.items()}
-    changes = regrade(book, compare, out_dir, seeds)
-    return replace(run, files=[*run.files, out_dir / "changes.csv"], changes=changes)
+    if job.parts_dir is None:
+        result.graded = graded
+        return result
+    stem = f"{piece.index:06d}"
+    for table in tables(gradebook=job.gradebook):
+        result.files[table.name] = job.parts_dir / f"{stem}-{table.name}"
+        table.write(result.files[table.name], book.bank, [graded])
+    if job.feedback:
+        result.files["feedback"] = job.parts_dir / f"{stem}-feedback"
+        write_feedback(result.files["feedback"], book.bank, [graded])
+        result.feedback = [feedback_name(s) for s in answers.students]
+    return result

@@ -1,0 +1,274 @@
+"""``quizgym grade`` as one library call: plan pieces → an engine grades them → assemble once.
+
+:func:`grade_submissions` is the one grading run, whatever the input size or engine:
+
+- **plan** (:mod:`~quizgym.grading.pieces`): a class read whole in this process when it fits
+  (no ``chunk_rows``, no Parquet, no Dask); otherwise pieces of at most ``chunk_rows`` students
+  that read their own rows from the files;
+- **grade** (:mod:`~quizgym.grading.engines`): the serial engine in this process, or Dask;
+- **assemble** (:func:`assemble`): the per-student tables (``grades.csv``, ``responses.csv``, the
+  gradebook, feedback files) written whole from the graded partitions, or joined from the
+  pieces' part files under one header; then the statistics, ``items.csv``, ``rejected.csv``
+  and ``report.html``, once. Every engine writes the same bytes (a test holds them to it).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from quizgym.analysis import Statistics, combine
+from quizgym.errors import QuizgymError
+from quizgym.grading.batch import GradedPartition, grade_partition
+from quizgym.grading.compare import Change, check_previous, regrade
+from quizgym.grading.engines import Progress, engine_named
+from quizgym.grading.ingest import ClassAnswers, Rejection, read_submissions
+from quizgym.grading.outputs import (
+    check_gradebook,
+    tables,
+    write_feedback,
+    write_items,
+    write_rejected,
+)
+from quizgym.grading.pieces import CHUNK_ROWS, Job, PieceResult, Plan, plan_loaded, plan_run
+from quizgym.grading.sums import partial_sums
+from quizgym.loader import load_bank
+from quizgym.model import Bank
+from quizgym.names import claim_name
+from quizgym.render.report import render_report
+from quizgym.solver import CompiledBank, compile_bank
+
+__all__ = ["GradeRun", "assemble", "grade_submissions"]
+
+
+@dataclass(frozen=True)
+class GradeRun:
+    """What a grading run did."""
+
+    out_dir: Path
+    students: int
+    responses: int
+    rejected: list[Rejection]
+    stats: Statistics
+    files: list[Path] = field(default_factory=list)
+    changes: list[Change] | None = None
+
+    def summary(self) -> str:
+        """One line for the terminal."""
+        who = "student" if self.students == 1 else "students"
+        answers = "response" if self.responses == 1 else "responses"
+        text = f"graded {self.students} {who} ({self.responses} {answers}) → {self.out_dir}/"
+        columns = sum(1 for r in self.rejected if r.is_column)
+        rows = len(self.rejected) - columns
+        if rows:
+            text += f"; {rows} {'row' if rows == 1 else 'rows'} rejected"
+        if columns:
+            text += f"; {columns} {'column' if columns == 1 else 'columns'} ignored"
+        if self.rejected:
+            text += " (see rejected.csv)"
+        if self.changes is not None:
+            changed = len({c.student for c in self.changes})
+            whose = "student's score" if changed == 1 else "students' scores"
+            text += f"; {changed} {whose} changed (see changes.csv)"
+        return text
+
+
+def grade_submissions(
+    bank: Bank | CompiledBank | str | Path,
+    submissions: Sequence[Path | str],
+    *,
+    out_dir: Path = Path("graded"),
+    engine: Literal["numpy", "dask"] = "numpy",
+    chunk_rows: int | None = None,
+    scheduler: str | None = None,
+    workers: int = 2,
+    feedback: bool = False,
+    gradebook: str | None = None,
+    compare: Path | None = None,
+    progress: Progress | None = None,
+) -> GradeRun:
+    """Grade a class and write DESIGN.md's output folder.
+
+    Args:
+        bank: the bank (compiled or not), or its path or bundled name.
+        submissions: submission files (wide/long CSV or Parquet, JSON Lines, Canvas or Moodle
+            exports), any mix.
+        out_dir: the folder to write (created if needed).
+        engine: where pieces are graded: ``numpy`` (this process) or ``dask``.
+        chunk_rows: read and grade at most this many students at a time (bounded memory); by
+            default a class is read whole, unless it is Parquet or graded on Dask.
+        scheduler: Dask only: a running scheduler's address (default: a local cluster).
+        workers: Dask only: worker processes of the local cluster.
+        feedback: also write ``feedback/<student>.md``.
+        gradebook: also write ``gradebook-canvas.csv`` or ``gradebook-moodle.csv``.
+        compare: a previous output folder; lists changed scores in ``changes.csv``.
+        progress: called with (slots graded, slots to grade).
+
+    Returns:
+        What was done; ``rejected`` lists every row that could not be graded.
+
+    Raises:
+        QuizgymError: bad options (engine, gradebook, chunk size, a ``compare`` folder that holds
+            no run), or Dask is not installed.
+        SubmissionError: a submissions file cannot be read at all.
+        BankError: the bank has errors.
+    """
+    runner = engine_named(engine, scheduler=scheduler, workers=workers)
+    check_gradebook(gradebook)
+    if chunk_rows is not None and chunk_rows < 1:
+        raise QuizgymError(f"--chunk-rows must be at least 1, not {chunk_rows}")
+    if compare is not None:
+        check_previous(compare, out_dir)
+    if isinstance(bank, CompiledBank):
+        book = bank
+    else:
+        book = compile_bank(bank if isinstance(bank, Bank) else load_bank(bank))
+    parquet = any(Path(s).suffix.lower() == ".parquet" for s in submissions)
+    streamed = chunk_rows is not None or engine != "numpy" or parquet
+    if streamed:
+        plan = plan_run(book.bank, submissions, chunk_rows=chunk_rows or CHUNK_ROWS)
+    else:
+        plan = plan_loaded(read_submissions(book.bank, submissions))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with _parts_folder(out_dir, streamed) as parts_dir:
+        job = Job(
+            present=tuple(plan.present),
+            parts_dir=parts_dir,
+            gradebook=gradebook,
+            feedback=feedback,
+        )
+        results = runner.map(book, plan, job, progress)
+        run = assemble(book, plan, results, job, out_dir=out_dir)
+    if compare is None:
+        return run
+    seeds = {s: d for result in results for s, d in result.seeds.items()}
+    changes = regrade(book, compare, out_dir, seeds)
+    files = [*run.files, out_dir / "changes.csv"]
+    return GradeRun(
+        out_dir=run.out_dir,
+        students=run.students,
+        responses=run.responses,
+        rejected=run.rejected,
+        stats=run.stats,
+        files=files,
+        changes=changes,
+    )
+
+
+@contextmanager
+def _parts_folder(out_dir: Path, streamed: bool) -> Iterator[Path | None]:
+    """A temporary folder for part files inside the output folder (None: a run in memory)."""
+    if not streamed:
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix=".parts-", dir=out_dir) as tmp:
+        yield Path(tmp)
+
+
+def assemble(
+    bank: CompiledBank,
+    plan: Plan,
+    results: Sequence[PieceResult],
+    job: Job,
+    *,
+    out_dir: Path,
+) -> GradeRun:
+    """Write the output folder from the pieces' results; return the run's summary.
+
+    Every output is written here: the per-student tables from the graded partitions or the part
+    files, then what the whole class's statistics give.
+    """
+    ordered = sorted(results, key=lambda r: r.index)
+    empty = ClassAnswers(bank.slot_ids())
+    for slot in plan.present:
+        empty.mark_present(slot)
+    nothing = grade_partition(bank, empty)
+    sums = partial_sums(nothing)
+    rejected: list[Rejection] = []
+    students = 0
+    for result in ordered:
+        sums = sums.merge(result.sums)
+        rejected += result.rejected
+        students += result.students
+    specs = tables(gradebook=job.gradebook)
+    files = [out_dir / spec.name for spec in specs]
+    if job.parts_dir is None:
+        parts = [r.graded for r in ordered if r.graded is not None]
+        _write_whole(out_dir, bank.bank, parts, job)
+    else:
+        for spec in specs:
+            head = job.parts_dir / f"header-{spec.name}"
+            spec.write(head, bank.bank, [nothing])
+            _concatenate(out_dir / spec.name, head, [r.files[spec.name] for r in ordered])
+        if job.feedback:
+            _move_feedback(out_dir / "feedback", ordered)
+    stats = combine(sums)
+    write_items(out_dir / "items.csv", stats)
+    write_rejected(out_dir / "rejected.csv", rejected)
+    report = render_report(
+        bank=bank.bank,
+        stats=stats,
+        totals=sums.totals,
+        rejected_rows=sum(1 for r in rejected if not r.is_column),
+        ignored_columns=sum(1 for r in rejected if r.is_column),
+        students=students,
+    )
+    (out_dir / "report.html").write_text(report, encoding="utf-8")
+    files += [out_dir / n for n in ("items.csv", "rejected.csv", "report.html")]
+    if job.feedback:
+        files.append(out_dir / "feedback")
+    return GradeRun(
+        out_dir=out_dir,
+        students=students,
+        responses=students * len(plan.present),
+        rejected=rejected,
+        stats=stats,
+        files=files,
+    )
+
+
+def _write_whole(out_dir: Path, bank: Bank, parts: Sequence[GradedPartition], job: Job) -> None:
+    """The per-student tables of a run in memory, straight from its graded partitions.
+
+    pyarrow writes the large tables without holding the GIL: the first in a second thread. All of
+    them finish (or fail, the first one's error raised first) before anything else is written.
+    """
+    first, *others = tables(gradebook=job.gradebook)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        done = pool.submit(first.write, out_dir / first.name, bank, parts)
+        try:
+            for spec in others:
+                spec.write(out_dir / spec.name, bank, parts)
+        finally:
+            done.result()
+    if job.feedback:
+        write_feedback(out_dir / "feedback", bank, parts)
+
+
+def _move_feedback(folder: Path, results: Sequence[PieceResult]) -> None:
+    """Move each piece's feedback files to ``folder``, named as one in-memory run names them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    used: set[str] = set()
+    for result in results:
+        local: set[str] = set()
+        for name in result.feedback:
+            source = result.files["feedback"] / claim_name(name, local)
+            source.replace(folder / claim_name(name, used))
+
+
+def _concatenate(target: Path, head: Path, parts: Sequence[Path]) -> None:
+    """One file: the header (from an empty class), then each part without its identical header."""
+    prefix = head.read_bytes()
+    with target.open("wb") as out:
+        out.write(prefix)
+        for part in parts:
+            with part.open("rb") as stream:
+                if stream.read(len(prefix)) != prefix:
+                    raise QuizgymError(f"{part}: part file does not start with the run's header")
+                shutil.copyfileobj(stream, out, 1 << 20)
