@@ -118,7 +118,7 @@ def vectorized(path: Path) -> tuple[float, int]:
     """Read, grade and analyse in this process; (seconds, responses)."""
     from quizgym.analysis import combine
     from quizgym.grading.batch import grade_partition, partitions
-    from quizgym.grading.ingest import read_submissions
+    from quizgym.grading.readers import read_submissions
     from quizgym.grading.sums import partial_sums
     from quizgym.loader import load_bank
 
@@ -135,7 +135,7 @@ def vectorized(path: Path) -> tuple[float, int]:
 
 def variant_draws(path: Path) -> float:
     """Seconds the engine's per-student variant draws take for the parametric question."""
-    from quizgym.grading.ingest import read_submissions
+    from quizgym.grading.readers import read_submissions
     from quizgym.loader import load_bank
     from quizgym.solver import variant_codes
 

@@ -12,9 +12,10 @@ import pytest
 
 from quizgym.analysis import Statistics, combine, group_bounds
 from quizgym.grading.batch import grade_partition, partitions
-from quizgym.grading.ingest import ClassAnswers, slot_ids
+from quizgym.grading.readers import slot_ids
 from quizgym.grading.sums import count as _count
 from quizgym.grading.sums import partial_sums
+from quizgym.grading.table import ClassAnswers
 from quizgym.loader import parse_bank
 from quizgym.model import Bank
 

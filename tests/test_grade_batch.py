@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from quizgym.answers import grade_response
 from quizgym.grading.batch import grade_partition, partitions
-from quizgym.grading.ingest import ClassAnswers, Coded, read_submissions, slot_ids
+from quizgym.grading.readers import read_submissions, slot_ids
+from quizgym.grading.table import ClassAnswers, Coded
 from quizgym.loader import load_bank
 from quizgym.model import Bank
 from quizgym.solver import bank_slots, variant_codes, variant_of

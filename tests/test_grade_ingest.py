@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from quizgym.errors import SubmissionError
-from quizgym.grading import ingest
-from quizgym.grading.ingest import ClassAnswers, read_submissions
+from quizgym.grading.readers import read_submissions
+from quizgym.grading.readers import wide as ingest
+from quizgym.grading.table import ClassAnswers
 from quizgym.loader import load_bank
 from quizgym.model import Bank
 

@@ -42,7 +42,7 @@ from quizgym.answers import (
 )
 from quizgym.arrays import IntArray, group
 from quizgym.expr import ParseFailure, Reading, read_answer
-from quizgym.grading.ingest import ClassAnswers, Coded
+from quizgym.grading.table import ClassAnswers, Coded
 from quizgym.model import Bank, MultipleChoice, SpotTheError, TrueFalse, slot_id
 from quizgym.solver import CompiledBank, Slot, Variant, compiled, student_keys
 from quizgym.tolerance import KIND_CODES, compare_array, hint_text
@@ -172,7 +172,7 @@ def grade_partition(
 def factorize(values: Sequence[Any]) -> tuple[list[Any], IntArray]:
     """Distinct values in order of appearance, and each value's index among them.
 
-    A :class:`~quizgym.grading.ingest.Coded` column (or a slice of one) is returned as it is: its
+    A :class:`~quizgym.grading.table.Coded` column (or a slice of one) is returned as it is: its
     texts may then include some that none of its rows uses.
     """
     if isinstance(values, Coded):  # read dictionary-encoded: already factorized

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from quizgym.answers import grade_response
 from quizgym.errors import QuizgymError, SubmissionError
-from quizgym.grading.ingest import ClassAnswers
 from quizgym.grading.outputs import undefuse, write_rows
+from quizgym.grading.table import ClassAnswers
 from quizgym.solver import CompiledBank
 
 __all__ = [

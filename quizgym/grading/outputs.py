@@ -23,7 +23,7 @@ import numpy.typing as npt
 from quizgym.analysis import Statistics
 from quizgym.errors import QuizgymError
 from quizgym.grading.batch import GradedPartition, factorize
-from quizgym.grading.ingest import Rejection
+from quizgym.grading.table import Rejection
 from quizgym.model import Bank
 from quizgym.names import claim_name, file_stem
 

@@ -24,29 +24,22 @@ the first row line 2), so a rejection names the same line in both formats.
 
 from __future__ import annotations
 
-import csv
-import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from quizgym.analysis import Sums
 from quizgym.errors import QuizgymError, SubmissionError
 from quizgym.grading.batch import GradedPartition, grade_partition, partitions
 from quizgym.grading.compare import seeds_of
-from quizgym.grading.ingest import (
-    ClassAnswers,
-    Rejection,
-    layout_of,
-    read_long,
-    read_submissions,
-    read_wide,
-    slot_ids,
-    undecodable,
-)
 from quizgym.grading.outputs import feedback_name, tables, write_feedback
+from quizgym.grading.readers import layout_of, read_long, read_submissions, read_wide
+from quizgym.grading.readers.parquet import open_parquet, parquet_rows
+from quizgym.grading.readers.text import csv_head, records
+from quizgym.grading.rows import Seen, undecodable
 from quizgym.grading.sums import partial_sums
+from quizgym.grading.table import ClassAnswers, Rejection
 from quizgym.model import Bank
 from quizgym.solver import CompiledBank, compiled
 
@@ -63,7 +56,6 @@ __all__ = [
 ]
 
 CHUNK_ROWS = 25_000
-_LONE_CR = re.compile(rb"(?<=\r)(?!\n)")
 
 
 @dataclass(frozen=True)
@@ -143,99 +135,6 @@ class PieceResult:
 # --- reading --------------------------------------------------------------------------------------
 
 
-def _records(path: Path, offset: int, line: int) -> Iterator[tuple[int, list[str], int, int]]:
-    """Non-blank CSV records from a byte offset (which is on ``line``).
-
-    Yields:
-        (line the record starts on, cells, byte offset after it, line it ends on).
-
-
-    The file is read line by line in binary, so the offset after each record is exact and a
-    piece can start there. Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r``, and the blank-row
-    rule is :func:`quizgym.grading.ingest._csv_rows`'s, so lines are numbered as there.
-
-    Raises:
-        SubmissionError: the file cannot be read as CSV.
-    """
-    with path.open("rb") as stream:
-        stream.seek(offset)
-        position = offset
-
-        def lines() -> Iterator[str]:
-            nonlocal position
-            for raw in stream:
-                if position == 0 and raw.startswith(b"\xef\xbb\xbf"):
-                    position, raw = 3, raw[3:]
-                for part in _LONE_CR.split(raw) if b"\r" in raw[:-2] else (raw,):
-                    position += len(part)
-                    yield part.decode("utf-8", errors="surrogateescape")
-
-        reader = csv.reader(lines())
-        end = line - 1
-        try:
-            for row in reader:
-                start, end = end + 1, line - 1 + reader.line_num
-                if row and (len(row) > 1 or row[0].strip()):
-                    yield start, row, position, end
-        except csv.Error as exc:
-            raise SubmissionError(path, f"cannot read as CSV: {exc}", end + 1) from exc
-
-
-def _csv_head(path: Path) -> tuple[int, list[str], int, int]:
-    try:
-        return next(_records(path, 0, 1), (1, [], 0, 1))
-    except OSError as exc:
-        raise SubmissionError(path, exc.strerror or "cannot read") from exc
-
-
-def _parquet(path: Path) -> Any:
-    try:
-        import pyarrow.parquet as pq
-    except ImportError as exc:
-        raise QuizgymError(
-            f'{path}: reading Parquet needs pyarrow: pip install "quizgym[parquet]"'
-        ) from exc
-
-    try:
-        return pq.ParquetFile(path)
-    except OSError as exc:
-        raise SubmissionError(path, f"cannot read as Parquet: {exc}") from exc
-    except Exception as exc:  # pyarrow raises ArrowInvalid for a file that is not Parquet
-        raise SubmissionError(path, f"not a Parquet file: {exc}") from exc
-
-
-def _parquet_rows(
-    piece: Piece, columns: Sequence[str], batch_rows: int
-) -> Iterator[tuple[int, list[str]]]:
-    """The piece's Parquet rows as CSV-like string cells (null → empty), numbered as CSV lines."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    handle = _parquet(Path(piece.source))
-    skip, left, line = piece.skip, piece.rows, piece.line
-    batches = handle.iter_batches(
-        batch_size=batch_rows, row_groups=list(piece.row_groups), columns=list(columns)
-    )
-    for batch in batches:
-        if skip >= batch.num_rows:
-            skip -= batch.num_rows
-            continue
-        batch = batch.slice(skip, min(left, batch.num_rows - skip))
-        skip = 0
-        # Nulls become "" in Python: pc.fill_null(…, "") would convert "" with pa.scalar, which
-        # imports pandas (0.4 s in every process, Dask workers included) when it is installed.
-        cells = [
-            ["" if v is None else v for v in pc.cast(batch.column(k), pa.string()).to_pylist()]
-            for k in range(batch.num_columns)
-        ]
-        for row in zip(*cells, strict=True):
-            yield line, cast(list[str], row)
-            line += 1
-        left -= batch.num_rows
-        if left <= 0:
-            return
-
-
 def read_piece(bank: Bank, piece: Piece, *, present: Sequence[str]) -> ClassAnswers:
     """A piece's students and answers, with the rejections of its rows (sorted by line).
 
@@ -275,15 +174,23 @@ def _read_piece(bank: Bank, piece: Piece, columns: Sequence[str] | None = None) 
         loaded = piece.loaded.take(range(len(piece.loaded)))
         loaded.rejected = list(piece.loaded.rejected)
         return loaded
-    answers = ClassAnswers(slot_ids(bank))
+    answers = ClassAnswers(bank.slot_ids())
     rows: Iterator[tuple[int, list[str]]]
     if piece.kind == "csv":
-        records = _records(Path(piece.source), piece.offset, piece.line)
-        rows = ((r[0], r[1]) for _, r in zip(range(piece.rows), records, strict=False))
+        found = records(Path(piece.source), piece.offset, piece.line)
+        rows = ((r[0], r[1]) for _, r in zip(range(piece.rows), found, strict=False))
         header = list(piece.header)
     else:
         header = list(columns if columns is not None else piece.header)
-        rows = _parquet_rows(piece, header, max(1, min(piece.rows, CHUNK_ROWS)))
+        rows = parquet_rows(
+            Path(piece.source),
+            row_groups=piece.row_groups,
+            skip=piece.skip,
+            rows=piece.rows,
+            line=piece.line,
+            columns=header,
+            batch_rows=max(1, min(piece.rows, CHUNK_ROWS)),
+        )
     if piece.layout == "long":
         read_long(answers, piece.source, [h.lower() for h in header], rows)
     else:
@@ -313,7 +220,8 @@ def plan_run(bank: Bank, submissions: Sequence[Path | str], *, chunk_rows: int) 
     """
     if chunk_rows < 1:
         raise QuizgymError(f"--chunk-rows must be at least 1, not {chunk_rows}")
-    seen: dict[str, tuple[str, int]] = {}
+    seen = Seen()
+    first_line: dict[tuple[str, str], int] = {}  # long files: (file, student) → first line
     present: set[str] = set()
     pieces: list[Piece] = []
     for name in submissions:
@@ -330,27 +238,27 @@ def plan_run(bank: Bank, submissions: Sequence[Path | str], *, chunk_rows: int) 
             found = _plan_csv(bank, path, chunk_rows, len(pieces), layout)
         for piece in found:
             answers = _read_piece(bank, piece, _scan_columns(piece))
-            present |= answers.present | (set(piece.header) & set(slot_ids(bank)))
+            present |= answers.present | (set(piece.header) & set(bank.slot_ids()))
             drops = []
             for student, origin in zip(answers.students, answers.origins, strict=True):
-                if piece.layout == "long" and seen.get(student, ("",))[0] == piece.source:
+                if piece.layout == "long" and (piece.source, student) in first_line:
                     raise SubmissionError(
                         path,
                         f"the rows of student {student} are not together (first at line "
-                        f"{seen[student][1]}): sort a long file by student to grade it in "
+                        f"{first_line[piece.source, student]}): sort a long file by student to "
+                        "grade it in "
                         "chunks, or grade without --chunk-rows and --engine",
                         origin[1],
                     )
-                if student in seen:
-                    where = seen[student]
-                    reason = f"duplicate student {student} (first at {where[0]}:{where[1]})"
+                reason = seen.claim(student, origin)
+                if reason is not None:
                     drops.append((origin[1], reason))
-                else:
-                    seen[student] = origin
+                elif piece.layout == "long":
+                    first_line[piece.source, student] = origin[1]
             if drops:
                 piece = replace(piece, drops=tuple(drops))
             pieces.append(piece)
-    return Plan(present=[s for s in slot_ids(bank) if s in present], pieces=pieces)
+    return Plan(present=[s for s in bank.slot_ids() if s in present], pieces=pieces)
 
 
 def _scan_columns(piece: Piece) -> list[str] | None:
@@ -369,12 +277,14 @@ def _streamed(header: Sequence[str]) -> Literal["wide", "long"] | None:
 
 def _csv_layout(path: Path) -> Literal["wide", "long"] | None:
     """Wide or long CSV, streamed; None for the other formats (read whole)."""
-    _, header, _, _ = _csv_head(path)
+    _, header, _, _ = csv_head(path)
     return _streamed(header)
 
 
-def _head_rejections(bank: Bank, source: str, header: list[str], line: int) -> tuple[Any, ...]:
-    probe = ClassAnswers(slot_ids(bank))
+def _head_rejections(
+    bank: Bank, source: str, header: list[str], line: int
+) -> tuple[Rejection, ...]:
+    probe = ClassAnswers(bank.slot_ids())
     read_wide(probe, source, line, header, iter(()), bad_bytes=False)
     return tuple(probe.rejected)
 
@@ -382,7 +292,7 @@ def _head_rejections(bank: Bank, source: str, header: list[str], line: int) -> t
 def _plan_csv(
     bank: Bank, path: Path, chunk_rows: int, first: int, layout: Literal["wide", "long"]
 ) -> list[Piece]:
-    header_line, raw, offset, line = _csv_head(path)
+    header_line, raw, offset, line = csv_head(path)
     header = [h.strip() for h in raw]
     source = str(path)
     starts: list[tuple[int, int, int]] = []  # (offset, its line, records)
@@ -390,7 +300,7 @@ def _plan_csv(
     at = [h.lower() for h in header].index("student")
     cut = _Cutter(layout, chunk_rows)
     line += 1  # the line at ``offset``: after the header (blank lines may come first)
-    for _, row, after, end in _records(path, offset, line):
+    for _, row, after, end in records(path, offset, line):
         if cut(row[at].strip() if at < len(row) else ""):
             starts.append((offset, line, 0))
         starts[-1] = (starts[-1][0], starts[-1][1], starts[-1][2] + 1)
@@ -419,7 +329,7 @@ def _plan_csv(
 
 
 def _plan_parquet(bank: Bank, path: Path, chunk_rows: int, first: int) -> list[Piece]:
-    handle = _parquet(path)
+    handle = open_parquet(path)
     header = [str(n).strip() for n in handle.schema_arrow.names]
     names = [h.lower() for h in header]
     source = str(path)

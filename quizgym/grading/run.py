@@ -28,7 +28,6 @@ from quizgym.errors import QuizgymError
 from quizgym.grading.batch import GradedPartition, grade_partition
 from quizgym.grading.compare import Change, check_previous, regrade
 from quizgym.grading.engines import Progress, engine_named
-from quizgym.grading.ingest import ClassAnswers, Rejection, read_submissions
 from quizgym.grading.outputs import (
     check_gradebook,
     tables,
@@ -37,7 +36,9 @@ from quizgym.grading.outputs import (
     write_rejected,
 )
 from quizgym.grading.pieces import CHUNK_ROWS, Job, PieceResult, Plan, plan_loaded, plan_run
+from quizgym.grading.readers import read_submissions
 from quizgym.grading.sums import partial_sums
+from quizgym.grading.table import ClassAnswers, Rejection
 from quizgym.loader import load_bank
 from quizgym.model import Bank
 from quizgym.names import claim_name
