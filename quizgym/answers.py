@@ -48,7 +48,7 @@ class Status(StrEnum):
     BLANK = "blank"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Verdict:
     """How one response was graded, and everything a student or teacher is told about it."""
 
@@ -102,19 +102,19 @@ def _grade_true_false(question: TrueFalse, response: str, points: float) -> Verd
     value = read_bool(response)
     if value is None:
         return Verdict(
-            question.id,
-            Status.INVALID,
-            0.0,
-            points,
+            question=question.id,
+            status=Status.INVALID,
+            score=0.0,
+            max_score=points,
             feedback="Your answer should be true or false (or t/f, yes/no, 1/0).",
             expected=expected,
         )
     right = value == question.answer
     return Verdict(
-        question.id,
-        Status.CORRECT if right else Status.INCORRECT,
-        points if right else 0.0,
-        points,
+        question=question.id,
+        status=Status.CORRECT if right else Status.INCORRECT,
+        score=points if right else 0.0,
+        max_score=points,
         read_as="true" if value else "false",
         feedback="" if right else f"The statement is {expected}.",
         expected=expected,
@@ -188,7 +188,14 @@ def _grade_choice(
     expected = "; ".join(_label(question, variant, i) for i in right)
     picked = read_choices(response, question, variant)
     if isinstance(picked, str):
-        return Verdict(question.id, Status.INVALID, 0.0, points, feedback=picked, expected=expected)
+        return Verdict(
+            question=question.id,
+            status=Status.INVALID,
+            score=0.0,
+            max_score=points,
+            feedback=picked,
+            expected=expected,
+        )
     read_as = "; ".join(_label(question, variant, i) for i in picked)
     wrong = [i for i in picked if not question.choices[i].correct]
     feedback = " ".join(f for i in wrong if (f := question.choices[i].feedback))
@@ -206,19 +213,18 @@ def _grade_choice(
         )
         if status is not Status.CORRECT and not feedback:
             feedback = f"{hits} of {len(right)} correct choices picked, {len(wrong)} wrong."
-        return Verdict(
-            question.id, status, points * fraction, points, read_as, feedback, tag, expected
-        )
-    ok = not wrong
+    else:
+        fraction = 0.0 if wrong else 1.0
+        status = Status.INCORRECT if wrong else Status.CORRECT
     return Verdict(
-        question.id,
-        Status.CORRECT if ok else Status.INCORRECT,
-        points if ok else 0.0,
-        points,
-        read_as,
-        feedback,
-        tag,
-        expected,
+        question=question.id,
+        status=status,
+        score=points * fraction,
+        max_score=points,
+        read_as=read_as,
+        feedback=feedback,
+        tag=tag,
+        expected=expected,
     )
 
 
@@ -247,10 +253,10 @@ def _grade_free_text(question: FreeText, response: str, points: float) -> Verdic
         parts.append("Not yet: " + "; ".join(missing) + ".")
     parts.append("Suggested score from the rubric; to be reviewed.")
     return Verdict(
-        question.id,
-        status,
-        round(points * fraction, 6),
-        points,
+        question=question.id,
+        status=status,
+        score=round(points * fraction, 6),
+        max_score=points,
         read_as=f"rubric {format_value(earned)}/{format_value(total)}",
         feedback=" ".join(parts),
         expected=question.model_answer,
@@ -341,10 +347,17 @@ def numeric_verdict(
     """
     qid, points = slot.id, slot.points
     if reading is None:
-        return Verdict(qid, Status.BLANK, 0.0, points, expected=expected)
+        return Verdict(
+            question=qid, status=Status.BLANK, score=0.0, max_score=points, expected=expected
+        )
     if isinstance(reading, ParseFailure):
         return Verdict(
-            qid, Status.INVALID, 0.0, points, feedback=reading.message, expected=expected
+            question=qid,
+            status=Status.INVALID,
+            score=0.0,
+            max_score=points,
+            feedback=reading.message,
+            expected=expected,
         )
     value = float(reading.value)
     if correct:
@@ -356,7 +369,15 @@ def numeric_verdict(
         status, score = Status.INCORRECT, 0.0
     tag = None if mistake is None or correct else mistake.tag
     return Verdict(
-        qid, status, score, points, reading.read_as, feedback, tag, expected, value=value
+        question=qid,
+        status=status,
+        score=score,
+        max_score=points,
+        read_as=reading.read_as,
+        feedback=feedback,
+        tag=tag,
+        expected=expected,
+        value=value,
     )
 
 
@@ -420,7 +441,11 @@ def grade_response(
     points = slot.points
     if is_blank(response):
         return Verdict(
-            question.id, Status.BLANK, 0.0, points, expected=expected_answer(question, variant)
+            question=question.id,
+            status=Status.BLANK,
+            score=0.0,
+            max_score=points,
+            expected=expected_answer(question, variant),
         )
     assert response is not None
     if isinstance(question, TrueFalse):

@@ -32,18 +32,18 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Change:
     """A changed answer of a student whose total changed (or a student in one run only)."""
 
     student: str
-    old_total: str
-    new_total: str
-    question: str
-    old_verdict: str
-    new_verdict: str
-    old_score: str
-    new_score: str
+    old_total: str = ""
+    new_total: str = ""
+    question: str = ""
+    old_verdict: str = ""
+    new_verdict: str = ""
+    old_score: str = ""
+    new_score: str = ""
     reason: str
 
     def __str__(self) -> str:
@@ -131,11 +131,11 @@ def compare_runs(
     for student in sorted(changed):
         old_t, new_t = old_totals.get(student, ""), new_totals.get(student, "")
         if student not in new_totals:
-            changes.append(Change(student, old_t, "", "", "", "", "", "", "not in this run"))
+            changes.append(Change(student=student, old_total=old_t, reason="not in this run"))
             continue
         if student not in old_totals:
             changes.append(
-                Change(student, "", new_t, "", "", "", "", "", "not in the previous run")
+                Change(student=student, new_total=new_t, reason="not in the previous run")
             )
             continue
         found = False
@@ -156,20 +156,25 @@ def compare_runs(
                 why += f"; expected {text}"
             changes.append(
                 Change(
-                    student,
-                    old_t,
-                    new_t,
-                    question,
-                    old_v,
-                    new["verdict"],
-                    old_s,
-                    new["score"],
-                    why,
+                    student=student,
+                    old_total=old_t,
+                    new_total=new_t,
+                    question=question,
+                    old_verdict=old_v,
+                    new_verdict=new["verdict"],
+                    old_score=old_s,
+                    new_score=new["score"],
+                    reason=why,
                 )
             )
         if not found:
             changes.append(
-                Change(student, old_t, new_t, "", "", "", "", "", "points per question changed")
+                Change(
+                    student=student,
+                    old_total=old_t,
+                    new_total=new_t,
+                    reason="points per question changed",
+                )
             )
     return changes
 
