@@ -22,9 +22,9 @@ order and merge by addition.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -63,6 +63,7 @@ OPTION_INVALID = -2
 OPTION_NONE = -3  # not a choice question (or several choices picked)
 
 FloatArray = npt.NDArray[np.float64]
+H = TypeVar("H", bound=Hashable)
 
 
 def graded_slots(bank: CompiledBank, answers: ClassAnswers) -> list[Slot]:
@@ -169,15 +170,15 @@ def grade_partition(
 # --- one slot ------------------------------------------------------------------------------------
 
 
-def factorize(values: Sequence[Any]) -> tuple[list[Any], IntArray]:
+def factorize(values: Sequence[H]) -> tuple[list[H], IntArray]:
     """Distinct values in order of appearance, and each value's index among them.
 
     A :class:`~quizgym.grading.table.Coded` column (or a slice of one) is returned as it is: its
     texts may then include some that none of its rows uses.
     """
     if isinstance(values, Coded):  # read dictionary-encoded: already factorized
-        return values.texts, values.codes
-    index: dict[str | None, int] = dict.fromkeys(values, 0)
+        return cast(list[H], values.texts), values.codes
+    index: dict[H, int] = dict.fromkeys(values, 0)
     for k, value in enumerate(index):
         index[value] = k
     codes = np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values))
