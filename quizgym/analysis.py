@@ -113,6 +113,8 @@ class Sums:
     options: list[Counter[tuple[int, float, float]]] = field(default_factory=list)
     tags: list[Counter[tuple[str, float]]] = field(default_factory=list)
     variants: list[Counter[tuple[str, float]]] = field(default_factory=list)
+    statuses: list[Counter[str]] = field(default_factory=list)
+    """Per slot: how many answers were correct, partial, incorrect, invalid or blank."""
 
     def merge(self, other: Sums) -> Sums:
         """The sums of both partitions.
@@ -135,6 +137,7 @@ class Sums:
             options=add(self.options, other.options),
             tags=add(self.tags, other.tags),
             variants=add(self.variants, other.variants),
+            statuses=add(self.statuses, other.statuses),
         )
 
 

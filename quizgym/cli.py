@@ -397,8 +397,29 @@ def export(
     type=click.IntRange(min=1),
     help="Read and grade this many students at a time (bounded memory).",
 )
+@click.option(
+    "--issued",
+    type=click.Path(dir_okay=False, exists=True),
+    help="The issued.json that render or export wrote: grade what each student was given.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    help="Each student's own version, as 'render --roster … --seed N' drew it.",
+)
+@click.option(
+    "--version",
+    "version",
+    type=click.Choice(["default", "per-student"]),
+    help="default: one sheet for everyone; per-student: each their own, drawn without a seed.",
+)
+@click.option(
+    "--accept-changes",
+    is_flag=True,
+    help="With --issued: grade the issued versions against a bank edited since.",
+)
 @click.pass_context
-@_example("quizgym grade bert-mlm class.csv -o graded --gradebook canvas")
+@_example("quizgym grade bert-mlm class.csv -o graded --issued out/issued.json")
 def grade(
     ctx: click.Context,
     bank: str,
@@ -410,11 +431,17 @@ def grade(
     engine: Literal["numpy", "dask"],
     scheduler: str | None,
     chunk_rows: int | None,
+    issued: str | None,
+    seed: int | None,
+    version: Literal["default", "per-student"] | None,
+    accept_changes: bool,
 ) -> None:
     """Grade a class: grades, responses, item analysis, report (and gradebooks).
 
     SUBMISSIONS are wide or long CSV or Parquet, JSON Lines, Canvas "Student Analysis" or Moodle
-    "Responses" exports. Exits 1 when any row was rejected (listed in rejected.csv).
+    "Responses" exports. When questions differ per student, say what was handed out: --issued,
+    --seed or --version (or a seed column on every row). Exits 1 when any row was rejected
+    (listed in rejected.csv) or a grade may be wrong (warnings, also in report.html).
     """
     from pathlib import Path
 
@@ -431,12 +458,18 @@ def grade(
             feedback=feedback,
             gradebook=gradebook,
             compare=Path(compare) if compare else None,
+            issued=Path(issued) if issued else None,
+            seed=seed,
+            version=version,
+            accept_changes=accept_changes,
             progress=tick,
         )
     for rejection in run.rejected:
         click.echo(f"{rejection.source}:{rejection.line}: {rejection.reason}", err=True)
+    for warning in run.warnings:
+        click.echo(f"warning: {warning}", err=True)
     click.echo(run.summary())
-    if run.rejected:
+    if run.rejected or run.warnings:
         ctx.exit(EXIT_FINDINGS)
 
 

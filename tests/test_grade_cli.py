@@ -19,6 +19,8 @@ from quizgym.loader import load_bank
 
 DATA = Path(__file__).parent / "data" / "grade"
 GOLDENS = Path(__file__).parent / "goldens" / "grade"
+PER_STUDENT = ["--version", "per-student"]
+"""The test class has a seed on two rows only: the others were drawn without one."""
 GOLDEN_FILES = [
     "grades.csv",
     "responses.csv",
@@ -35,6 +37,7 @@ def graded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Any]:
         shutil.copy(DATA / name, tmp_path / name)
     monkeypatch.chdir(tmp_path)
     args = ["grade", "quiz.yaml", "class.csv", "-o", "out", "--feedback", "--gradebook", "canvas"]
+    args += ["--version", "per-student"]  # a blank seed cell: drawn without a seed
     result = CliRunner().invoke(cli, args)
     return tmp_path / "out", result
 
@@ -105,7 +108,7 @@ def test_moodle_gradebook(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         cli,
         ["grade", str(DATA / "quiz.yaml"), str(DATA / "class.csv"), "-o", str(tmp_path),
-         "--gradebook", "moodle"],
+         "--gradebook", "moodle", "--version", "per-student"],
     )  # fmt: skip
     assert result.exit_code == 1
     lines = (tmp_path / "gradebook-moodle.csv").read_text(encoding="utf-8").splitlines()
@@ -143,10 +146,11 @@ def _regrade(old: str, new: str, out: str, *options: str) -> Any:
     shutil.copy(DATA / "class.csv", "class.csv")
     bank = (DATA / "quiz.yaml").read_text(encoding="utf-8")
     Path("quiz.yaml").write_text(bank, encoding="utf-8")
-    CliRunner().invoke(cli, ["grade", "quiz.yaml", "class.csv", "-o", "before"])
+    CliRunner().invoke(cli, ["grade", "quiz.yaml", "class.csv", "-o", "before", *PER_STUDENT])
     assert old in bank
     Path("quiz.yaml").write_text(bank.replace(old, new), encoding="utf-8")
     command = ["grade", "quiz.yaml", "class.csv", "-o", out, "--compare", "before", *options]
+    command += PER_STUDENT
     return CliRunner().invoke(cli, command)
 
 
@@ -188,6 +192,7 @@ def test_grade_forwards_options_to_the_library(
 
     class Run:
         rejected: list[Any] = []
+        warnings: list[str] = []
 
         def summary(self) -> str:
             return "done"
@@ -211,7 +216,7 @@ def test_grade_forwards_options_to_the_library(
 
 def test_help_has_an_example() -> None:
     result = CliRunner().invoke(cli, ["grade", "--help"])
-    assert "quizgym grade bert-mlm class.csv -o graded --gradebook canvas" in result.stdout
+    assert "quizgym grade bert-mlm class.csv -o graded --issued out/issued.json" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -321,10 +326,11 @@ def test_compare_refuses_before_grading(
     monkeypatch.chdir(tmp_path)
     shutil.copy(DATA / "class.csv", "class.csv")
     Path("empty").mkdir()
-    CliRunner().invoke(cli, ["grade", str(DATA / "quiz.yaml"), "class.csv", "-o", "out"])
+    quiz = str(DATA / "quiz.yaml")
+    CliRunner().invoke(cli, ["grade", quiz, "class.csv", "-o", "out", *PER_STUDENT])
     before = Path("out/grades.csv").read_bytes()
     result = CliRunner().invoke(
-        cli, ["grade", str(DATA / "quiz.yaml"), "class.csv", "-o", "out", "--compare", previous]
+        cli, ["grade", quiz, "class.csv", "-o", "out", "--compare", previous, *PER_STUDENT]
     )
     assert (result.exit_code, result.output) == (2, message + "\n")
     assert Path("out/grades.csv").read_bytes() == before  # nothing graded, nothing overwritten

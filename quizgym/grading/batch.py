@@ -43,6 +43,7 @@ from quizgym.answers import (
 from quizgym.arrays import IntArray, group
 from quizgym.expr import ParseFailure, Reading, read_answer
 from quizgym.grading.table import ClassAnswers, Coded
+from quizgym.grading.versions import Versions
 from quizgym.model import Bank, MultipleChoice, SpotTheError, TrueFalse, slot_id
 from quizgym.solver import CompiledBank, Slot, Variant, compiled, student_keys
 from quizgym.tolerance import KIND_CODES, compare_array, hint_text
@@ -56,6 +57,9 @@ __all__ = [
     "grade_partition",
     "partitions",
 ]
+
+SEEDS = Versions(rule="seeds")
+"""Each student's version drawn with the seed of their row (no seed: drawn without one)."""
 
 STATUSES: tuple[Status, ...] = tuple(Status)
 STATUS_CODES: dict[Status, int] = {s: i for i, s in enumerate(STATUSES)}
@@ -81,9 +85,15 @@ class GradedSlot:
     """Per student: index into ``verdicts``."""
     options: IntArray
     """Per student: bank index of the choice picked (true = 0, false = 1), or a negative code."""
-    variant_labels: list[str]
+    variants: list[Variant]
+    """The distinct versions of the question in this partition."""
     variant_codes: IntArray
-    """Per student: index into ``variant_labels`` (one label when the slot does not vary)."""
+    """Per student: index into ``variants`` (one version when the slot does not vary)."""
+
+    @property
+    def variant_labels(self) -> list[str]:
+        """How reports name each version (``p1=0.2, p2=0.5``, ``order BAC``)."""
+        return [v.label for v in self.variants]
 
     @property
     def tags(self) -> list[str | None]:
@@ -143,6 +153,7 @@ def grade_partition(
     bank: Bank | CompiledBank,
     answers: ClassAnswers,
     *,
+    versions: Versions = SEEDS,
     progress: Callable[[str], None] | None = None,
 ) -> GradedPartition:
     """Grade every response of a set of students.
@@ -150,6 +161,7 @@ def grade_partition(
     Args:
         bank: the bank, compiled (a plain bank is compiled for this call).
         answers: the students and their answers (one partition or the whole class).
+        versions: how each student's version is known (default: drawn from each row's seed).
         progress: called with each slot's id once it is graded.
 
     Returns:
@@ -159,9 +171,9 @@ def grade_partition(
     graded: list[GradedSlot] = []
     keys = None  # the students' keys for variant draws: hashed once, for the first slot that varies
     for slot in graded_slots(book, answers):
-        if keys is None and book.varies(slot.question):
-            keys = student_keys(book.bank.bank, answers.students, answers.seeds)
-        graded.append(_grade_slot(book, slot, answers, keys))
+        if keys is None and versions.draws and book.varies(slot.question):
+            keys = student_keys(book.bank.bank, answers.students, versions.draw_seeds(answers))
+        graded.append(_grade_slot(book, slot, answers, versions, keys))
         if progress is not None:
             progress(slot.id)
     return GradedPartition(answers, graded)
@@ -186,14 +198,16 @@ def factorize(values: Sequence[H]) -> tuple[list[H], IntArray]:
 
 
 def _grade_slot(
-    bank: CompiledBank, slot: Slot, answers: ClassAnswers, keys: npt.NDArray[np.uint64] | None
+    bank: CompiledBank,
+    slot: Slot,
+    answers: ClassAnswers,
+    versions: Versions,
+    keys: npt.NDArray[np.uint64] | None,
 ) -> GradedSlot:
     question = slot.question
     column = answers.column(slot.id)
     n = len(answers)
-    variants, vcodes = bank.variants(
-        question, students=answers.students, seeds=answers.seeds, keys=keys
-    )
+    variants, vcodes = versions.variants(bank, question, answers, keys=keys)
     texts, tcodes = factorize(column)
     # Grouping key: variant, text, and (for error carried forward) the earlier parts' texts.
     key = vcodes * len(texts) + tcodes
@@ -229,7 +243,7 @@ def _grade_slot(
         verdicts=verdicts,
         codes=inverse.reshape(-1).astype(np.int64),
         options=options[inverse.reshape(-1)] if n else options,
-        variant_labels=[v.label for v in variants],
+        variants=variants,
         variant_codes=vcodes,
     )
 

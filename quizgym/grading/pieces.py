@@ -31,8 +31,9 @@ from typing import Any, Literal
 
 from quizgym.analysis import Sums
 from quizgym.errors import QuizgymError, SubmissionError
-from quizgym.grading.batch import GradedPartition, grade_partition, partitions
+from quizgym.grading.batch import SEEDS, GradedPartition, grade_partition, partitions
 from quizgym.grading.compare import seeds_of
+from quizgym.grading.fit import Fit, version_fit
 from quizgym.grading.outputs import feedback_name, tables, write_feedback
 from quizgym.grading.readers import layout_of, read_long, read_submissions, read_wide
 from quizgym.grading.readers.parquet import open_parquet, parquet_rows
@@ -40,6 +41,7 @@ from quizgym.grading.readers.text import csv_head, records
 from quizgym.grading.rows import Seen, undecodable
 from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
+from quizgym.grading.versions import Versions, rejections
 from quizgym.model import Bank
 from quizgym.solver import CompiledBank, compiled
 
@@ -98,6 +100,10 @@ class Plan:
     pieces: list[Piece] = field(default_factory=list)
     streamed: bool = True
     """Whether the pieces read their own rows from the files (False: a class read whole)."""
+    sources: list[str] = field(default_factory=list)
+    """The files, in the order given: rejections are reported in this order, then by line."""
+    has_seeds: bool = False
+    """Whether some row of the input has a seed."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,6 +118,8 @@ class Job:
     """Also write this LMS's gradebook rows."""
     feedback: bool = False
     """Also write each student's feedback file."""
+    versions: Versions = SEEDS
+    """How each student's version of each question is known."""
 
 
 @dataclass
@@ -129,19 +137,24 @@ class PieceResult:
     feedback: list[str] = field(default_factory=list)
     """With feedback: each student's base file name (``feedback_name``), in order."""
     seeds: dict[str, int] = field(default_factory=dict)
+    fit: Fit = field(default_factory=Fit)
+    """How the piece's answers fit other versions than their own."""
     """The students given a seed, and their seed (``--compare`` shows their own keys)."""
 
 
 # --- reading --------------------------------------------------------------------------------------
 
 
-def read_piece(bank: Bank, piece: Piece, *, present: Sequence[str]) -> ClassAnswers:
+def read_piece(
+    bank: Bank, piece: Piece, *, present: Sequence[str], versions: Versions = SEEDS
+) -> ClassAnswers:
     """A piece's students and answers, with the rejections of its rows (sorted by line).
 
     Args:
         bank: the bank.
         piece: the piece (from :func:`plan_run`).
         present: the slots graded in this run (every piece grades the same slots).
+        versions: the run's rule for versions: rows it cannot place are rejected here.
 
     Returns:
         The piece as a class; ``rejected`` holds its rows' rejections and the file's head ones.
@@ -155,6 +168,14 @@ def read_piece(bank: Bank, piece: Piece, *, present: Sequence[str]) -> ClassAnsw
             Rejection(piece.source, line, answers.students[k], dropped[line])
             for k, (_, line) in enumerate(answers.origins)
             if line in dropped
+        ]
+        answers = kept
+    unplaced = dict(rejections(answers, versions))
+    if unplaced:
+        kept = answers.take([k for k in range(len(answers)) if k not in unplaced])
+        kept.rejected = answers.rejected + [
+            Rejection(answers.origins[k][0], answers.origins[k][1], answers.students[k], why)
+            for k, why in unplaced.items()
         ]
         answers = kept
     # The file's own rejections (header: the smallest line) and the rows', in file order; a
@@ -221,6 +242,7 @@ def plan_run(bank: Bank, submissions: Sequence[Path | str], *, chunk_rows: int) 
     if chunk_rows < 1:
         raise QuizgymError(f"--chunk-rows must be at least 1, not {chunk_rows}")
     seen = Seen()
+    has_seeds = False
     first_line: dict[tuple[str, str], int] = {}  # long files: (file, student) → first line
     present: set[str] = set()
     pieces: list[Piece] = []
@@ -239,6 +261,7 @@ def plan_run(bank: Bank, submissions: Sequence[Path | str], *, chunk_rows: int) 
         for piece in found:
             answers = _read_piece(bank, piece, _scan_columns(piece))
             present |= answers.present | (set(piece.header) & set(bank.slot_ids()))
+            has_seeds = has_seeds or any(s is not None for s in answers.seeds)
             drops = []
             for student, origin in zip(answers.students, answers.origins, strict=True):
                 if piece.layout == "long" and (piece.source, student) in first_line:
@@ -258,7 +281,12 @@ def plan_run(bank: Bank, submissions: Sequence[Path | str], *, chunk_rows: int) 
             if drops:
                 piece = replace(piece, drops=tuple(drops))
             pieces.append(piece)
-    return Plan(present=[s for s in bank.slot_ids() if s in present], pieces=pieces)
+    return Plan(
+        present=[s for s in bank.slot_ids() if s in present],
+        pieces=pieces,
+        sources=[str(Path(s)) for s in submissions],
+        has_seeds=has_seeds,
+    )
 
 
 def _scan_columns(piece: Piece) -> list[str] | None:
@@ -420,14 +448,23 @@ def _plan_whole(bank: Bank, path: Path, chunk_rows: int, first: int) -> list[Pie
     return _split_whole(read_submissions(bank, [path]), str(path), chunk_rows, first)
 
 
-def plan_loaded(answers: ClassAnswers, *, chunk_rows: int = CHUNK_ROWS) -> Plan:
-    """The plan of a class already read whole (from any number of files), in this process.
+def plan_loaded(
+    answers: ClassAnswers, sources: Sequence[Path | str], *, chunk_rows: int = CHUNK_ROWS
+) -> Plan:
+    """The plan of a class already read whole (from ``sources``, in order), in this process.
 
     Its rejections, in the order they were read, go with the first piece.
     """
+    has_seeds = any(s is not None for s in answers.seeds)
     pieces = _split_whole(answers, "", chunk_rows, 0, order=tuple(answers.rejected))
     present = [s for s in answers.slots if s in answers.present]
-    return Plan(present=present, pieces=pieces, streamed=False)
+    return Plan(
+        present=present,
+        pieces=pieces,
+        streamed=False,
+        sources=[str(Path(s)) for s in sources],
+        has_seeds=has_seeds,
+    )
 
 
 def _split_whole(
@@ -480,14 +517,15 @@ def grade_piece(
         The piece's sums and rejections, and its graded partition or part files.
     """
     book = compiled(bank)
-    answers = read_piece(book.bank, piece, present=job.present)
-    graded = grade_partition(book, answers, progress=progress)
+    answers = read_piece(book.bank, piece, present=job.present, versions=job.versions)
+    graded = grade_partition(book, answers, versions=job.versions, progress=progress)
     result = PieceResult(
         index=piece.index,
         students=len(answers),
         sums=partial_sums(graded),
         rejected=answers.rejected,
         seeds=seeds_of(answers),
+        fit=version_fit(book, graded, job.versions),
     )
     if job.parts_dir is None:
         result.graded = graded

@@ -19,15 +19,16 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from quizgym.analysis import Statistics, combine
+from quizgym.analysis import Statistics, Sums, combine
 from quizgym.errors import QuizgymError
 from quizgym.grading.batch import GradedPartition, grade_partition
 from quizgym.grading.compare import Change, check_previous, regrade
 from quizgym.grading.engines import Progress, engine_named
+from quizgym.grading.fit import Fit
 from quizgym.grading.outputs import (
     check_gradebook,
     tables,
@@ -39,6 +40,8 @@ from quizgym.grading.pieces import CHUNK_ROWS, Job, PieceResult, Plan, plan_load
 from quizgym.grading.readers import read_submissions
 from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
+from quizgym.grading.versions import resolve
+from quizgym.issued import Issued, bank_hash, read_issued
 from quizgym.loader import load_bank
 from quizgym.model import Bank
 from quizgym.names import claim_name
@@ -59,6 +62,11 @@ class GradeRun:
     stats: Statistics
     files: list[Path] = field(default_factory=list)
     changes: list[Change] | None = None
+    warnings: list[str] = field(default_factory=list)
+    """Grades that may be wrong and why (answers that fit other versions, unreadable columns):
+    the command exits 1 when there is one."""
+    notes: list[str] = field(default_factory=list)
+    """What the run assumed, for the teacher to see (the versions, an edited bank)."""
 
     def summary(self) -> str:
         """One line for the terminal."""
@@ -77,6 +85,9 @@ class GradeRun:
             changed = len({c.student for c in self.changes})
             whose = "student's score" if changed == 1 else "students' scores"
             text += f"; {changed} {whose} changed (see changes.csv)"
+        if self.warnings:
+            count = len(self.warnings)
+            text += f"; {count} {'warning' if count == 1 else 'warnings'} (see report.html)"
         return text
 
 
@@ -92,6 +103,10 @@ def grade_submissions(
     feedback: bool = False,
     gradebook: str | None = None,
     compare: Path | None = None,
+    issued: Path | None = None,
+    seed: int | None = None,
+    version: Literal["default", "per-student"] | None = None,
+    accept_changes: bool = False,
     progress: Progress | None = None,
 ) -> GradeRun:
     """Grade a class and write DESIGN.md's output folder.
@@ -109,6 +124,14 @@ def grade_submissions(
         feedback: also write ``feedback/<student>.md``.
         gradebook: also write ``gradebook-canvas.csv`` or ``gradebook-moodle.csv``.
         compare: a previous output folder; lists changed scores in ``changes.csv``.
+        issued: the issue manifest (``issued.json``) of what was handed out: every student is
+            graded against the version it says they were given.
+        seed: each student's own version as ``render --roster … --seed N`` drew it (a row's own
+            seed wins).
+        version: ``default``: everyone had the default version; ``per-student``: each student's
+            own version, drawn without a seed.
+        accept_changes: grade against a bank edited since ``issued`` (the issued versions are
+            kept; keys and feedback are the bank's as it is now).
         progress: called with (slots graded, slots to grade).
 
     Returns:
@@ -124,18 +147,28 @@ def grade_submissions(
     check_gradebook(gradebook)
     if chunk_rows is not None and chunk_rows < 1:
         raise QuizgymError(f"--chunk-rows must be at least 1, not {chunk_rows}")
+    manifest = read_issued(issued) if issued is not None else None
     if compare is not None:
         check_previous(compare, out_dir)
     if isinstance(bank, CompiledBank):
         book = bank
     else:
         book = compile_bank(bank if isinstance(bank, Bank) else load_bank(bank))
+    notes = [] if manifest is None else _check_manifest(book.bank, manifest, accept_changes)
     parquet = any(Path(s).suffix.lower() == ".parquet" for s in submissions)
     streamed = chunk_rows is not None or engine != "numpy" or parquet
     if streamed:
         plan = plan_run(book.bank, submissions, chunk_rows=chunk_rows or CHUNK_ROWS)
     else:
-        plan = plan_loaded(read_submissions(book.bank, submissions))
+        plan = plan_loaded(read_submissions(book.bank, submissions), submissions)
+    versions = resolve(
+        book,
+        plan.present,
+        issued=manifest,
+        seed=seed,
+        version=version,
+        has_seeds=plan.has_seeds,
+    )
     out_dir.mkdir(parents=True, exist_ok=True)
     with _parts_folder(out_dir, streamed) as parts_dir:
         job = Job(
@@ -143,23 +176,16 @@ def grade_submissions(
             parts_dir=parts_dir,
             gradebook=gradebook,
             feedback=feedback,
+            versions=versions,
         )
         results = runner.map(book, plan, job, progress)
-        run = assemble(book, plan, results, job, out_dir=out_dir)
+        run = assemble(book, plan, results, job, out_dir=out_dir, notes=notes)
     if compare is None:
         return run
     seeds = {s: d for result in results for s, d in result.seeds.items()}
     changes = regrade(book, compare, out_dir, seeds)
     files = [*run.files, out_dir / "changes.csv"]
-    return GradeRun(
-        out_dir=run.out_dir,
-        students=run.students,
-        responses=run.responses,
-        rejected=run.rejected,
-        stats=run.stats,
-        files=files,
-        changes=changes,
-    )
+    return replace(run, files=files, changes=changes)
 
 
 @contextmanager
@@ -179,6 +205,7 @@ def assemble(
     job: Job,
     *,
     out_dir: Path,
+    notes: Sequence[str] = (),
 ) -> GradeRun:
     """Write the output folder from the pieces' results; return the run's summary.
 
@@ -193,10 +220,16 @@ def assemble(
     sums = partial_sums(nothing)
     rejected: list[Rejection] = []
     students = 0
+    fit = Fit()
     for result in ordered:
         sums = sums.merge(result.sums)
+        fit = fit.merge(result.fit)
         rejected += result.rejected
         students += result.students
+    # One order whatever the engine: the files as given, then the lines.
+    rank = {source: k for k, source in enumerate(plan.sources)}
+    rejected.sort(key=lambda r: (rank.get(r.source, len(rank)), r.line))
+    warnings = fit.warnings() + _unreadable(sums)
     specs = tables(gradebook=job.gradebook)
     files = [out_dir / spec.name for spec in specs]
     if job.parts_dir is None:
@@ -219,6 +252,8 @@ def assemble(
         rejected_rows=sum(1 for r in rejected if not r.is_column),
         ignored_columns=sum(1 for r in rejected if r.is_column),
         students=students,
+        warnings=warnings,
+        notes=[*notes, job.versions.describe()],
     )
     (out_dir / "report.html").write_text(report, encoding="utf-8")
     files += [out_dir / n for n in ("items.csv", "rejected.csv", "report.html")]
@@ -231,7 +266,54 @@ def assemble(
         rejected=rejected,
         stats=stats,
         files=files,
+        warnings=warnings,
+        notes=[*notes, job.versions.describe()],
     )
+
+
+def _check_manifest(bank: Bank, manifest: Issued, accept_changes: bool) -> list[str]:
+    """Refuse a manifest of another bank, or of this bank before an edit of what was issued.
+
+    Returns:
+        Notes for the teacher (the bank changed only where nothing was issued; changes
+        accepted).
+
+    Raises:
+        QuizgymError: the manifest is of another bank, or an issued question changed since
+            (unless ``accept_changes``).
+    """
+    if manifest.bank != bank.bank:
+        raise QuizgymError(
+            f"--issued: the manifest is of bank {manifest.bank!r}, not {bank.bank!r}"
+        )
+    if manifest.bank_hash == bank_hash(bank):
+        return []
+    changed = manifest.changed(bank)
+    if not changed:
+        return [
+            "the bank changed since it was issued, but no issued question did: graded as issued"
+        ]
+    shown = ", ".join(changed[:6]) + (f" and {len(changed) - 6} more" if len(changed) > 6 else "")
+    if not accept_changes:
+        raise QuizgymError(
+            f"--issued: {len(changed)} issued question(s) changed since the manifest was made "
+            f"({shown}); see what moves with 'quizgym check BANK --issued FILE', then grade with "
+            "--accept-changes to grade the issued versions against the edited keys"
+        )
+    return [f"graded against the bank as edited since it was issued ({shown})"]
+
+
+def _unreadable(sums: Sums) -> list[str]:
+    """Slots where every answer given was unreadable: a wrong column, or a wrong format."""
+    out = []
+    for slot, statuses in zip(sums.slots, sums.statuses, strict=True):
+        given = sum(n for status, n in statuses.items() if status != "blank")
+        if given >= 3 and statuses.get("invalid", 0) == given:
+            out.append(
+                f"{slot.id}: all {given} answers were unreadable: is this column really "
+                "this question, in the format students were asked for?"
+            )
+    return out
 
 
 def _write_whole(out_dir: Path, bank: Bank, parts: Sequence[GradedPartition], job: Job) -> None:

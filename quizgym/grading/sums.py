@@ -97,4 +97,10 @@ def partial_sums(graded: GradedPartition) -> Sums:
         sums.tags.append(_rename(tagged, [t or "" for t in g.tags]))
         by_variant = count(g.variant_codes, x)
         sums.variants.append(_rename(by_variant, g.variant_labels))
+        per_verdict = np.bincount(g.codes, minlength=len(g.verdicts)).tolist()
+        statuses: Counter[str] = Counter()
+        for verdict, n in zip(g.verdicts, per_verdict, strict=False):
+            if n:
+                statuses[verdict.status.value] += n
+        sums.statuses.append(statuses)
     return sums

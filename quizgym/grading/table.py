@@ -90,6 +90,9 @@ class ClassAnswers:
     seeds: list[int | None] = field(default_factory=list)
     origins: list[tuple[str, int]] = field(default_factory=list)
     answers: dict[str, Sequence[str | None]] = field(default_factory=dict)
+    versions: dict[str, list[int | None]] = field(default_factory=dict)
+    """Per question, each student's version as the file itself says (an LMS item column they
+    answered): an index into the issue manifest's versions, None where unknown."""
     rejected: list[Rejection] = field(default_factory=list)
     _row: dict[str, int] = field(default_factory=dict, repr=False)
 
@@ -123,7 +126,14 @@ class ClassAnswers:
         self._row[student] = row
         for slot in self.answers:
             self.mark_present(slot).append(None)
+        for seen in self.versions.values():
+            seen.append(None)
         return row
+
+    def set_version(self, question: str, row: int, version: int) -> None:
+        """Record the version of ``question`` a student answered (see :attr:`versions`)."""
+        seen = self.versions.setdefault(question, [None] * len(self.students))
+        seen[row] = version
 
     def extend(
         self,
@@ -145,6 +155,8 @@ class ClassAnswers:
         self.students += students
         self.seeds += seeds
         self.origins += origins
+        for seen in self.versions.values():
+            seen.extend([None] * added)
         self._row.update(zip(students, range(before, before + added), strict=True))
 
     def row_of(self, student: str) -> int | None:
@@ -184,10 +196,12 @@ class ClassAnswers:
             part.students, part.seeds = self.students[run], self.seeds[run]
             part.origins = self.origins[run]
             part.answers = {s: col[run] for s, col in self.answers.items()}
+            part.versions = {q: seen[run] for q, seen in self.versions.items()}
         else:
             part.students = [self.students[r] for r in rows]
             part.seeds = [self.seeds[r] for r in rows]
             part.origins = [self.origins[r] for r in rows]
             part.answers = {s: [col[r] for r in rows] for s, col in self.answers.items()}
+            part.versions = {q: [seen[r] for r in rows] for q, seen in self.versions.items()}
         part._row = {s: k for k, s in enumerate(part.students)}
         return part

@@ -180,6 +180,8 @@ def render_report(
     rejected_rows: int,
     ignored_columns: int,
     students: int,
+    warnings: Sequence[str] = (),
+    notes: Sequence[str] = (),
 ) -> str:
     """The report as one HTML string (no external resources).
 
@@ -190,6 +192,8 @@ def render_report(
         rejected_rows: rows of the submissions that could not be graded.
         ignored_columns: columns of the submissions that name no question.
         students: students graded.
+        warnings: grades that may be wrong, and why (shown first).
+        notes: what the run assumed (how versions were chosen).
     """
     env = make_env(filters={"pct": _pct})
     template = env.get_template("report.html.j2")
@@ -200,6 +204,8 @@ def render_report(
         stats=stats,
         test=stats.test,
         students=students,
+        warnings=list(warnings),
+        notes=list(notes),
         rejected_rows=rejected_rows,
         ignored_columns=ignored_columns,
         flagged=flagged,

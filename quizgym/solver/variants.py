@@ -12,6 +12,7 @@ A test holds the two forms to each other.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -240,6 +241,27 @@ class Draw:
             choices=choices,
             shuffled=shuffled,
         )
+
+    def count(self) -> int:
+        """How many versions the draw can give (parameter values × choice orders)."""
+        total = math.prod(len(values) for _, values in self.params)
+        return total * (math.factorial(self.choices) if self.shuffled else 1)
+
+    def every_variant(self) -> Iterator[Variant]:
+        """Every version the draw can give, the default first (see :meth:`count` before)."""
+        orders: Iterator[tuple[int, ...]] = (
+            itertools.permutations(range(self.choices))
+            if self.shuffled
+            else iter([tuple(range(self.choices))])
+        )
+        names = [name for name, _ in self.params]
+        for order in orders:
+            for picks in itertools.product(*(range(len(v)) for _, v in self.params)):
+                params = {
+                    n: values[k]
+                    for n, (_, values), k in zip(names, self.params, picks, strict=True)
+                }
+                yield Variant(question=self.question, params=params, order=order)
 
     @property
     def varies(self) -> bool:
