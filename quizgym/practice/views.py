@@ -98,6 +98,8 @@ class Summary:
     next_due: datetime | None
     now: datetime
     quit_early: bool
+    unsaved: str | None = None
+    """The item whose answer could not be saved (the session stopped there), if any."""
 
 
 def when(due: datetime, now: datetime) -> str:
