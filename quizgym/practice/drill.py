@@ -454,10 +454,10 @@ class Drill:
             )
         except Exception as exc:  # per-answer isolation: the session goes on
             return Verdict(
-                slot.id,
-                Status.INVALID,
-                0.0,
-                slot.points,
+                question=slot.id,
+                status=Status.INVALID,
+                score=0.0,
+                max_score=slot.points,
                 feedback=f"Your answer could not be graded ({type(exc).__name__}: {exc}); this"
                 " is a bug in quizgym. Type it another way, or s to skip.",
             )
