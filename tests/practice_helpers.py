@@ -1,12 +1,19 @@
-"""Shared helpers for the practice tests: run a session, read the progress database."""
+"""Shared helpers for the practice tests: run a session, read the progress database, make it
+read-only."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner, Result
+from conftest import require_tool
 
 from quizgym.cli import cli
 from quizgym.loader import load_bank
@@ -44,3 +51,33 @@ def key_for(qid: str, *, seed: int = 7, reviews: int = 0, part: int = 0) -> Any:
     question = BANK.question(qid)
     variant = variant_of(BANK, question, seed=review_seed(seed, BANK.bank, qid, reviews))
     return keys_of(BANK, question, variant)[part]  # type: ignore[arg-type]
+
+
+@contextmanager
+def read_only(*paths: Path) -> Iterator[None]:
+    """Make files and folders read-only for the block, even for root (``chattr +i``).
+
+    Skips (fails under ``CI=true``) where the file system cannot make a file immutable.
+    """
+    root = os.geteuid() == 0
+    made: list[Path] = []
+    try:
+        for path in paths:
+            if root:
+                chattr = require_tool("chattr")
+                done = subprocess.run([chattr, "+i", str(path)], capture_output=True, check=False)
+                if done.returncode:
+                    message = f"chattr +i is not supported here: {done.stderr.decode().strip()}"
+                    if os.environ.get("CI") == "true":
+                        pytest.fail(message)
+                    pytest.skip(message)
+            else:
+                path.chmod(0o555 if path.is_dir() else 0o444)
+            made.append(path)
+        yield
+    finally:
+        for path in reversed(made):
+            if root:
+                subprocess.run(["chattr", "-i", str(path)], check=True)
+            else:
+                path.chmod(0o755 if path.is_dir() else 0o644)

@@ -8,8 +8,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from practice_helpers import T0, key_for, rows, run
+from click.testing import CliRunner, Result
+from practice_helpers import T0, key_for, read_only, rows, run
 
 from quizgym.cli import cli
 
@@ -269,6 +269,7 @@ def test_stats_lists_leeches(tmp_path: Path) -> None:
 
 
 def test_stats_on_an_empty_database(tmp_path: Path) -> None:
+    (tmp_path / "new.sqlite3").touch()
     result = CliRunner().invoke(cli, ["stats", "--db", str(tmp_path / "new.sqlite3")])
     assert result.exit_code == 0
     assert result.output == "No progress yet: run quizgym practice first.\n"
@@ -300,3 +301,139 @@ def test_the_header_counts_partly_right_items_apart() -> None:
                     retry=False, prompt="P?", partial=1)  # fmt: skip
     ui.show_item(view)
     assert "bert-mlm · 3/5 · ✓1 ~1 ✗0" in out.getvalue()
+
+
+# --- commit before show, per-answer isolation -----------------------------------------------
+
+DATA = Path(__file__).parent / "data" / "practice"
+
+
+def test_undo_at_a_later_part_takes_back_the_parts_already_saved(tmp_path: Path) -> None:
+    db = tmp_path / "p.sqlite3"
+    durable = str(DATA / "durable.yaml")
+    # mc-two right, free text self-marked good, then part a of num-chain, then u at part b
+    answers = ["B", "", "we rest", "3", "", "2", "u", "2", "3", "4", "", "q"]
+    result = run(db, answers, durable, "--new", "3")
+    assert result.exit_code == 0, result.output
+    assert "Undone: num-chain (partial); ask it again." in result.output
+    assert rows(db, "SELECT item_id, verdict, response FROM attempt ORDER BY id") == [
+        ("mc-two", "correct", "B"),
+        ("ft-why", "correct", "we rest"),
+        ("num-chain", "correct", json.dumps({"a": "2", "b": "3", "c": "4"})),
+    ]
+
+
+def test_quitting_at_the_self_mark_keeps_the_answer_with_the_rubrics_suggestion(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "p.sqlite3"
+    result = run(db, ["B", "", "rest and memory", "q"], str(DATA / "durable.yaml"))
+    assert "Model answer: To rest" in result.output
+    assert "Progress saved after every answer." in result.output
+    assert rows(db, "SELECT item_id, verdict, rating, score FROM attempt ORDER BY id")[1:] == [
+        ("ft-why", "correct", 3, None)  # both criteria met: Good, as suggested
+    ]
+
+
+def test_an_answer_the_engine_fails_on_is_reported_and_asked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from quizgym.practice import drill
+
+    real = drill.grade_response
+
+    def failing(*args: object, **kwargs: object) -> object:
+        if args[2] == "²":
+            raise ValueError("invalid literal for int() with base 10: '²'")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(drill, "grade_response", failing)
+    db = tmp_path / "p.sqlite3"
+    result = run(db, ["²", "B", "", "q"], "--new", "1")
+    assert result.exit_code == 0, result.output
+    assert "Your answer could not be graded (ValueError: invalid literal" in result.output
+    assert "✓ Correct" in result.output
+    assert rows(db, "SELECT verdict, response FROM attempt") == [("correct", "B")]
+
+
+# --- damaged, full and read-only databases --------------------------------------------------
+
+
+def _stats(db: Path) -> Result:
+    env = {"QUIZGYM_DB": str(db), "QUIZGYM_NOW": T0, "COLUMNS": "100"}
+    return CliRunner().invoke(cli, ["stats"], env=env)
+
+
+def _damage(db: Path) -> None:
+    data = bytearray(db.read_bytes())
+    for k in range(4096 + 100, len(data), 7):  # every page after the header page
+        data[k] = 0xA5
+    db.write_bytes(bytes(data))
+
+
+def test_a_damaged_database_is_one_line_with_a_way_out_for_practice_and_stats(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "p.sqlite3"
+    run(db, ["B", "", "q"], "--new", "1")
+    _damage(db)
+    for result in (run(db, ["B", "", "q"]), _stats(db)):
+        assert result.exit_code == 2, result.output
+        (line,) = result.output.splitlines()
+        assert line.startswith(f"Error: {db}: cannot ")
+        assert "database disk image is malformed" in line and "move it aside" in line
+        assert "bug" not in line
+
+
+def test_a_read_only_database_refuses_practice_before_any_question(tmp_path: Path) -> None:
+    db = tmp_path / "p.sqlite3"
+    run(db, ["B", "", "q"], "--new", "1")
+    with read_only(db):
+        result = run(db, ["B", "", "q"])
+    assert result.exit_code == 2
+    (line,) = result.output.splitlines()
+    assert line.startswith(f"Error: {db}: cannot record the items of bert-mlm")
+    assert "read-only" in line and "--db" in line
+
+
+def test_stats_reads_a_database_on_read_only_media(tmp_path: Path) -> None:
+    media = tmp_path / "media"
+    media.mkdir()
+    db = media / "p.sqlite3"
+    run(db, ["B", "", "A", "", "q"], "--new", "2")
+    before = _stats(db).output
+    with read_only(db, media):
+        result = _stats(db)
+    assert result.exit_code == 0, result.output
+    assert result.output == before
+    assert "Missed most: mc-def-masked-set ×1" in result.output
+
+
+def test_stats_on_a_missing_database_creates_nothing(tmp_path: Path) -> None:
+    result = _stats(tmp_path / "none" / "p.sqlite3")
+    assert result.exit_code == 0
+    assert result.output == "No progress yet: run quizgym practice first.\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+# --- terminal escapes -------------------------------------------------------------------------
+
+
+def test_bank_text_with_escapes_is_shown_spelled_out(tmp_path: Path) -> None:
+    result = run(tmp_path / "p.sqlite3", ["?", "B", "", "3", "", "q"], str(DATA / "hostile.yaml"))
+    assert result.exit_code == 0, result.output
+    assert [c for c in ("\x1b", "\x07", "\x9b", "\u202e", "\u2066") if c in result.output] == []
+    assert "Pick the safe one.\\x1b]0;pwned\\x07 \\x1b[2J \\u202eevil" in result.output
+
+
+def test_echoed_text_with_escapes_is_shown_spelled_out() -> None:
+    import io
+
+    from rich.console import Console
+
+    from quizgym.practice.ui import RichUI
+
+    out = io.StringIO()
+    ui = RichUI(Console(file=out, width=80, color_system=None))
+    ui.show_note("Your answer 'x\x1b]0;pwned\x07\u2067y' is not one of the choices")
+    assert out.getvalue() == "Your answer 'x\\x1b]0;pwned\\x07\\u2067y' is not one of the choices\n"

@@ -114,3 +114,23 @@ def test_parametric_items_draw_fresh_numbers_at_each_review(tmp_path: Path) -> N
     two = run(db, [second.text, "", "q"], *args, "--new", "0", now=_at(timedelta(minutes=10)))
     assert "✓ Correct" in one.output and "✓ Correct" in two.output
     assert f"Answer: {first}" in one.output and f"Answer: {second}" in two.output
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"),
+    [
+        (0, "now"),
+        (30, "in 30 s"),
+        (59.4, "in 59 s"),
+        (59.9, "in 1 min"),  # the summary's clock runs a few ms after the answer's
+        (330, "in 6 min"),
+        (3599, "in 1 h"),
+        (5 * 3600, "in 5 h"),
+        (86399, "in 1 day"),
+        (2 * 86400 + 600, "in 2 days"),
+    ],
+)
+def test_due_times_are_rounded_to_their_unit(seconds: float, shown: str) -> None:
+    from quizgym.practice.views import when
+
+    assert when(START + timedelta(seconds=seconds), START) == shown

@@ -78,6 +78,9 @@ def run_practice(
 def show_stats(banks: Sequence[str] = (), *, db: str | Path | None = None) -> list[BankStats]:
     """Print progress per bank and tag; return the figures.
 
+    The database is opened read-only (nothing is created or written), so this works on a copy
+    on read-only media, and alongside a running drill.
+
     Args:
         banks: bank slugs, bundled names or bank paths; every bank in the database when empty.
         db: the progress database; ``$QUIZGYM_DB`` or the user data dir when None.
@@ -92,12 +95,15 @@ def show_stats(banks: Sequence[str] = (), *, db: str | Path | None = None) -> li
     from quizgym.practice.views import clock_from
 
     slugs = tuple(load_bank(b).bank if Path(b).is_file() else b for b in banks)
-    store = Store.open(db)
-    try:
-        now = clock_from(os.environ.get("QUIZGYM_NOW"))()
-        figures = bank_stats(store=store, now=now, banks=slugs)
-    finally:
-        store.close()
+    now = clock_from(os.environ.get("QUIZGYM_NOW"))()
+    store = Store.read_only(db)
+    figures = []
+    if store is not None:
+        try:
+            with store.guard("read the progress database"):
+                figures = bank_stats(store=store, now=now, banks=slugs)
+        finally:
+            store.close()
     console, ascii_only = make_console()
     render_stats(RichUI(console, ascii_only=ascii_only), figures)
     return figures

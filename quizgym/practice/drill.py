@@ -27,8 +27,8 @@ import hashlib
 import json
 import secrets
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -44,7 +44,15 @@ from quizgym.model import (
     SpotTheError,
     TrueFalse,
 )
-from quizgym.practice.store import Attempt, ItemInfo, ItemRow, Store
+from quizgym.practice.store import (
+    Answer,
+    ItemInfo,
+    ItemRow,
+    Logged,
+    Store,
+    StoreError,
+    holding_ctrl_c,
+)
 from quizgym.practice.views import (
     Clock,
     ItemView,
@@ -56,7 +64,7 @@ from quizgym.practice.views import (
     when,
 )
 from quizgym.selection import check_filters, matches
-from quizgym.solver import CompiledBank, Variant, compiled, prompt_of
+from quizgym.solver import CompiledBank, Slot, Variant, compiled, prompt_of
 
 LEARN_AHEAD = timedelta(minutes=20)
 """Learning/relearning steps due this soon count as due (Anki's learn-ahead limit)."""
@@ -101,6 +109,15 @@ class _QuitError(Exception):
 
 class _UndoError(Exception):
     """The student typed ``u``."""
+
+
+class _UnsavedError(Exception):
+    """An answer could not be saved: the session stops before showing its verdict."""
+
+    def __init__(self, item_id: str, error: StoreError) -> None:
+        super().__init__(str(error))
+        self.item_id = item_id
+        self.error = error
 
 
 # --- the queue --------------------------------------------------------------------------------
@@ -230,8 +247,85 @@ def _verdict_word(statuses: Sequence[Status], score: float) -> str:
     return "partial" if score > 0 else "incorrect"
 
 
+def _self_mark_word(rating: Rating) -> str:
+    return {Rating.Again: "incorrect", Rating.Hard: "partial"}.get(rating, "correct")
+
+
+def _suggested_mark(score: float) -> Rating:
+    """The rubric's suggestion for a free-text answer: < 50 % Again, < 100 % Hard, else Good."""
+    return Rating.Again if score < 0.5 else Rating.Hard if score < 1 else Rating.Good
+
+
+@dataclass
+class _Turn:
+    """One item being asked: its slots, what has been answered and hinted, what is saved."""
+
+    entry: Entry
+    variant: Variant
+    slots: tuple[Slot, ...]
+    shown_at: datetime
+    hints: int = 0
+    revealed: bool = False
+    skipped: bool = False
+    verdicts: list[Verdict] = field(default_factory=list)
+    responses: dict[str, str] = field(default_factory=dict)
+    earlier: dict[str, str] = field(default_factory=dict)
+    self_mark: Rating | None = None
+    """Free text: the student's own mark, once given (the rubric's suggestion until then)."""
+    done: Done | None = None
+    """The saved attempt, from the first graded slot on."""
+    logged: Logged | None = None
+    saved_at: datetime | None = None
+    """When the attempt was first saved: its answer time, and the time it is scheduled from."""
+    duration_ms: int = 0
+
+    @property
+    def question(self) -> AnyQuestion:
+        """The item's question."""
+        return self.entry.question
+
+    @property
+    def free_text(self) -> bool:
+        """A free-text answer the student marks themself (not revealed or skipped)."""
+        return isinstance(self.question, FreeText) and not (self.revealed or self.skipped)
+
+    def grade(self) -> tuple[str, Rating, float | None, str | None]:
+        """(verdict word, rating, score, misconception) of the answers so far.
+
+        Parts not answered yet count as no answer: that is the grade the attempt keeps if the
+        session ends here.
+        """
+        pending = self.slots[len(self.verdicts) :]
+        total = sum(v.max_score for v in self.verdicts) + sum(s.points for s in pending)
+        score = sum(v.score for v in self.verdicts) / (total or 1)
+        tag = next((v.tag for v in self.verdicts if v.tag and not v.is_correct), None)
+        logged_score = None if isinstance(self.question, FreeText) else score  # self-marked
+        if self.revealed or self.skipped:
+            word = "revealed" if self.revealed else "skipped"
+            return word, Rating.Again, logged_score, tag
+        if self.free_text:
+            rating = self.self_mark or _suggested_mark(score)
+            return _self_mark_word(rating), rating, None, tag
+        statuses = [v.status for v in self.verdicts] + [Status.BLANK] * len(pending)
+        return _verdict_word(statuses, score), _rating_for(score, self.hints > 0), score, tag
+
+    def response(self) -> str | None:
+        """The answer as logged: the text, or a JSON object of the parts answered."""
+        if not self.responses:
+            return None
+        if list(self.responses) == [""]:
+            return self.responses[""]
+        return json.dumps(self.responses, ensure_ascii=False)
+
+
 class Drill:
-    """One practice session over one or more banks."""
+    """One practice session over one or more banks.
+
+    Commit before show: every graded answer — each part of a multi-part question as it comes,
+    a free-text answer before its self-mark — is saved (:meth:`_save`) before its verdict or
+    the model answer is printed, and later parts or the self-mark revise that saved attempt. A
+    session stopped at any prompt (``q``, Ctrl-C, EOF, SIGKILL) keeps everything it showed.
+    """
 
     def __init__(
         self,
@@ -250,13 +344,17 @@ class Drill:
         self.queue: list[Entry] = []
         self.done: list[Done] = []
         self.position = 0
+        self.failure: StoreError | None = None
+        """The write that stopped the session, if one failed."""
 
     def run(self, queue: list[Entry], session_id: int) -> Summary:
-        """Drill the queue until it is empty or the student quits (``q``, EOF, Ctrl-C)."""
+        """Drill the queue until it is empty, the student quits (``q``, EOF, Ctrl-C) or an
+        answer cannot be saved."""
         self.queue = queue
         self.session_id = session_id
         started = self.clock()
         quit_early = False
+        unsaved = None
         try:
             while self.position < len(self.queue):
                 entry = self.queue[self.position]
@@ -266,7 +364,11 @@ class Drill:
                     self._undo()
         except (_QuitError, EOFError, KeyboardInterrupt):
             quit_early = True
-        return self._summary(started, quit_early=quit_early)
+        except _UnsavedError as exc:
+            quit_early, unsaved, self.failure = True, exc.item_id, exc.error
+        except StoreError as exc:  # a read failed: every answer so far is saved
+            quit_early, self.failure = True, exc
+        return self._summary(started, quit_early=quit_early, unsaved=unsaved)
 
     # one item ------------------------------------------------------------------------------
 
@@ -283,89 +385,98 @@ class Drill:
             return text
 
     def _item(self, entry: Entry) -> None:
+        """Ask every slot of an item, saving each graded one before showing it, then conclude."""
+        turn = self._start(entry)
+        while len(turn.verdicts) < len(turn.slots):
+            graded = self._ask_slot(turn, turn.slots[len(turn.verdicts)])
+            turn.verdicts += [verdict for _, verdict in graded]
+            self._save(turn)
+            self._show(turn, graded)
+        if turn.free_text:
+            turn.self_mark = self._self_mark(turn)
+            self._save(turn)
+        self._conclude(turn)
+
+    def _start(self, entry: Entry) -> _Turn:
+        """Draw this review's variant and show the item."""
         question = entry.question
         count = self.store.attempt_count(entry.bank.bank, question.id)
-        draw = review_seed(self.seed, entry.bank.bank, question.id, count)
-        variant = entry.book.variant(question, seed=draw)
+        variant = entry.book.variant(
+            question, seed=review_seed(self.seed, entry.bank.bank, question.id, count)
+        )
         self.ui.show_item(self._view(entry, variant))
-        shown_at = self.clock()
-        hints = 0
-        revealed = skipped = False
-        verdicts: list[Verdict] = []
-        responses: dict[str, str] = {}
-        earlier: dict[str, str] = {}
-        for slot in entry.book.slots_of(question):
-            part_id = slot.part
-            if part_id is not None and not skipped:
-                self.ui.show_slot(SlotView(part_id, variant.fill(slot.prompt), slot.units))
-            label = self._label(question, part_id)
-            while True:
-                text = "" if revealed or skipped else self._ask(label)
-                if text == "?":
-                    hint = slot.hint
-                    if hint and hints == 0:
-                        hints = 1
-                    shown = f"Hint: {variant.fill(hint)}" if hint else "No hint for this one."
-                    self.ui.show_note(shown)
-                    continue
-                if text in ("!", "s") or revealed or skipped:
-                    revealed = revealed or text == "!"
-                    skipped = skipped or text == "s"
-                    verdict = grade_response(
-                        entry.book, question, None, variant=variant, part=part_id
-                    )
-                    break
-                if not text:
-                    self.ui.show_note(f"Type your answer, or {COMMANDS}.")
-                    continue
-                verdict = grade_response(
-                    entry.book, question, text, variant=variant, part=part_id, earlier=earlier
-                )
-                if verdict.status is Status.INVALID:
-                    self.ui.show_note(verdict.feedback or "That cannot be read as an answer.")
-                    continue
-                responses[part_id or ""] = text
-                if part_id is not None:
-                    earlier[part_id] = text
-                break
-            verdicts.append(verdict)
-            if skipped:
-                continue
-            if isinstance(question, FreeText) and not revealed:
-                self.ui.show_free_text(question, verdict)
-            else:
-                self.ui.show_verdict(verdict, label=part_id, revealed=revealed)
-        score = sum(v.score for v in verdicts) / (sum(v.max_score for v in verdicts) or 1)
-        tag = next((v.tag for v in verdicts if v.tag and not v.is_correct), None)
-        if revealed or skipped:
-            word, rating = ("revealed" if revealed else "skipped"), Rating.Again
-        elif isinstance(question, FreeText):
-            rating = self._self_mark(score)
-            word = {1: "incorrect", 2: "partial"}.get(int(rating), "correct")
-        else:
-            word = _verdict_word([v.status for v in verdicts], score)
-            rating = _rating_for(score, hints > 0)
-        response = (
-            None
-            if not responses
-            else responses.get("")
-            if list(responses) == [""]
-            else json.dumps(responses, ensure_ascii=False)
-        )
-        self._finish(
-            entry,
-            word=word,
-            rating=rating,
-            score=None if isinstance(question, FreeText) else score,
-            response=response,
-            hints=hints,
-            tag=tag,
-            shown_at=shown_at,
-            explanation=explanation_for(entry.book, question, variant),
-        )
+        return _Turn(entry, variant, entry.book.slots_of(question), shown_at=self.clock())
 
-    def _self_mark(self, score: float) -> Rating:
-        suggestion = 1 if score < 0.5 else 2 if score < 1 else 3
+    def _ask_slot(self, turn: _Turn, slot: Slot) -> list[tuple[Slot, Verdict]]:
+        """Ask one slot until it has an answer; ``!``/``s`` settle it and every slot after it.
+
+        Hints and unreadable answers are handled here and asked again; nothing is saved yet.
+        """
+        question, variant = turn.question, turn.variant
+        if slot.part is not None:
+            self.ui.show_slot(SlotView(slot.part, variant.fill(slot.prompt), slot.units))
+        label = self._label(question, slot.part)
+        while True:
+            text = self._ask(label)
+            if text == "?":
+                if slot.hint:
+                    turn.hints = max(turn.hints, 1)
+                self.ui.show_note(
+                    f"Hint: {variant.fill(slot.hint)}" if slot.hint else "No hint for this one."
+                )
+                continue
+            if text in ("!", "s"):
+                turn.revealed, turn.skipped = text == "!", text == "s"
+                rest = turn.slots[turn.slots.index(slot) :]
+                return [(s, self._grade(turn, s, None)) for s in rest]
+            if not text:
+                self.ui.show_note(f"Type your answer, or {COMMANDS}.")
+                continue
+            verdict = self._grade(turn, slot, text)
+            if verdict.status is Status.INVALID:
+                self.ui.show_note(verdict.feedback or "That cannot be read as an answer.")
+                continue
+            turn.responses[slot.part or ""] = text
+            if slot.part is not None:
+                turn.earlier[slot.part] = text
+            return [(slot, verdict)]
+
+    def _grade(self, turn: _Turn, slot: Slot, text: str | None) -> Verdict:
+        """The engine's verdict; an engine failure on one answer is reported, never fatal."""
+        try:
+            return grade_response(
+                turn.entry.book,
+                turn.question,
+                text,
+                variant=turn.variant,
+                part=slot.part,
+                earlier=turn.earlier,
+            )
+        except Exception as exc:  # per-answer isolation: the session goes on
+            return Verdict(
+                question=slot.id,
+                status=Status.INVALID,
+                score=0.0,
+                max_score=slot.points,
+                feedback=f"Your answer could not be graded ({type(exc).__name__}: {exc}); this"
+                " is a bug in quizgym. Type it another way, or s to skip.",
+            )
+
+    def _show(self, turn: _Turn, graded: list[tuple[Slot, Verdict]]) -> None:
+        """Show what was just saved: verdicts (answers when revealed), the model answer."""
+        if turn.skipped:
+            return
+        for k, (slot, verdict) in enumerate(graded):
+            if k and slot.part is not None:  # later parts settled by a reveal
+                self.ui.show_slot(SlotView(slot.part, turn.variant.fill(slot.prompt), slot.units))
+            if turn.free_text:
+                assert isinstance(turn.question, FreeText)
+                self.ui.show_free_text(turn.question, verdict)
+            else:
+                self.ui.show_verdict(verdict, label=slot.part, revealed=turn.revealed)
+
+    def _self_mark(self, turn: _Turn) -> Rating:
+        suggestion = int(turn.grade()[1])
         label = f"Your mark: 1 again · 2 hard · 3 good · 4 easy [{suggestion}]"
         while True:
             text = self._ask(label)
@@ -375,84 +486,116 @@ class Drill:
                 return Rating(int(text))
             self.ui.show_note("Type 1, 2, 3 or 4 (Enter takes the suggestion).")
 
-    def _finish(
-        self,
-        entry: Entry,
-        *,
-        word: str,
-        rating: Rating,
-        score: float | None,
-        response: str | None,
-        hints: int,
-        tag: str | None,
-        shown_at: datetime,
-        explanation: str | None,
-    ) -> None:
+    def _save(self, turn: _Turn, *, easy: bool = False) -> Logged:
+        """Commit the item's answers so far: the first time as a new attempt, then as revisions.
+
+        Args:
+            turn: the item being asked.
+            easy: re-rate the (correct) answer Easy, keeping its time and duration.
+
+        Raises:
+            _UnsavedError: the database could not be written; nothing more is shown.
+        """
+        entry = turn.entry
+        word, graded, score, tag = turn.grade()
+        rating = Rating.Easy if easy else graded
         now = self.clock()
-        before = entry.row.card
-        scheduled = is_due(before, now)
-        duration = max(0, int((now - shown_at).total_seconds() * 1000))
-        after = self._review(entry, before, rating, now, duration) if scheduled else before
-        attempt = Attempt(
+        if not easy:
+            turn.duration_ms = max(0, int((now - turn.shown_at).total_seconds() * 1000))
+        at, ms = turn.saved_at or now, turn.duration_ms
+        answer = Answer(
             session_id=self.session_id,
             bank_id=entry.bank.bank,
             item_id=entry.question.id,
             content_sha=entry.row.content_sha,
-            answered_at=now,
-            response=response,
+            answered_at=at,
+            response=turn.response(),
             verdict=word,
             score=score,
             rating=int(rating),
-            hints_used=hints,
-            duration_ms=duration,
-            scheduled=scheduled,
+            hints_used=turn.hints,
+            duration_ms=ms,
             tag=tag,
-            card_before=before,
-            card_after=after,
         )
-        attempt_id = self.store.record(attempt)
-        entry.row.card = after
-        requeued = None
+
+        def review(before: Card | None) -> Card:
+            return self._review(entry, before, rating, at, ms)
+
+        # Ctrl-C waits until the attempt is both committed and counted in the summary.
+        with holding_ctrl_c():
+            logged = self._write(turn, answer, review)
+        entry.row.card = logged.card
+        if logged.overtaken and not (turn.logged is not None and turn.logged.overtaken):
+            self.ui.show_note(
+                f"Another drill has answered {entry.question.id} since: your answer is logged,"
+                " its schedule stands."
+            )
+        turn.logged = logged
+        return logged
+
+    def _write(self, turn: _Turn, answer: Answer, review: Callable[[Card | None], Card]) -> Logged:
+        """Record the turn's first answer, or revise its attempt; keep :attr:`done` in step."""
+        entry, at = turn.entry, answer.answered_at
+        try:
+            if turn.done is None:
+                logged = self.store.record(
+                    answer, review=lambda before: review(before) if is_due(before, at) else None
+                )
+                turn.saved_at = at
+                turn.done = Done(
+                    entry, logged.attempt_id, answer.verdict, answer.tag, None, self.position
+                )
+                self.done.append(turn.done)
+            else:
+                logged = self.store.revise(turn.done.attempt_id, answer, review=review)
+                turn.done.verdict, turn.done.tag = answer.verdict, answer.tag
+        except StoreError as exc:
+            raise _UnsavedError(entry.question.id, exc) from exc
+        return logged
+
+    def _conclude(self, turn: _Turn) -> None:
+        """Requeue a failed item, show the outcome, and wait for Enter (or ``e``)."""
+        entry, logged, done = turn.entry, turn.logged, turn.done
+        assert logged is not None and done is not None
+        word, rating, _, _ = turn.grade()
         if rating == Rating.Again and word != "skipped":
-            requeued = Entry(entry.book, entry.question, entry.row, new=False, retry=True)
-            self.queue.insert(min(self.position + 1 + RETRY_GAP, len(self.queue)), requeued)
-        self.done.append(Done(entry, attempt_id, word, tag, requeued, self.position))
+            done.requeued = Entry(entry.book, entry.question, entry.row, new=False, retry=True)
+            self.queue.insert(min(self.position + 1 + RETRY_GAP, len(self.queue)), done.requeued)
         self.position += 1
         question = entry.question
-        easy_ok = scheduled and word == "correct" and rating != Rating.Easy
+        easy_ok = (
+            logged.scheduled
+            and not logged.overtaken
+            and word == "correct"
+            and rating != Rating.Easy
+        )
+        card = logged.card
         self.ui.show_outcome(
             Outcome(
                 verdict=word,
                 rating=rating,
-                scheduled=scheduled,
-                next_due=after.due if after is not None and scheduled else None,
-                now=now,
-                explanation=explanation,
+                scheduled=logged.scheduled,
+                next_due=card.due if card is not None and logged.scheduled else None,
+                now=self.clock(),
+                explanation=explanation_for(entry.book, question, turn.variant),
                 correction=question.correction if isinstance(question, SpotTheError) else None,
                 can_mark_easy=easy_ok,
             )
         )
-        self._after(entry, attempt, attempt_id, easy_ok=easy_ok)
+        self._after(turn, easy_ok=easy_ok)
 
-    def _after(self, entry: Entry, attempt: Attempt, attempt_id: int, *, easy_ok: bool) -> None:
+    def _after(self, turn: _Turn, *, easy_ok: bool) -> None:
         label = (
             "Enter: next · e easy · u undo · q quit" if easy_ok else "Enter: next · u undo · q quit"
         )
         while True:
             text = self._ask(label)
             if text == "e" and easy_ok:
-                card = self._review(
-                    entry,
-                    attempt.card_before,
-                    Rating.Easy,
-                    attempt.answered_at,
-                    attempt.duration_ms,
-                )
-                self.store.rerate(attempt_id, rating=int(Rating.Easy), card_after=card)
-                entry.row.card = card
-                self.ui.show_note(
-                    f"Marked easy: next review {when(card.due, attempt.answered_at)}."
-                )
+                logged = self._save(turn, easy=True)
+                if not logged.overtaken and logged.card is not None:
+                    self.ui.show_note(
+                        f"Marked easy: next review {when(logged.card.due, self.clock())}."
+                    )
                 return
             if not text:
                 return
@@ -470,13 +613,24 @@ class Drill:
         return card
 
     def _undo(self) -> None:
-        last = self.done.pop()
-        self.store.undo(last.attempt_id)
-        last.entry.row.card = self.store.row(last.entry.bank.bank, last.entry.question.id).card
+        last = self.done[-1]
+        item = last.entry.question.id
+        try:
+            undone = self.store.undo(last.attempt_id)
+        except StoreError as exc:
+            raise _UnsavedError(item, exc) from exc
+        if not undone:
+            self.ui.show_note(
+                f"Not undone: another drill has answered {item} since, and its review stands."
+            )
+            self.position = max(self.position, last.position + 1)
+            return
+        self.done.pop()
+        last.entry.row.card = self.store.row(last.entry.bank.bank, item).card
         if last.requeued is not None and last.requeued in self.queue:
             self.queue.remove(last.requeued)
         self.position = last.position
-        self.ui.show_note(f"Undone: {last.entry.question.id} ({last.verdict}); ask it again.")
+        self.ui.show_note(f"Undone: {item} ({last.verdict}); ask it again.")
 
     # views ---------------------------------------------------------------------------------
 
@@ -515,7 +669,7 @@ class Drill:
             return "Your answer (one line)"
         return f"{part_id} =" if part_id else "Your answer"
 
-    def _summary(self, started: datetime, *, quit_early: bool) -> Summary:
+    def _summary(self, started: datetime, *, quit_early: bool, unsaved: str | None) -> Summary:
         now = self.clock()
         words = Counter(d.verdict for d in self.done)
         tags = Counter(d.tag for d in self.done if d.tag)
@@ -541,6 +695,7 @@ class Drill:
             next_due=upcoming[0] if upcoming else None,
             now=now,
             quit_early=quit_early,
+            unsaved=unsaved,
         )
 
     def _all_entries(self) -> list[Entry]:
@@ -562,6 +717,10 @@ def practice(
 ) -> Summary:
     """Run one practice session and return its summary (every answer is already stored).
 
+    Each answer is committed before its verdict is shown. When one cannot be (a full disk, a
+    read-only file), the session stops at once: the summary says which answer was not saved,
+    and the error is raised after it.
+
     Args:
         banks: the banks to drill (each compiled once here when it is not yet).
         store: the progress database.
@@ -576,6 +735,7 @@ def practice(
 
     Raises:
         QuizgymError: an unknown type, or nothing matches the filters.
+        StoreError: the progress database cannot be read or written.
     """
     books = [compiled(bank) for bank in banks]
     plain = [book.bank for book in books]
@@ -598,8 +758,15 @@ def practice(
         banks=[b.bank for b in plain], mode="cram" if cram else "review", now=now
     )
     summary = drill.run(queue, session_id)
-    store.end_session(session_id, now=clock())
+    failure = drill.failure
+    if failure is None:
+        try:
+            store.end_session(session_id, now=clock())
+        except StoreError as exc:  # every answer is saved; only the session's end time is not
+            failure = exc
     ui.show_summary(summary)
+    if failure is not None:
+        raise failure
     return summary
 
 

@@ -1,7 +1,10 @@
 """The terminal face of the drill and of ``quizgym stats``: rich output, line input.
 
 Bank text is always printed as :class:`rich.text.Text` (markup off), so ``[MASK]`` or
-``logits[i]`` reach the screen literally. ``NO_COLOR`` and ``TERM=dumb`` are honoured by rich.
+``logits[i]`` reach the screen literally, and every string passes through
+:func:`quizgym.terminal.escape_controls` first, so bank text or an echoed answer holding escape
+sequences or bidi overrides cannot retitle, clear or reorder the terminal: they are shown
+spelled out (``\x1b``, ``\u202e``). ``NO_COLOR`` and ``TERM=dumb`` are honoured by rich.
 When the terminal's encoding cannot print the bank's Unicode (``−``, ``≈``, ``∈``), every string
 goes through :func:`plain` first and boxes fall back to ASCII.
 """
@@ -20,6 +23,7 @@ from rich.text import Text
 
 from quizgym.practice.stats import LEECH_LAPSES, BankStats
 from quizgym.practice.views import ItemView, Outcome, SlotView, Summary, when
+from quizgym.terminal import escape_controls
 
 if TYPE_CHECKING:  # the answer engine (sympy) stays unloaded for `quizgym stats`
     from quizgym.answers import Verdict
@@ -100,8 +104,9 @@ class RichUI:
         self._read = read
 
     def t(self, text: str, style: str = "") -> Text:
-        """Bank or UI text as a literal rich Text (never parsed as markup)."""
-        return Text(plain(text) if self.ascii_only else text, style=style)
+        """Bank or UI text as a literal rich Text: never parsed as markup, never obeyed."""
+        inert = escape_controls(text)
+        return Text(plain(inert) if self.ascii_only else inert, style=style)
 
     def say(self, *parts: tuple[str, str] | str) -> None:
         """Print one line assembled from plain strings and (text, style) pairs."""
@@ -210,7 +215,16 @@ class RichUI:
         if summary.next_due is not None:
             due += f" · next {when(summary.next_due, summary.now)}"
         lines.append(self.t(due))
-        lines.append(self.t("Progress saved after every answer.", "dim"))
+        if summary.unsaved is None:
+            lines.append(self.t("Progress saved after every answer.", "dim"))
+        else:
+            lines.append(
+                self.t(
+                    f"Not saved: your answer to {summary.unsaved} (the progress database could"
+                    " not be written); every answer before it is saved.",
+                    "bold",
+                )
+            )
         self.console.print()
         title = "Session ended early" if summary.quit_early else "Session complete"
         self.console.print(Panel(Group(*lines), title=self.t(title), title_align="left"))

@@ -98,17 +98,24 @@ class Summary:
     next_due: datetime | None
     now: datetime
     quit_early: bool
+    unsaved: str | None = None
+    """The item whose answer could not be saved (the session stopped there), if any."""
 
 
 def when(due: datetime, now: datetime) -> str:
-    """``in 10 min``, ``in 2 days``: a due time relative to now."""
+    """``in 10 min``, ``in 2 days``: a due time relative to now, rounded to its unit.
+
+    A unit is chosen after rounding, so 59.9 s reads ``in 1 min`` (not ``in 60 s``) and 23.9 h
+    ``in 1 day``.
+    """
     seconds = (due - now).total_seconds()
     if seconds <= 0:
         return "now"
-    if seconds < 3600:
-        minutes = seconds / 60
-        return f"in {minutes:.0f} min" if minutes >= 1 else f"in {seconds:.0f} s"
-    if seconds < 86400:
+    if round(seconds) < 60:
+        return f"in {seconds:.0f} s"
+    if round(seconds / 60) < 60:
+        return f"in {seconds / 60:.0f} min"
+    if round(seconds / 3600) < 24:
         return f"in {seconds / 3600:.0f} h"
-    days = seconds / 86400
-    return f"in {days:.0f} day" + ("" if round(days) == 1 else "s")
+    days = round(seconds / 86400)
+    return f"in {days} day" + ("" if days == 1 else "s")
