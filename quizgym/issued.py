@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -164,15 +164,14 @@ class _Versions:
 
     def __init__(self) -> None:
         self.table: dict[str, list[IssuedVersion]] = {}
-        self._index: dict[tuple[str, IssuedVersion], int] = {}
+        self._index: dict[tuple[str, object, tuple[int, ...]], int] = {}
 
     def index(self, variant: Variant) -> int:
-        record = IssuedVersion.of(variant)
-        key = (variant.question, record)
+        key = (variant.question, variant.signature, variant.order)
         if key not in self._index:
             versions = self.table.setdefault(variant.question, [])
             self._index[key] = len(versions)
-            versions.append(record)
+            versions.append(IssuedVersion.of(variant))
         return self._index[key]
 
 
@@ -183,7 +182,7 @@ def issue(
     issued_by: str,
     seed: int | None = None,
     students: Sequence[tuple[str, int | None]] | None = None,
-    items: Iterable[tuple[str, str, str | None, Variant, str]] = (),
+    items: Sequence[tuple[str, str, str | None, Variant, str]] | None = None,
     pools: bool = False,
 ) -> Issued:
     """The manifest of what a command handed out.
@@ -193,30 +192,32 @@ def issue(
         questions: the questions handed out, in order.
         issued_by: the command, for people reading the file.
         seed: the class seed (a student's own seed wins, as in ``render --roster``).
-        students: with a roster: (student id, the student's own seed or None) of each student.
-        items: for an export: (ident, question id, part id, variant, text) of each item.
-        pools: an export with variant pools (the LMS draws one item per student).
+        students: a roster's (student id, the student's own seed or None), in order.
+        items: an export's (ident, question id, part id, variant, text) of each item, in order;
+            the versions are then the items' own.
+        pools: the export draws one item of several per student (variant pools).
     """
     versions = _Versions()
     records: list[IssuedStudent] = []
-    if students is not None:
+    listed: list[IssuedItem] = []
+    mode: Literal["single", "per-student", "pools"] = "single"
+    if items is not None:
+        listed = [
+            IssuedItem(ident=ident, question=qid, part=part, version=versions.index(v), text=text)
+            for ident, qid, part, v, text in items
+        ]
+        mode = "pools" if pools else "single"
+    elif students is not None:
         for sid, own in students:
             chosen = seed if own is None else own
             picks = {
                 q.id: versions.index(book.variant(q, student=sid, seed=chosen)) for q in questions
             }
             records.append(IssuedStudent(id=sid, seed=chosen, versions=picks))
-        mode: Literal["single", "per-student", "pools"] = "per-student"
+        mode = "per-student"
     else:
         for q in questions:
             versions.index(book.variant(q, student=None, seed=seed))
-        mode = "single"
-    listed = [
-        IssuedItem(ident=ident, question=qid, part=part, version=versions.index(v), text=text)
-        for ident, qid, part, v, text in items
-    ]
-    if pools:
-        mode = "pools"
     bank = book.bank
     return Issued(
         bank=bank.bank,

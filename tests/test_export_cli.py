@@ -40,8 +40,12 @@ def test_end_to_end_writes_the_default_file(
     run = CliRunner().invoke(cli, ["export", str(SPECIAL), "--to", fmt])
     assert run.exit_code == 0, run.output
     name = f"special-chars-{fmt}{suffix}"
-    assert run.output == f"wrote {name} ({fmt}): 9 questions as {items} items\n"
+    assert run.output == (
+        f"wrote {name} ({fmt}): 9 questions as {items} items; "
+        f"items recorded in {name}.issued.json\n"
+    )
     assert (tmp_path / name).stat().st_size > 0
+    assert (tmp_path / f"{name}.issued.json").read_text(encoding="utf-8").count('"ident"') == items
 
 
 def test_every_format_is_offered() -> None:

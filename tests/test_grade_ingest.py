@@ -115,7 +115,11 @@ def test_canvas_student_analysis(quiz: Bank, tmp_path: Path) -> None:
         "2002": {"mc-causal": None, "mc-multi": "3", "tf-bert": "True"},
     }
     assert [(r.line, r.reason) for r in answers.rejected] == [
-        (1, "Canvas question '104: Something else' matches no question of the bank")
+        (
+            1,
+            "Canvas question '104: Something else' matches no question of the bank (one with "
+            "per-student numbers needs --issued); column ignored",
+        )
     ]
 
 
@@ -130,9 +134,10 @@ def test_moodle_responses_by_question_text_and_by_position(quiz: Bank, tmp_path:
     answers = _read(quiz, tmp_path, "moodle.csv", with_text)
     # "Question 1" holds the question text and the choices: matched by the start of the prompt
     assert _table(answers) == {"s1": {"mc-causal": "GPT", "tf-bert": "False"}}
+    # Without "Question N" (Moodle's default) a response is not mapped by position: refused.
     positional = "ID number,Response 1,Response 2\ns1,False,GPT\n"
-    answers = _read(quiz, tmp_path, "moodle2.csv", positional)
-    assert _table(answers) == {"s1": {"mc-causal": "GPT", "tf-bert": "False"}}
+    with pytest.raises(SubmissionError, match="without 'Question N' columns"):
+        _read(quiz, tmp_path, "moodle2.csv", positional)
 
 
 REJECTS = (

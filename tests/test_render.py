@@ -333,8 +333,12 @@ def test_render_command_writes_a_worksheet_per_student_and_a_class_key(tmp_path:
     args += ["--format", "html", "--format", "md", "-o", str(out), "--date", DATE]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
-    assert result.output == f"{out}: 2 worksheets and 1 key (html, md), 7 questions each\n"
+    assert result.output == (
+        f"{out}: 2 worksheets and 1 key (html, md), 7 questions each; "
+        "versions recorded in issued.json\n"
+    )
     assert sorted(p.name for p in out.iterdir()) == [
+        "issued.json",
         "key.html",
         "key.md",
         "worksheet-s001.html",
@@ -361,6 +365,7 @@ def test_key_per_student(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.iterdir()) == [
+        "issued.json",
         "key-s001.html",
         "key-s002.html",
         "worksheet-s001.html",

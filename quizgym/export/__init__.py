@@ -103,13 +103,16 @@ class ExportResult:
     questions: int
     items: int
     pools: int
+    issued: Path | None = None
+    """The issue manifest beside the file (None when the file went to standard output)."""
 
     def summary(self) -> str:
         """One line for the terminal."""
         pools = f", {self.pools} variant pools" if self.pools else ""
+        issued = f"; items recorded in {self.issued}" if self.issued else ""
         return (
             f"wrote {self.path} ({self.format}): {self.questions} questions "
-            f"as {self.items} items{pools}"
+            f"as {self.items} items{pools}{issued}"
         )
 
 
@@ -131,12 +134,15 @@ def export_bank(
         seed: the first variant's seed.
 
     Returns:
-        Where it wrote and how much.
+        Where it wrote and how much. Beside the file, ``FILE.issued.json`` records every item
+        with its question, part, version and text (:mod:`quizgym.issued`), for
+        ``quizgym grade --issued``.
 
     Raises:
         QuizgymError: the bank cannot be loaded or exported.
     """
-    from quizgym.export.plan import plan, split_parts
+    from quizgym.export.plan import issued_items, plan, split_parts
+    from quizgym.issued import issue, write_issued
     from quizgym.loader import load_bank
 
     loaded = load_bank(bank)
@@ -150,8 +156,18 @@ def export_bank(
         job.save(target)
     pools = plan(job.compiled, variants=variants, seed=seed)
     items = sum(len(split_parts(i)) if job.splits_parts else 1 for p in pools for i in p.items)
+    issued = None
+    if output != "-":
+        manifest = issue(
+            job.compiled,
+            loaded.questions,
+            issued_by=f"export {to}",
+            items=issued_items(pools, split=job.splits_parts),
+            pools=any(p.variants for p in pools),
+        )
+        issued = write_issued(target.with_name(target.name + ".issued.json"), manifest)
     return ExportResult(
-        target, to, len(loaded.questions), items, sum(1 for p in pools if p.variants)
+        target, to, len(loaded.questions), items, sum(1 for p in pools if p.variants), issued
     )
 
 

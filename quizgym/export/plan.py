@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 
@@ -222,6 +223,23 @@ def split_parts(item: Item) -> list[Item]:
                 feedback,
             )
         )
+    return out
+
+
+def issued_items(
+    pools: Sequence[Pool], *, split: bool
+) -> list[tuple[str, str, str | None, Variant, str]]:
+    """Every exported item as the issue manifest records it: (ident, question, part, variant,
+    the text students see), in export order; ``split``: one item per part."""
+    out = []
+    for pool in pools:
+        for item in pool.items:
+            for piece in split_parts(item) if split else [item]:
+                part = piece.slots[0].part if split and len(piece.slots) == 1 else None
+                text = piece.prompt
+                if isinstance(piece.question, SpotTheError):
+                    text = f"{piece.question.statement}\n{text}"
+                out.append((piece.ident, piece.question.id, part, piece.variant, text))
     return out
 
 

@@ -207,7 +207,7 @@ def _grade_slot(
     question = slot.question
     column = answers.column(slot.id)
     n = len(answers)
-    variants, vcodes = versions.variants(bank, question, answers, keys=keys)
+    variants, vcodes = versions.variants(bank, slot, answers, keys=keys)
     texts, tcodes = factorize(column)
     # Grouping key: variant, text, and (for error carried forward) the earlier parts' texts.
     key = vcodes * len(texts) + tcodes

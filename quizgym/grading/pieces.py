@@ -42,6 +42,7 @@ from quizgym.grading.rows import Seen, undecodable
 from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
 from quizgym.grading.versions import Versions, rejections
+from quizgym.issued import Issued
 from quizgym.model import Bank
 from quizgym.solver import CompiledBank, compiled
 
@@ -104,6 +105,8 @@ class Plan:
     """The files, in the order given: rejections are reported in this order, then by line."""
     has_seeds: bool = False
     """Whether some row of the input has a seed."""
+    by_text: set[str] = field(default_factory=set)
+    """Choice slots answered only with choice texts (LMS exports), in every file."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -225,13 +228,20 @@ def _read_piece(bank: Bank, piece: Piece, columns: Sequence[str] | None = None) 
 # --- planning -------------------------------------------------------------------------------------
 
 
-def plan_run(bank: Bank, submissions: Sequence[Path | str], *, chunk_rows: int) -> Plan:
+def plan_run(
+    bank: Bank,
+    submissions: Sequence[Path | str],
+    *,
+    chunk_rows: int,
+    issued: Issued | None = None,
+) -> Plan:
     """Split the input into pieces; find the graded slots and the repeated students.
 
     Args:
         bank: the bank.
         submissions: the files, in order.
         chunk_rows: the most students (rows) in a piece.
+        issued: the issue manifest, for LMS response exports (see :func:`read_submissions`).
 
     Returns:
         The plan.
@@ -243,6 +253,8 @@ def plan_run(bank: Bank, submissions: Sequence[Path | str], *, chunk_rows: int) 
         raise QuizgymError(f"--chunk-rows must be at least 1, not {chunk_rows}")
     seen = Seen()
     has_seeds = False
+    by_text: set[str] = set()
+    typed: set[str] = set()
     first_line: dict[tuple[str, str], int] = {}  # long files: (file, student) → first line
     present: set[str] = set()
     pieces: list[Piece] = []
@@ -255,13 +267,15 @@ def plan_run(bank: Bank, submissions: Sequence[Path | str], *, chunk_rows: int) 
         if suffix == ".parquet":
             found = _plan_parquet(bank, path, chunk_rows, len(pieces))
         elif layout is None:
-            found = _plan_whole(bank, path, chunk_rows, len(pieces))
+            found = _plan_whole(bank, path, chunk_rows, len(pieces), issued)
         else:
             found = _plan_csv(bank, path, chunk_rows, len(pieces), layout)
         for piece in found:
             answers = _read_piece(bank, piece, _scan_columns(piece))
             present |= answers.present | (set(piece.header) & set(bank.slot_ids()))
             has_seeds = has_seeds or any(s is not None for s in answers.seeds)
+            by_text |= answers.by_text
+            typed |= answers.typed | (set(piece.header) & set(bank.slot_ids()))
             drops = []
             for student, origin in zip(answers.students, answers.origins, strict=True):
                 if piece.layout == "long" and (piece.source, student) in first_line:
@@ -286,6 +300,7 @@ def plan_run(bank: Bank, submissions: Sequence[Path | str], *, chunk_rows: int) 
         pieces=pieces,
         sources=[str(Path(s)) for s in submissions],
         has_seeds=has_seeds,
+        by_text=by_text - typed,
     )
 
 
@@ -444,8 +459,11 @@ def _student_changes(handle: Any, column: str, chunk_rows: int) -> list[int]:
     return starts or [0]
 
 
-def _plan_whole(bank: Bank, path: Path, chunk_rows: int, first: int) -> list[Piece]:
-    return _split_whole(read_submissions(bank, [path]), str(path), chunk_rows, first)
+def _plan_whole(
+    bank: Bank, path: Path, chunk_rows: int, first: int, issued: Issued | None
+) -> list[Piece]:
+    whole = read_submissions(bank, [path], issued=issued)
+    return _split_whole(whole, str(path), chunk_rows, first)
 
 
 def plan_loaded(
@@ -464,6 +482,7 @@ def plan_loaded(
         streamed=False,
         sources=[str(Path(s)) for s in sources],
         has_seeds=has_seeds,
+        by_text=answers.by_text - answers.typed,
     )
 
 

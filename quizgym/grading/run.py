@@ -158,9 +158,12 @@ def grade_submissions(
     parquet = any(Path(s).suffix.lower() == ".parquet" for s in submissions)
     streamed = chunk_rows is not None or engine != "numpy" or parquet
     if streamed:
-        plan = plan_run(book.bank, submissions, chunk_rows=chunk_rows or CHUNK_ROWS)
+        plan = plan_run(
+            book.bank, submissions, chunk_rows=chunk_rows or CHUNK_ROWS, issued=manifest
+        )
     else:
-        plan = plan_loaded(read_submissions(book.bank, submissions), submissions)
+        read = read_submissions(book.bank, submissions, issued=manifest)
+        plan = plan_loaded(read, submissions)
     versions = resolve(
         book,
         plan.present,
@@ -168,6 +171,7 @@ def grade_submissions(
         seed=seed,
         version=version,
         has_seeds=plan.has_seeds,
+        by_text=plan.by_text,
     )
     out_dir.mkdir(parents=True, exist_ok=True)
     with _parts_folder(out_dir, streamed) as parts_dir:

@@ -91,9 +91,14 @@ class ClassAnswers:
     origins: list[tuple[str, int]] = field(default_factory=list)
     answers: dict[str, Sequence[str | None]] = field(default_factory=dict)
     versions: dict[str, list[int | None]] = field(default_factory=dict)
-    """Per question, each student's version as the file itself says (an LMS item column they
-    answered): an index into the issue manifest's versions, None where unknown."""
+    """Per slot, each student's version as the file itself says (the LMS item they answered):
+    an index into the issue manifest's versions of the question, None where unknown."""
     rejected: list[Rejection] = field(default_factory=list)
+    by_text: set[str] = field(default_factory=set)
+    """Choice slots an LMS export answered with the choices' texts: the order the choices were
+    shown in cannot change how those read."""
+    typed: set[str] = field(default_factory=set)
+    """Slots a file typed by students answered (wide, long, JSON Lines): letters are possible."""
     _row: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -130,9 +135,9 @@ class ClassAnswers:
             seen.append(None)
         return row
 
-    def set_version(self, question: str, row: int, version: int) -> None:
-        """Record the version of ``question`` a student answered (see :attr:`versions`)."""
-        seen = self.versions.setdefault(question, [None] * len(self.students))
+    def set_version(self, slot: str, row: int, version: int) -> None:
+        """Record the version of a slot's question a student answered (see :attr:`versions`)."""
+        seen = self.versions.setdefault(slot, [None] * len(self.students))
         seen[row] = version
 
     def extend(
@@ -190,7 +195,7 @@ class ClassAnswers:
 
     def take(self, rows: Sequence[int]) -> ClassAnswers:
         """A new class holding only these rows (no rejections): a partition."""
-        part = ClassAnswers(self.slots)
+        part = ClassAnswers(self.slots, by_text=set(self.by_text), typed=set(self.typed))
         if isinstance(rows, range) and rows.step == 1:  # a run of rows: slices copy at C speed
             run = slice(rows.start, rows.stop)
             part.students, part.seeds = self.students[run], self.seeds[run]

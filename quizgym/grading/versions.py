@@ -18,7 +18,7 @@ rejected rows (:func:`rejections`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -28,8 +28,8 @@ import numpy.typing as npt
 from quizgym.errors import QuizgymError
 from quizgym.grading.table import ClassAnswers
 from quizgym.issued import Issued
-from quizgym.model import AnyQuestion
-from quizgym.solver import CompiledBank, Variant
+from quizgym.model import AnyQuestion, MultipleChoice, SpotTheError
+from quizgym.solver import CompiledBank, Slot, Variant
 
 __all__ = ["Versions", "rejections", "resolve"]
 
@@ -61,31 +61,33 @@ class Versions:
     def variants(
         self,
         bank: CompiledBank,
-        question: AnyQuestion,
+        slot: Slot,
         answers: ClassAnswers,
         *,
         keys: npt.NDArray[np.uint64] | None = None,
     ) -> tuple[list[Variant], npt.NDArray[np.int64]]:
-        """The distinct versions of a question in a class, and each student's index into them.
+        """The distinct versions of a slot's question in a class, and each student's index.
 
-        A version a reader saw in the file itself (an LMS item column) wins over the rule.
+        A version a reader saw in the file itself (the LMS item a student answered) wins over the
+        rule: an LMS draws each item of a pool per student, each part's item on its own.
 
         Args:
             bank: the compiled bank.
-            question: the question.
+            slot: the slot.
             answers: the class.
             keys: the students' draw keys (:func:`~quizgym.solver.student_keys`) when the
                 caller has them; only the ``seeds`` and ``drawn`` rules use them.
         """
         n = len(answers)
+        question = slot.question
         if not bank.varies(question):
             return [bank.variant(question)], np.zeros(n, dtype=np.int64)
-        seen = answers.versions.get(question.id)
+        seen = answers.versions.get(slot.id)
         if self.rule == "issued" and self.issued is not None:
             return _issued(self.issued, question, answers, seen)
         if seen is not None:
             raise QuizgymError(
-                f"{question.id}: the file names the version each student answered, but only an "
+                f"{slot.id}: the file names the version each student answered, but only an "
                 "issue manifest can say what it was: grade with --issued FILE"
             )
         if self.rule == "default":
@@ -143,6 +145,7 @@ def resolve(
     seed: int | None,
     version: Literal["default", "per-student"] | None,
     has_seeds: bool,
+    by_text: Collection[str] = (),
 ) -> Versions:
     """The rule a run grades by, from its options; refuse to guess.
 
@@ -153,6 +156,8 @@ def resolve(
         seed: ``--seed``.
         version: ``--version``.
         has_seeds: whether some row of the input has a seed.
+        by_text: choice slots answered only with the choices' texts (LMS exports): the order
+            choices were shown in does not matter for them.
 
     Raises:
         QuizgymError: more than one of the options, or none of them while the bank has questions
@@ -173,7 +178,11 @@ def resolve(
     if has_seeds:
         return Versions(rule="seeds")
     varying = sorted(
-        {bank.slot(s).question.id for s in present if bank.varies(bank.slot(s).question)}
+        {
+            bank.slot(s).question.id
+            for s in present
+            if bank.varies(bank.slot(s).question) and not _order_only(bank, s, by_text)
+        }
     )
     if varying:
         shown = ", ".join(varying[:4]) + (
@@ -186,6 +195,12 @@ def resolve(
             "for everyone)"
         )
     return Versions(rule="default")  # no question differs: every rule gives the same versions
+
+
+def _order_only(bank: CompiledBank, slot: str, by_text: Collection[str]) -> bool:
+    """A shuffled choice slot answered with the choices' texts: every order reads alike."""
+    question = bank.slot(slot).question
+    return slot in by_text and isinstance(question, MultipleChoice | SpotTheError)
 
 
 def rejections(answers: ClassAnswers, versions: Versions) -> list[tuple[int, str]]:

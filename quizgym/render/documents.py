@@ -16,6 +16,7 @@ from typing import Any
 import jinja2
 
 from quizgym.errors import QuizgymError
+from quizgym.issued import issue, write_issued
 from quizgym.model import AnyQuestion, Bank
 from quizgym.names import file_stem
 from quizgym.render.env import bundled_env, make_env
@@ -192,15 +193,18 @@ class Rendered:
     keys: int
     questions: int
     files: tuple[Path, ...]
+    issued: Path | None = None
+    """The issue manifest: which version of each question each sheet carries."""
 
     def summary(self) -> str:
         """One line for the terminal."""
         kinds = sorted({p.suffix.lstrip(".") for p in self.files})
         keys = f" and {self.keys} key{'s' if self.keys != 1 else ''}" if self.keys else ""
+        issued = f"; versions recorded in {self.issued.name}" if self.issued else ""
         return (
             f"{self.out_dir}: {self.worksheets} worksheet{'s' if self.worksheets != 1 else ''}"
             f"{keys} ({', '.join(kinds)}), {self.questions} question"
-            f"{'s' if self.questions != 1 else ''} each"
+            f"{'s' if self.questions != 1 else ''} each{issued}"
         )
 
 
@@ -227,7 +231,8 @@ def render_files(
 
     Without a roster: ``worksheet.EXT`` (and ``key.EXT``). With one: ``worksheet-ID.EXT`` per
     student, and ``key.EXT`` listing every student's numbers or, with ``key_per_student``,
-    ``key-ID.EXT`` per student.
+    ``key-ID.EXT`` per student. ``issued.json`` records which version of each question each sheet
+    carries (:mod:`quizgym.issued`): ``quizgym grade --issued`` grades against exactly that.
 
     Args:
         bank: the bank (compiled once here when it is not yet).
@@ -309,5 +314,15 @@ def render_files(
             path.write_bytes(content)
         else:
             path.write_text(content, encoding="utf-8")
+    roster_rows = [(s.id, s.seed) for s in students if s is not None] if roster else None
+    manifest = issue(book, questions, issued_by="render", seed=seed, students=roster_rows)
+    issued = write_issued(out_dir / "issued.json", manifest)
     keys = sum(1 for _, kind, _ in jobs if kind == "key")
-    return Rendered(out_dir, len(jobs) - keys, keys, len(questions), tuple(p for p, _ in documents))
+    return Rendered(
+        out_dir,
+        len(jobs) - keys,
+        keys,
+        len(questions),
+        tuple(p for p, _ in documents),
+        issued=issued,
+    )

@@ -29,6 +29,7 @@ from quizgym.grading.readers.long import read_long
 from quizgym.grading.readers.text import csv_rows, decode
 from quizgym.grading.readers.wide import read_wide
 from quizgym.grading.table import ClassAnswers
+from quizgym.issued import Issued
 from quizgym.model import Bank
 
 __all__ = ["Layout", "layout_of", "read_long", "read_submissions", "read_wide", "slot_ids"]
@@ -44,12 +45,16 @@ def slot_ids(bank: Bank) -> list[str]:
     return bank.slot_ids()
 
 
-def read_submissions(bank: Bank, paths: Iterable[Path | str]) -> ClassAnswers:
+def read_submissions(
+    bank: Bank, paths: Iterable[Path | str], *, issued: Issued | None = None
+) -> ClassAnswers:
     """Read submission files (several at once, any mix of formats) into one class.
 
     Args:
         bank: the bank the answers are for (its slots are the valid question columns).
         paths: the files.
+        issued: the issue manifest of an LMS export, to match the LMS's response columns to the
+            exported items (and so to the version each student answered).
 
     Returns:
         The class, with every row that could not be graded in ``rejected``.
@@ -73,9 +78,9 @@ def read_submissions(bank: Bank, paths: Iterable[Path | str]) -> ClassAnswers:
             raise SubmissionError(path, "empty file: expected a header row")
         kind = layout_of(header)
         if kind == "moodle":
-            read_moodle(bank, answers, str(path), header, rows)
+            read_moodle(bank, answers, str(path), header, rows, issued=issued)
         elif kind == "canvas":
-            read_canvas(bank, answers, str(path), header, rows)
+            read_canvas(bank, answers, str(path), header, rows, issued=issued)
         elif kind == "long":
             read_long(answers, str(path), [h.lower() for h in header], rows)
         elif kind == "wide":

@@ -55,6 +55,7 @@ def read_jsonl(answers: ClassAnswers, source: str, text: str) -> None:
         at = answers.admit(source, number, student, seed)
         if at is None:
             continue
+        answers.typed.update(given)
         for key, value in given.items():
             text_value = None if value is None else str(value)
             column = answers.mark_present(key)

@@ -1,52 +1,126 @@
 """LMS response exports: Canvas's quiz "Student Analysis" and Moodle's quiz "Responses" CSV.
 
-Canvas: ``name, id, …`` then ``"<n>: <question text>"`` and a points column per question;
-Moodle: identity columns, then ``Response N`` (and ``Question N``, whose text matches the bank;
-without it, slot N is the bank's N-th question). Both name questions by their text, which is
-matched to the bank's.
+Both name a question by the text students saw, so a column is matched to the bank by identity,
+never by position:
+
+- with an issue manifest (``--issued``, the ``FILE.issued.json`` of ``quizgym export``): to the
+  exported item whose text it is, which gives the slot *and the version* (the numbers that
+  student saw, or the pool item they drew), for every variant and every part;
+- without one: to a question of the bank whose text it is; a question with per-student numbers
+  cannot be matched this way (its bank text holds ``{placeholders}``), and is reported.
+
+Canvas: ``name, id, …`` then for every question any student was given a ``"<n>: <text>"`` column
+and a points column (a student not given an item has both blank), so a pool's items are separate
+columns; the one a student answered says which version they had. Moodle: ``Response N`` columns,
+and ``Question N`` (the text of the question each student was given in slot N) when the report
+was downloaded with the question text. Without ``Question N`` the slot order comes from the
+manifest; without either, the file is refused. A column that matches nothing is reported on the
+header line and ignored; a file none of whose columns match is refused.
 """
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from quizgym.errors import SubmissionError
 from quizgym.grading.readers.layout import CANVAS_QUESTION, MOODLE_RESPONSE
 from quizgym.grading.rows import UNDECODABLE, clean_id, row_problem, undecodable
 from quizgym.grading.table import ClassAnswers
-from quizgym.model import Bank, MultipleChoice, Numeric, SpotTheError
+from quizgym.issued import Issued
+from quizgym.model import Bank, MultipleChoice, Numeric, SpotTheError, slot_id
 
-__all__ = ["read_canvas", "read_moodle"]
+__all__ = ["Matcher", "read_canvas", "read_moodle"]
+
+_MOODLE_QUESTION = re.compile(r"^Question (\d+)$")
+_POINTS = re.compile(r"^\s*\d+(\.\d+)?\s*$")
 
 
 def _fold(text: str) -> str:
-    plain = re.sub(r"<[^>]+>", " ", text)
-    return " ".join(unicodedata.normalize("NFKC", plain).casefold().split())
+    """Text as an LMS may have rewritten it: tags and entities gone, case and width folded,
+    whitespace dropped (an LMS strips tags without leaving the space a line break made)."""
+    plain = html.unescape(re.sub(r"<[^>]+>", " ", text))
+    return "".join(unicodedata.normalize("NFKC", plain).casefold().split())
 
 
-def _question_by_text(bank: Bank, text: str) -> str | None:
-    """The slot whose question text is ``text`` (LMS exports name questions by their text)."""
-    wanted = _fold(text)
-    if not wanted:
+@dataclass(frozen=True)
+class Found:
+    """What an LMS column (or cell) stands for."""
+
+    slot: str
+    version: int | None = None
+    """Index into the manifest's versions of the question (None: no manifest)."""
+
+
+class Matcher:
+    """Finds the slot (and, with a manifest, the version) of an LMS question text."""
+
+    def __init__(self, bank: Bank, issued: Issued | None) -> None:
+        self.bank = bank
+        self.issued = issued
+        self._entries: list[tuple[str, Found | str]] = []
+        if issued is not None:
+            for item in issued.items:
+                question = _question(bank, item.question)
+                if question is None:
+                    continue
+                if isinstance(question, Numeric) and question.parts and item.part is None:
+                    why = f"{item.question} is one multi-part item in this export (cloze)"
+                    self._entries.append((_fold(item.text), why))
+                    continue
+                found = Found(slot_id(item.question, item.part), item.version)
+                self._entries.append((_fold(item.text), found))
+        else:
+            for question in bank.questions:
+                if isinstance(question, Numeric) and question.parts:
+                    continue  # one LMS item per part is not a layout we can recognise unissued
+                body = question.prompt
+                if isinstance(question, SpotTheError):
+                    body = f"{question.statement}\n{question.prompt}"
+                self._entries.append((_fold(body), Found(question.id)))
+
+    def find(self, text: str) -> Found | str:
+        """The slot a text is, or the reason it cannot be told.
+
+        An exact text wins; then the longest item text the column starts with (Moodle's
+        question summary appends the choices); then an item text the column begins (a shortened
+        header). Texts of several versions that name different slots or versions are ambiguous.
+        """
+        wanted = _fold(text)
+        if not wanted:
+            return "no question text"
+        exact = [f for t, f in self._entries if t == wanted]
+        longer = sorted(
+            ((t, f) for t, f in self._entries if len(t) >= 12 and wanted.startswith(t)),
+            key=lambda e: -len(e[0]),
+        )
+        shorter = [f for t, f in self._entries if len(wanted) >= 20 and t.startswith(wanted)]
+        for candidates in (exact, [f for t, f in longer if len(t) == len(longer[0][0])] if longer
+                           else [], shorter):  # fmt: skip
+            distinct = list(dict.fromkeys(candidates))
+            if len(distinct) == 1:
+                return distinct[0]
+            if len(distinct) > 1:
+                reasons = [f for f in distinct if isinstance(f, str)]
+                if reasons:
+                    return reasons[0]
+                names = ", ".join(
+                    sorted({f"{f.slot} v{f.version}" for f in distinct if isinstance(f, Found)})
+                )
+                return f"its text is that of several items ({names}): cannot tell which"
+        if self.issued is None:
+            return "matches no question of the bank (one with per-student numbers needs --issued)"
+        return "matches no item of the issue manifest"
+
+
+def _question(bank: Bank, qid: str) -> object | None:
+    try:
+        return bank.question(qid)
+    except KeyError:
         return None
-    for question in bank.questions:
-        if isinstance(question, Numeric) and question.parts:
-            continue  # one LMS question per part is not a layout we can recognise
-        body = _fold(question.statement if isinstance(question, SpotTheError) else question.prompt)
-        if body == wanted or (len(wanted) >= 20 and body.startswith(wanted)):
-            return question.id
-        # Moodle's question summary is the text followed by the choices
-        if len(body) >= 12 and wanted.startswith(body):
-            return question.id
-        if (
-            isinstance(question, SpotTheError)
-            and _fold(question.prompt) in wanted
-            and body in wanted
-        ):
-            return question.id
-    return None
 
 
 def _lms_answer(bank: Bank, slot: str, text: str) -> str | None:
@@ -62,29 +136,66 @@ def _lms_answer(bank: Bank, slot: str, text: str) -> str | None:
     return text
 
 
+def _by_text(bank: Bank, answers: ClassAnswers, slot: str) -> None:
+    """A choice slot read from an LMS export: its answers are choice texts, not letters."""
+    question = bank.question(slot.split(".")[0])
+    if isinstance(question, MultipleChoice | SpotTheError):
+        answers.by_text.add(slot)
+
+
 def read_canvas(
     bank: Bank,
     answers: ClassAnswers,
     source: str,
     header: list[str],
     rows: Iterator[tuple[int, list[str]]],
+    *,
+    issued: Issued | None = None,
 ) -> None:
+    """Read a Canvas "Student Analysis" CSV (see the module docs)."""
     names = [h.lower() for h in header]
     id_col = names.index("id")
-    columns: list[tuple[int, str]] = []
+    matcher = Matcher(bank, issued)
+    columns: dict[str, list[tuple[int, int | None, int | None]]] = {}
     for index, name in enumerate(header):
         match = CANVAS_QUESTION.match(name)
         if not match:
             continue
-        slot = _question_by_text(bank, match.group(2))
-        if slot is None:
-            answers.reject(
-                source, 1, "", f"Canvas question {name[:60]!r} matches no question of the bank"
-            )
-        else:
-            columns.append((index, slot))
-            answers.mark_present(slot)
-    _read_lms_rows(bank, answers, source, rows, len(header), id_col, columns)
+        found = matcher.find(match.group(2))
+        if isinstance(found, str):
+            answers.reject(source, 1, "", f"Canvas question {name[:60]!r} {found}; column ignored")
+            continue
+        points = index + 1 if index + 1 < len(header) and _POINTS.match(header[index + 1]) else None
+        columns.setdefault(found.slot, []).append((index, points, found.version))
+        answers.mark_present(found.slot)
+        _by_text(bank, answers, found.slot)
+    if not columns:
+        raise SubmissionError(
+            source, "no question column of this Canvas export matches the bank", 1
+        )
+    width = len(header)
+    for line, row in rows:
+        chosen: dict[str, tuple[int, int | None]] = {}
+        twice = None
+        for slot, cols in columns.items():
+            given = [
+                (i, v)
+                for i, p, v in cols
+                if _cell(row, i).strip() or (p is not None and _cell(row, p).strip())
+            ]
+            if len(given) > 1:
+                first, second = given[0][0] + 1, given[1][0] + 1
+                twice = f"answers {len(given)} items of {slot} (columns {first} and {second})"
+                break
+            if given:
+                chosen[slot] = given[0]
+        at = _admit(answers, source, line, row, width, id_col, problem=twice)
+        if at is None:
+            continue
+        for slot, (index, version) in chosen.items():
+            answers.mark_present(slot)[at] = _lms_answer(bank, slot, _cell(row, index))
+            if version is not None:
+                answers.set_version(slot, at, version)
 
 
 def read_moodle(
@@ -93,7 +204,14 @@ def read_moodle(
     source: str,
     header: list[str],
     rows: Iterator[tuple[int, list[str]]],
+    *,
+    issued: Issued | None = None,
 ) -> None:
+    """Read a Moodle quiz "Responses" CSV (see the module docs).
+
+    Raises:
+        SubmissionError: no identity column; or no ``Question N`` columns and no manifest.
+    """
     names = [h.lower() for h in header]
     id_col = next(
         (
@@ -107,56 +225,111 @@ def read_moodle(
         raise SubmissionError(
             source, "Moodle responses export without an 'ID number' or 'Email address' column", 1
         )
+    texts = {int(m[1]): k for k, h in enumerate(header) if (m := _MOODLE_QUESTION.match(h))}
+    responses = {int(m[1]): k for k, h in enumerate(header) if (m := MOODLE_RESPONSE.match(h))}
+    matcher = Matcher(bank, issued)
+    fixed: dict[int, Found] = {}  # Response N without Question N: from the manifest's slot order
+    missing = [n for n in responses if n not in texts]
+    if missing and issued is None:
+        raise SubmissionError(
+            source,
+            "Moodle Responses export without 'Question N' columns: which question each response "
+            "answers cannot be told; download the report with the question text shown, or grade "
+            "with --issued FILE (the manifest of the export gives the order)",
+            1,
+        )
+    if missing and issued is not None:
+        order = _slot_order(issued)
+        for n in missing:
+            column = f"Response {n}"
+            if n > len(order):
+                answers.reject(source, 1, "", f"Moodle {column!r}: the export had {len(order)} "
+                               "questions; column ignored")  # fmt: skip
+            elif len(order[n - 1][1]) > 1:
+                answers.reject(source, 1, "", f"Moodle {column!r} is the pool {order[n - 1][0]}: "
+                               "which version each student drew needs the 'Question N' texts; "
+                               "column ignored")  # fmt: skip
+            else:
+                slot, versions = order[n - 1]
+                fixed[n] = Found(slot, next(iter(versions)))
     data = list(rows)
-    questions = {
-        int(m.group(1)): index
-        for index, h in enumerate(header)
-        if (m := re.match(r"^Question (\d+)$", h))
-    }
-    ordered = [q.id for q in bank.questions if not (isinstance(q, Numeric) and q.parts)]
-    columns: list[tuple[int, str]] = []
-    for index, name in enumerate(header):
-        match = MOODLE_RESPONSE.match(name)
-        if not match:
-            continue
-        number = int(match.group(1))
-        slot: str | None = None
-        if number in questions:
-            texts = [r[questions[number]] for _, r in data if len(r) > questions[number]]
-            slot = next((s for t in texts if t.strip() and (s := _question_by_text(bank, t))), None)
-        elif number <= len(ordered):
-            slot = ordered[number - 1]
-        if slot is None:
-            answers.reject(source, 1, "", f"Moodle {name!r} matches no question of the bank")
-        else:
-            columns.append((index, slot))
-            answers.mark_present(slot)
-    _read_lms_rows(bank, answers, source, iter(data), len(header), id_col, columns)
-
-
-def _read_lms_rows(
-    bank: Bank,
-    answers: ClassAnswers,
-    source: str,
-    rows: Iterator[tuple[int, list[str]]],
-    width: int,
-    id_col: int,
-    columns: list[tuple[int, str]],
-) -> None:
-    for line, row in rows:
-        student = clean_id(row[id_col]) if id_col < len(row) else ""
-        if undecodable(row):
-            answers.reject(source, line, student, UNDECODABLE)
-            continue
-        if row and row[0].strip().lower() in {"overall average", "    points possible"}:
-            continue  # summary rows some exports append
-        problem = row_problem(row, width, fewer_ok=True)
-        if problem is not None:
-            answers.reject(source, line, student, problem)
-            continue
-        at = answers.admit(source, line, student, None)
+    reported: set[tuple[int, str]] = set()
+    width = len(header)
+    mapped = bool(fixed)
+    for line, row in data:
+        filled: dict[str, int] = {}
+        cells: list[tuple[Found, int]] = []
+        twice = None
+        for n, index in sorted(responses.items()):
+            found: Found | str | None = fixed.get(n)
+            if found is None and n in texts:
+                text = _cell(row, texts[n])
+                if not text.strip():
+                    continue  # the student was not given slot N
+                found = matcher.find(text)
+            if found is None:
+                continue
+            if isinstance(found, str):
+                if (n, found) not in reported:
+                    reported.add((n, found))
+                    answers.reject(source, 1, "", f"Moodle 'Question {n}' {found}; column ignored")
+                continue
+            mapped = True
+            if found.slot in filled:
+                twice = f"answers {found.slot} twice (Response {filled[found.slot]} and {n})"
+                break
+            filled[found.slot] = n
+            cells.append((found, index))
+        at = _admit(answers, source, line, row, width, id_col, problem=twice)
         if at is None:
             continue
-        for index, slot in columns:
-            cell = row[index] if index < len(row) else ""
-            answers.mark_present(slot)[at] = _lms_answer(bank, slot, cell)
+        for found, index in cells:
+            answers.mark_present(found.slot)[at] = _lms_answer(bank, found.slot, _cell(row, index))
+            _by_text(bank, answers, found.slot)
+            if found.version is not None:
+                answers.set_version(found.slot, at, found.version)
+    if not mapped and responses:
+        raise SubmissionError(
+            source, "no response column of this Moodle export matches the bank", 1
+        )
+
+
+def _slot_order(issued: Issued) -> list[tuple[str, set[int]]]:
+    """The LMS's question slots in export order: (slot, versions); a pool's items share one."""
+    order: list[tuple[str, set[int]]] = []
+    for item in issued.items:
+        slot = slot_id(item.question, item.part)
+        if order and order[-1][0] == slot:
+            order[-1][1].add(item.version)
+        else:
+            order.append((slot, {item.version}))
+    return order
+
+
+def _cell(row: Sequence[str], index: int) -> str:
+    return row[index] if index < len(row) else ""
+
+
+def _admit(
+    answers: ClassAnswers,
+    source: str,
+    line: int,
+    row: list[str],
+    width: int,
+    id_col: int,
+    *,
+    problem: str | None = None,
+) -> int | None:
+    """A data row's student, admitted; None for a summary row or a rejected one (``problem``:
+    a reason found already)."""
+    student = clean_id(row[id_col]) if id_col < len(row) else ""
+    if undecodable(row):
+        answers.reject(source, line, student, UNDECODABLE)
+        return None
+    if row and row[0].strip().lower() in {"overall average", "    points possible"}:
+        return None  # summary rows some exports append
+    problem = row_problem(row, width, fewer_ok=True) or problem
+    if problem is not None:
+        answers.reject(source, line, student, problem)
+        return None
+    return answers.admit(source, line, student, None)

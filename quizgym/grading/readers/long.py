@@ -69,4 +69,5 @@ def read_long(
         elif seed is not None:
             answers.seeds[at] = seed
         seen[student, question] = line
+        answers.typed.add(question)
         answers.mark_present(question)[at] = text if text.strip() else None

@@ -104,6 +104,7 @@ def read_wide(
     spec = WideHeader.of(header, answers.slots)
     for reason in spec.ignored:
         answers.reject(source, header_line, "", reason)
+    answers.typed.update(name for _, name in spec.columns)
     listed = list(rows)
     if not bad_bytes and _read_clean_wide(answers, source, listed, spec):
         return
@@ -238,6 +239,7 @@ def _read_wide_arrow(answers: ClassAnswers, source: str, text: str) -> bool:
         return False
     for reason in spec.ignored:
         answers.reject(source, 1, "", reason)
+    answers.typed.update(name for _, name in spec.columns)
     answers.extend(
         students,
         seeds,
