@@ -6,14 +6,15 @@ the first problem. Findings carry ``path:line:col`` so editors can jump to them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from quizgym.errors import AnswerParseError, BankError, Finding, QuizgymError
 from quizgym.expr import parse
+from quizgym.issued import Issued, IssuedVersion, answers_of, read_issued
 from quizgym.loader import load_bank, resolve_bank, shortest
-from quizgym.model import LETTERS, Bank, MultipleChoice, Numeric, SpotTheError
+from quizgym.model import LETTERS, AnyQuestion, Bank, MultipleChoice, Numeric, SpotTheError
 from quizgym.resources import bundled_banks
 from quizgym.solver import (
     CompiledBank,
@@ -23,7 +24,7 @@ from quizgym.solver import (
     param_values,
     show_number,
 )
-from quizgym.tolerance import compare
+from quizgym.tolerance import compare, is_exact
 
 
 @dataclass
@@ -80,12 +81,14 @@ def expand_paths(names: Iterable[str]) -> list[Path]:
     return paths
 
 
-def check_bank(path: Path, *, variant_seeds: int = 200) -> BankReport:
+def check_bank(path: Path, *, variant_seeds: int = 200, issued: Issued | None = None) -> BankReport:
     """Validate one bank file and lint its content.
 
     Args:
         path: the bank file.
         variant_seeds: how many seeds the variant stress test draws per question.
+        issued: a manifest of what was handed out from an earlier version of this bank: list
+            what the edits change for the students who hold it (:func:`lint_issued`).
 
     Returns:
         The report; never raises for problems inside the bank.
@@ -96,12 +99,26 @@ def check_bank(path: Path, *, variant_seeds: int = 200) -> BankReport:
         return BankReport(path=str(path), bank=None, findings=exc.findings)
     report = BankReport(path=str(path), bank=bank)
     report.findings, report.variants_checked = lint_bank(bank, variant_seeds=variant_seeds)
+    if issued is not None:
+        report.findings += lint_issued(bank, issued)
     return report
 
 
-def check_banks(names: Iterable[str], *, variant_seeds: int = 200) -> list[BankReport]:
-    """Check every bank named (see :func:`expand_paths`)."""
-    return [check_bank(p, variant_seeds=variant_seeds) for p in expand_paths(names)]
+def check_banks(
+    names: Iterable[str], *, variant_seeds: int = 200, issued: Path | None = None
+) -> list[BankReport]:
+    """Check every bank named (see :func:`expand_paths`); with ``issued``, exactly one.
+
+    Raises:
+        QuizgymError: ``issued`` with other than one bank, or an unreadable manifest.
+    """
+    paths = expand_paths(names)
+    manifest = None
+    if issued is not None:
+        if len(paths) != 1:
+            raise QuizgymError(f"--issued {issued}: name the one bank it was issued from")
+        manifest = read_issued(issued)
+    return [check_bank(p, variant_seeds=variant_seeds, issued=manifest) for p in paths]
 
 
 # --- lint -------------------------------------------------------------------------------------
@@ -256,3 +273,120 @@ def _decimal_text(value: float) -> str:
     """The author's number as they most likely typed it (YAML gives us a float)."""
     text = repr(float(value))
     return text[:-2] if text.endswith(".0") else text
+
+
+# --- edits after issuing ----------------------------------------------------------------------
+
+
+def lint_issued(bank: Bank, issued: Issued) -> list[Finding]:
+    """What an edit changes for students who already hold an issued version (a lockfile check).
+
+    For each issued question whose content changed: its parameters or choices no longer fit the
+    issued versions (an error: they cannot be graded as issued), or the right answer of some
+    issued version moved (a warning naming the versions and how many students hold them), or a
+    new render would draw other numbers (a warning: the manifest keeps the issued ones).
+    """
+    findings: list[Finding] = []
+
+    def at(qid: str, message: str, severity: str = "warning") -> None:
+        index = next((k for k, q in enumerate(bank.questions) if q.id == qid), None)
+        loc: tuple[str | int, ...] = ("questions",) if index is None else ("questions", index)
+        path, line, col = bank.locate(loc)
+        findings.append(Finding(path, line, col, f"{qid}: {message}", severity))
+
+    if issued.bank != bank.bank:
+        at(issued.bank, f"the manifest is of bank {issued.bank!r}, not {bank.bank!r}", "error")
+        return findings
+    book = compile_bank(bank, partial=True)
+    for qid in issued.changed(bank):
+        holders = _holders(issued, qid)
+        try:
+            question = bank.question(qid)
+        except KeyError:
+            at(qid, f"issued ({holders}), but no longer in the bank", "error")
+            continue
+        moved: list[str] = []
+        for index, record in enumerate(issued.versions.get(qid, [])):
+            label = record.variant(qid).label
+            unfit = _unfit(question, record)
+            if unfit:
+                at(qid, f"{unfit}: the issued version {label} cannot be graded as issued", "error")
+                continue
+            try:
+                now = answers_of(book, record.variant(qid))
+            except AnswerParseError as exc:
+                at(qid, f"the issued version {label} no longer evaluates: {exc.message}", "error")
+                continue
+            if not _same_answers(record.keys, now):
+                before, after = " · ".join(record.keys), " · ".join(now)
+                moved.append(f"{label} ({_holders(issued, qid, index)}): {before} → {after}")
+        if moved:
+            at(qid, "the right answer changes for issued versions: " + "; ".join(moved))
+        redrawn = _redrawn(book, issued, question)
+        if redrawn:
+            at(qid, f"a new render would give {redrawn} other numbers or orders (the manifest "
+               "keeps the ones issued)")  # fmt: skip
+    return findings
+
+
+def _holders(issued: Issued, qid: str, index: int | None = None) -> str:
+    """Who holds a question (or one version of it), in words."""
+    if issued.mode == "per-student":
+        n = sum(
+            1
+            for s in issued.students
+            if qid in s.versions and (index is None or s.versions[qid] == index)
+        )
+        return f"{n} student{'s' if n != 1 else ''}"
+    if issued.mode == "pools":
+        return "an LMS pool item"
+    return "everyone"
+
+
+def _unfit(question: AnyQuestion, record: IssuedVersion) -> str:
+    """Why an issued version no longer fits the question ('' when it does)."""
+    if isinstance(question, Numeric):
+        issued_names, now = set(record.params), set(question.params)
+        if issued_names != now:
+            return f"parameters {sorted(issued_names)} became {sorted(now)}"
+    if (
+        isinstance(question, MultipleChoice | SpotTheError)
+        and record.order
+        and sorted(record.order) != list(range(len(question.choices)))
+    ):
+        shown, now_count = len(record.order), len(question.choices)
+        return f"{shown} choices were shown, the bank now has {now_count}"
+    return ""
+
+
+def _same_answers(before: Sequence[str], now: Sequence[str]) -> bool:
+    if len(before) != len(now):
+        return False
+    for a, b in zip(before, now, strict=True):
+        try:
+            x, y = float(a), float(b)
+        except ValueError:
+            if a != b:
+                return False
+            continue
+        if not is_exact(value=y, key=x):
+            return False
+    return True
+
+
+def _redrawn(book: CompiledBank, issued: Issued, question: AnyQuestion) -> str:
+    """How many issued students a new draw would give another version ('' for none)."""
+    if issued.mode != "per-student" or not isinstance(
+        question, Numeric | MultipleChoice | SpotTheError
+    ):
+        return ""
+    count = 0
+    for student in issued.students:
+        index = student.versions.get(question.id)
+        if index is None:
+            continue
+        record = issued.versions[question.id][index]
+        now = book.variant(question, student=student.id, seed=student.seed)
+        if IssuedVersion.of_draw(now) != (record.params, record.order):
+            count += 1
+    return f"{count} student{'s' if count != 1 else ''}" if count else ""

@@ -98,17 +98,27 @@ def cli(debug: bool) -> None:
     show_default=True,
     help="Seeds drawn per question in the variant stress test.",
 )
+@click.option(
+    "--issued",
+    type=click.Path(dir_okay=False, exists=True),
+    help="An issued.json of this bank: list what an edit changes for students who hold it.",
+)
 @click.pass_context
 @_example("quizgym check bert-mlm")
-def check(ctx: click.Context, paths: tuple[str, ...], strict: bool, seeds: int) -> None:
+def check(
+    ctx: click.Context, paths: tuple[str, ...], strict: bool, seeds: int, issued: str | None
+) -> None:
     """Validate banks, recompute every key and stress-test variants.
 
-    With no PATHS, checks the bundled banks. A folder checks every *.yaml in it.
+    With no PATHS, checks the bundled banks. A folder checks every *.yaml in it. With --issued,
+    also lists every issued question whose key, numbers or choice order an edit would change.
     """
+    from pathlib import Path
+
     from quizgym.check import check_banks
 
     with _errors(ctx):
-        reports = check_banks(paths, variant_seeds=seeds)
+        reports = check_banks(paths, variant_seeds=seeds, issued=Path(issued) if issued else None)
     failed = False
     for report in reports:
         for finding in report.findings:
@@ -121,9 +131,15 @@ def check(ctx: click.Context, paths: tuple[str, ...], strict: bool, seeds: int) 
 
 @cli.command()
 @click.option("--indent", type=int, default=2, show_default=True, help="JSON indentation.")
+@click.option("--issued", is_flag=True, help="The schema of issued.json instead of a bank.")
 @_example("quizgym schema > bank.schema.json")
-def schema(indent: int) -> None:
-    """Print the JSON Schema of the bank format (for editor completion)."""
+def schema(indent: int, issued: bool) -> None:
+    """Print the JSON Schema of the bank format (for editor completion), or of issued.json."""
+    if issued:
+        from quizgym.issued import issued_json_schema
+
+        click.echo(issued_json_schema(indent=indent))
+        return
     from quizgym.schema import bank_json_schema
 
     click.echo(bank_json_schema(indent=indent))

@@ -30,7 +30,8 @@ import sympy
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from quizgym.errors import QuizgymError
-from quizgym.model import AnyQuestion, Bank
+from quizgym.expr import format_value
+from quizgym.model import AnyQuestion, Bank, FreeText, MultipleChoice, SpotTheError, TrueFalse
 from quizgym.solver import CompiledBank, Variant
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "IssuedItem",
     "IssuedStudent",
     "IssuedVersion",
+    "answers_of",
     "bank_hash",
     "issue",
     "issued_json_schema",
@@ -70,11 +72,22 @@ class IssuedVersion(_Record):
     order: list[int] = Field(
         default_factory=list, description="choice indices (bank order) in the order shown"
     )
+    keys: list[str] = Field(
+        default_factory=list,
+        description="the right answer of each slot as issued (a number to 15 digits, the right "
+        "choices' texts, true/false, or the model answer), to tell later edits apart",
+    )
 
     @classmethod
-    def of(cls, variant: Variant) -> IssuedVersion:
-        """The record of a variant."""
-        return cls(params={k: str(v) for k, v in variant.signature}, order=list(variant.order))
+    def of(cls, variant: Variant, book: CompiledBank) -> IssuedVersion:
+        """The record of a variant of a question of ``book``."""
+        params, order = cls.of_draw(variant)
+        return cls(params=params, order=order, keys=answers_of(book, variant))
+
+    @staticmethod
+    def of_draw(variant: Variant) -> tuple[dict[str, str], list[int]]:
+        """A variant's parameters and order as a record writes them (to compare with one)."""
+        return {k: str(v) for k, v in variant.signature}, list(variant.order)
 
     def variant(self, question: str) -> Variant:
         """The variant this records (exact values, as issued)."""
@@ -159,10 +172,31 @@ def bank_hash(bank: Bank) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def answers_of(book: CompiledBank, variant: Variant) -> list[str]:
+    """The right answer of each slot of a question for one variant, as a manifest records it.
+
+    Raises:
+        AnswerParseError: a key cannot be evaluated for these values.
+    """
+    question = book.bank.question(variant.question)
+    out = []
+    for slot in book.slots_of(question):
+        if slot.is_numeric:
+            out.append(format_value(book.key(slot, variant).value, 15))
+        elif isinstance(question, MultipleChoice | SpotTheError):
+            out.append("; ".join(c.text for c in question.choices if c.correct))
+        elif isinstance(question, TrueFalse):
+            out.append("true" if question.answer else "false")
+        elif isinstance(question, FreeText):
+            out.append(question.model_answer)
+    return out
+
+
 class _Versions:
     """Collects the distinct versions of each question, in the order first met."""
 
-    def __init__(self) -> None:
+    def __init__(self, book: CompiledBank) -> None:
+        self.book = book
         self.table: dict[str, list[IssuedVersion]] = {}
         self._index: dict[tuple[str, object, tuple[int, ...]], int] = {}
 
@@ -171,7 +205,7 @@ class _Versions:
         if key not in self._index:
             versions = self.table.setdefault(variant.question, [])
             self._index[key] = len(versions)
-            versions.append(IssuedVersion.of(variant))
+            versions.append(IssuedVersion.of(variant, self.book))
         return self._index[key]
 
 
@@ -197,7 +231,7 @@ def issue(
             the versions are then the items' own.
         pools: the export draws one item of several per student (variant pools).
     """
-    versions = _Versions()
+    versions = _Versions(book)
     records: list[IssuedStudent] = []
     listed: list[IssuedItem] = []
     mode: Literal["single", "per-student", "pools"] = "single"

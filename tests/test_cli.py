@@ -49,7 +49,7 @@ def test_check_forwards_its_options() -> None:
     with mock.patch("quizgym.check.check_banks", return_value=[]) as check_banks:
         result = run("check", "a.yaml", "b.yaml", "--seeds", "7")
     assert result.exit_code == 0
-    check_banks.assert_called_once_with(("a.yaml", "b.yaml"), variant_seeds=7)
+    check_banks.assert_called_once_with(("a.yaml", "b.yaml"), variant_seeds=7, issued=None)
 
 
 def test_check_strict_fails_on_warnings(tmp_path: Path) -> None:

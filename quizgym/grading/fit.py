@@ -43,6 +43,9 @@ __all__ = ["Fit", "version_fit"]
 
 _MOST_ALTERNATIVES = 64
 """A question with at most this many possible versions is held against each of them."""
+ANOTHER = "another"
+"""The label of the count against every other version at once (numeric slots only: a letter
+fits some other order of the choices almost always)."""
 MIN_SHARE = 0.2
 """The answers that fit another version must be at least this share of those that can tell it
 from the student's own: a few coincidences among many wrong answers are no sign."""
@@ -79,11 +82,16 @@ class Fit:
                         best = (margin, label, own, other)
             if best is not None:
                 _, label, own, other = best
-                version = "the default version" if label == "default" else f"version {label}"
+                if label == "default":
+                    fits = "the default version's key"
+                elif label == ANOTHER:
+                    fits = "other versions' keys"
+                else:
+                    fits = f"version {label}'s key"
                 out.append(
-                    f"{slot}: {other} answers fit {version}'s key, only {own} the students' "
-                    "own: were they given other versions than this run assumes? (check --issued, "
-                    "--seed or --version)"
+                    f"{slot}: {other} answers fit {fits}, only {own} the students' own: were "
+                    "they given other versions than this run assumes? (check --issued, --seed "
+                    "or --version)"
                 )
         return out
 
@@ -120,17 +128,31 @@ def version_fit(bank: CompiledBank, graded: GradedPartition, versions: Versions)
         owns = [g.variants[int(g.variant_codes[row])] for row in first]
         right = [g.verdicts[int(p)].status is Status.CORRECT for p in pairs]
         counter: Counter[tuple[str, str]] = Counter()
-        for label, alternative in _alternatives(bank, question, versions):
-            right_other = _right_under(bank, slot, alternative, kind)
-            for text, own_variant, own, n in zip(texts, owns, right, weight.tolist(), strict=True):
-                if text is None or _same_key(bank, slot, own_variant, alternative, kind):
+        alternatives = list(_alternatives(bank, question, versions))
+        tests = [(label, alt, _right_under(bank, slot, alt, kind)) for label, alt in alternatives]
+        for text, own_variant, own, n in zip(texts, owns, right, weight.tolist(), strict=True):
+            if text is None:
+                continue
+            fits_another = False
+            compared = False
+            for label, alternative, right_other in tests:
+                if _same_key(bank, slot, own_variant, alternative, kind):
                     continue
+                compared = True
                 counter[label, "answered"] += n
                 other = right_other(text)
+                fits_another = fits_another or other
                 if own and not other:
                     counter[label, "own"] += n
                 elif other and not own:
                     counter[label, "other"] += n
+            if kind == "numeric" and compared:
+                # Against every other version at once: students given one another's numbers.
+                counter[ANOTHER, "answered"] += n
+                if own:
+                    counter[ANOTHER, "own"] += n
+                elif fits_another:
+                    counter[ANOTHER, "other"] += n
         if counter:
             fit.counts[slot.id] = counter
             fit.kinds[slot.id] = kind

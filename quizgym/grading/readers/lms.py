@@ -245,6 +245,10 @@ def read_moodle(
             if n > len(order):
                 answers.reject(source, 1, "", f"Moodle {column!r}: the export had {len(order)} "
                                "questions; column ignored")  # fmt: skip
+            elif order[n - 1][0] not in answers.slots:
+                answers.reject(source, 1, "", f"Moodle {column!r} is the multi-part question "
+                               f"{order[n - 1][0]} (one cloze item): its responses cannot be "
+                               "read; column ignored")  # fmt: skip
             elif len(order[n - 1][1]) > 1:
                 answers.reject(source, 1, "", f"Moodle {column!r} is the pool {order[n - 1][0]}: "
                                "which version each student drew needs the 'Question N' texts; "
@@ -295,15 +299,12 @@ def read_moodle(
 
 
 def _slot_order(issued: Issued) -> list[tuple[str, set[int]]]:
-    """The LMS's question slots in export order: (slot, versions); a pool's items share one."""
-    order: list[tuple[str, set[int]]] = []
+    """The LMS's question slots in export order, each at its first item: (slot, versions); the
+    items of a pool share one slot."""
+    order: dict[str, set[int]] = {}
     for item in issued.items:
-        slot = slot_id(item.question, item.part)
-        if order and order[-1][0] == slot:
-            order[-1][1].add(item.version)
-        else:
-            order.append((slot, {item.version}))
-    return order
+        order.setdefault(slot_id(item.question, item.part), set()).add(item.version)
+    return list(order.items())
 
 
 def _cell(row: Sequence[str], index: int) -> str:
