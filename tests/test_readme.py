@@ -7,6 +7,7 @@ import io
 import os
 import re
 import shlex
+import shutil
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,34 @@ def test_library_example() -> None:
     finally:
         os.chdir(cwd)
     assert out.getvalue().splitlines() == expected
+
+
+def grade_loop() -> list[tuple[str, str]]:
+    """The console sessions of the README's `quizgym grade` section, as (command, output)."""
+    section = README.split("### `quizgym grade`", 1)[1].split("\n### ", 1)[0]
+    examples = []
+    for block in re.findall(r"```console\n(.*?)```", section, flags=re.DOTALL):
+        for part in re.split(r"^\$ ", block, flags=re.MULTILINE)[1:]:
+            command, _, output = part.partition("\n")
+            examples.append((command, output))
+    return examples
+
+
+def test_the_grade_loop_prints_what_the_readme_shows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Run in a copy of tests/data/issued, as the README asks, in the order shown.
+    folder = tmp_path / "issued"
+    shutil.copytree(ROOT / "tests" / "data" / "issued", folder)
+    monkeypatch.chdir(folder)
+    loop = grade_loop()
+    assert [c.split()[0] for c, _ in loop] == ["quizgym", "quizgym", "head", "quizgym", "quizgym"]
+    for command, output in loop:
+        words = shlex.split(command)
+        if words[0] == "head":
+            lines = Path(words[2]).read_text(encoding="utf-8").splitlines(keepends=True)
+            assert "".join(lines[: int(words[1][1:])]) == output, command
+            continue
+        result = CliRunner().invoke(cli, words[1:])
+        shown = result.stderr + result.stdout
+        assert shown == output or result.stdout + result.stderr == output, command
