@@ -93,9 +93,7 @@ def qti12_dtd() -> object:
 def qti21_schema() -> object:
     from lxml import etree
 
-    return etree.XMLSchema(
-        etree.parse(str(SCHEMAS / "qti21" / "qtiv2p1" / "imsqti_v2p1.xsd"))
-    )
+    return etree.XMLSchema(etree.parse(str(SCHEMAS / "qti21" / "qtiv2p1" / "imsqti_v2p1.xsd")))
 
 
 @functools.cache
@@ -151,3 +149,18 @@ def _connected(ranges: list[tuple[float, float]]) -> bool:
             return False
         reach = max(reach, hi)
     return True
+
+
+def inside(ranges: list[tuple[float, float]], low: float, high: float) -> bool:
+    """Whether every closed range lies within [low, high] (ends may be wider by a relative 1e-9).
+
+    An export holds exactly what the engine accepts (the scoring tests prove it answer by
+    answer); structurally, no full-credit range may reach past the engine's outer interval.
+    """
+    slack = 1e-9 * max(abs(low), abs(high), high - low)
+    return bool(ranges) and all(r[0] >= low - slack and r[1] <= high + slack for r in ranges)
+
+
+def holds(ranges: list[tuple[float, float]], value: float) -> bool:
+    """Whether a value lies in one of the ranges."""
+    return any(r[0] <= value <= r[1] for r in ranges)
