@@ -10,9 +10,9 @@ import pytest
 from export_checkers import (
     MOODLE_GRADES,
     SPECIAL,
+    expected_slots,
     holds,
     inside,
-    expected_slots,
     parse_gift,
     plain,
     strip_tags,

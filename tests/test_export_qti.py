@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from export_checkers import (
     SPECIAL,
-    holds,
-    inside,
     cp_schema,
     expected_slots,
+    holds,
+    inside,
     plain,
     qti12_dtd,
     qti21_schema,
