@@ -21,7 +21,9 @@ def test_forwards_options_to_the_library(tmp_path: Path) -> None:
             ["export", "b.yaml", "--to", "moodle", "-o", "x.xml", "--variants", "3", "--seed", "9"],
         )
     assert run.exit_code == 0, run.output
-    called.assert_called_once_with("b.yaml", to="moodle", output="x.xml", variants=3, seed=9)
+    called.assert_called_once_with(
+        "b.yaml", to="moodle", output="x.xml", variants=3, seed=9, check=False
+    )
     assert (
         run.output
         == f"wrote {tmp_path / 'x.xml'} (moodle): 9 questions as 10 items, 2 variant pools\n"
