@@ -862,11 +862,12 @@ def _finding(
     if 0 < ours < 1 and lms == 0:
         return Finding(kind="partial", text=what)
     # quizgym reads how the number was typed (2.3 has 2 figures, 2.30 has 3); an LMS sees the
-    # number only. When the same number typed another way gets the LMS's score, that is it.
-    if number is not None:
-        for other in sorted({typed_text(number), number_text(number)} - {probe.text}):
-            if math.isclose(engine(other), lms, abs_tol=1e-9):
-                return Finding(kind="typing", text=f"{what} (as {other}: {_pct(lms)})")
+    # number only, and the export scores each number as quizgym scores it typed the plain way
+    # (accept.typed_text). A typed answer that differs from that only in how it is typed gets
+    # that score: 10.50 is 10.5 to an LMS.
+    plain = typed_text(number) if number is not None else probe.text
+    if plain != probe.text and math.isclose(engine(plain), lms, abs_tol=1e-9):
+        return Finding(kind="typing", text=f"{what} (as {plain}: {_pct(lms)})")
     if probe.edge and rounded:
         return Finding(kind="rounding", text=what)
     if ours >= 1 > lms:
