@@ -723,8 +723,11 @@ def _scorers(fmt: str, data: bytes) -> tuple[dict[str, list[Scorer]], Callable[[
 
 
 def _span(low: float, high: float) -> str:
-    """An interval as a teacher reads it, to 10 figures: ``2.300282507 to 2.304887679``."""
-    ends = [format(x, ".10g") for x in (low, high)]
+    """An LMS interval as the decimals of up to 12 figures it holds: ``1.95000000001 to 2.05``."""
+    step = FINE.step(max(abs(low), abs(high)))
+    first = (Decimal(low) / step).to_integral_value(rounding="ROUND_CEILING") * step
+    last = (Decimal(high) / step).to_integral_value(rounding="ROUND_FLOOR") * step
+    ends = [number_text(first), number_text(last)]
     return ends[0] if ends[0] == ends[1] else f"{ends[0]} to {ends[1]}"
 
 
