@@ -1,8 +1,9 @@
 """What every export format needs to know about a bank, computed once from the engine.
 
 The formats differ in syntax, never in what is right: keys, wrong answers and variants come
-from the compiled bank (:class:`~quizgym.solver.CompiledBank`), accepted intervals from
-:func:`~quizgym.tolerance.interval` (``auto``'s rule). This module turns a bank into
+from the compiled bank (:class:`~quizgym.solver.CompiledBank`), exactly what the engine accepts
+from :mod:`quizgym.export.accept` (runs of decimals found with the engine's own comparator; the
+outer :func:`~quizgym.tolerance.interval` stays for Blackboard's single band). This module turns a bank into
 :class:`Pool` objects (one per question, holding one item per exported variant) that the format
 modules only translate.
 """
