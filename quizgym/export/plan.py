@@ -3,9 +3,9 @@
 The formats differ in syntax, never in what is right: keys, wrong answers and variants come
 from the compiled bank (:class:`~quizgym.solver.CompiledBank`), exactly what the engine accepts
 from :mod:`quizgym.export.accept` (runs of decimals found with the engine's own comparator; the
-outer :func:`~quizgym.tolerance.interval` stays for Blackboard's single band). This module turns a bank into
-:class:`Pool` objects (one per question, holding one item per exported variant) that the format
-modules only translate.
+outer :func:`~quizgym.tolerance.interval` stays for Blackboard's single band). This module turns
+a bank into :class:`Pool` objects (one per question, holding one item per exported variant) that
+the format modules only translate.
 """
 
 from __future__ import annotations

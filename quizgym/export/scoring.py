@@ -37,7 +37,7 @@ import re
 import xml.etree.ElementTree as ET
 import zipfile
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -644,7 +644,6 @@ class CheckReport:
     target: str
     schema: str
     blanks: tuple[BlankCheck, ...]
-    notes: tuple[str, ...] = field(default=())
 
     @property
     def failed(self) -> bool:
@@ -663,7 +662,6 @@ class CheckReport:
                 head = ("DIFFERS: " if severe else "note: ") + label.format(target=self.target)
                 details = "; ".join(f.text for f in found if f.text)
                 out.append(f"  {head}" + (f": {details}" if details else ""))
-        out += self.notes
         probes = sum(b.probes for b in self.blanks)
         agreed = sum(b.agreed for b in self.blanks)
         wrong = sum(1 for b in self.blanks for f in b.findings if f.severe)
