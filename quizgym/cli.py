@@ -364,17 +364,35 @@ def render(
 )
 @click.option("--seed", type=int, default=_EXPORT_DEFAULTS["seed"], show_default=True,
               help="Seed of the first variant (variant k uses seed + k).")  # fmt: skip
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Also score typed answers to every numeric item as the LMS will (qti12: Canvas; "
+    "moodle, gift: Moodle; qti21: the QTI 2.1 rules) and list where it differs from quizgym. "
+    "Exits 1 when a correct answer would be refused or a wrong one accepted.",
+)
 @click.pass_context
-@_example("quizgym export bert-mlm --to moodle -o bert-mlm.xml")
+@_example("quizgym export bert-mlm --to moodle -o bert-mlm.xml --check")
 def export(
-    ctx: click.Context, bank: str, to: str, output: str | None, variants: int, seed: int
+    ctx: click.Context,
+    bank: str,
+    to: str,
+    output: str | None,
+    variants: int,
+    seed: int,
+    check: bool,
 ) -> None:
     """Export BANK for an LMS or Anki (default file: BANK-FORMAT.ext here)."""
     from quizgym.export import export_bank
 
     with _errors(ctx):
-        result = export_bank(bank, to=to, output=output, variants=variants, seed=seed)
+        result = export_bank(bank, to=to, output=output, variants=variants, seed=seed, check=check)
     click.echo(result.summary(), err=output == "-")  # keep standard output for the file
+    if result.check is not None:
+        for line in result.check.lines():
+            click.echo(line, err=output == "-")
+        if result.check.failed:
+            ctx.exit(EXIT_FINDINGS)
 
 
 @cli.command()

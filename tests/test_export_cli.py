@@ -21,7 +21,9 @@ def test_forwards_options_to_the_library(tmp_path: Path) -> None:
             ["export", "b.yaml", "--to", "moodle", "-o", "x.xml", "--variants", "3", "--seed", "9"],
         )
     assert run.exit_code == 0, run.output
-    called.assert_called_once_with("b.yaml", to="moodle", output="x.xml", variants=3, seed=9)
+    called.assert_called_once_with(
+        "b.yaml", to="moodle", output="x.xml", variants=3, seed=9, check=False
+    )
     assert (
         run.output
         == f"wrote {tmp_path / 'x.xml'} (moodle): 9 questions as 10 items, 2 variant pools\n"
@@ -88,3 +90,62 @@ def test_bank_the_format_cannot_express_exits_1_with_its_line(tmp_path: Path) ->
     assert run.output.startswith(f"{bad}:")
     assert "num-specials: Moodle accepts no weight of 45%" in run.output
     assert not (tmp_path / "o").exists()
+
+
+PHYSICS = Path(__file__).resolve().parent / "data" / "export" / "physics-stats.yaml"
+
+
+def test_check_lists_what_the_lms_accepts_and_exits_0_when_it_scores_as_quizgym(
+    tmp_path: Path,
+) -> None:
+    run = CliRunner().invoke(
+        cli, ["export", str(PHYSICS), "--to", "moodle", "-o", str(tmp_path / "p.xml"), "--check"]
+    )
+    assert run.exit_code == 0, run.output
+    lines = run.output.splitlines()
+    assert (
+        lines[1] == "check moodle as Moodle scores it; schema: no official schema for this format"
+    )
+    assert "fall-speed: accepts 19.4129070467 to 20.2052705995" in lines
+    assert "standard-error: accepts 1.95000000001 to 2.05" in lines  # quizgym refuses 1.95
+    assert "z-score: accepts 1.99490000001 to 2.00509999999" in lines
+    assert lines[-1].startswith("ok: 9 numeric blanks, ")
+    assert "DIFFERS" not in run.output
+
+
+def test_check_exits_1_when_canvas_would_refuse_a_correct_answer(tmp_path: Path) -> None:
+    run = CliRunner().invoke(
+        cli, ["export", "bert-mlm", "--to", "qti12", "-o", str(tmp_path / "c.zip"), "--check"]
+    )
+    assert run.exit_code == 1, run.output
+    assert "schema: ASI 1.2.1 DTD: ok" in run.output
+    assert "num-mlm-two: accepts 2.3003 to 2.3048, 2.3\n" in run.output
+    assert (
+        "  note: Canvas cannot give this partial credit: 1.15 (the mean-vs-sum mistake, "
+        "to 3 figures): 0%, quizgym 50%" in run.output
+    )
+    assert (
+        "num-nsp-ratio.loss_y: accepts 0.0101\n  DIFFERS: correct answer refused: 0.01005 "
+        "(the key to 4 figures) as 0.01: 0%, quizgym 100%" in run.output
+    )
+    assert run.output.splitlines()[-1].startswith("FAILED: 21 numeric blanks")
+    assert (tmp_path / "c.zip").stat().st_size > 0  # the file is written all the same
+
+
+def test_check_of_a_format_it_does_not_emulate_is_refused_before_writing(tmp_path: Path) -> None:
+    target = tmp_path / "a.apkg"
+    run = CliRunner().invoke(cli, ["export", str(SPECIAL), "--to", "anki", "-o", str(target),
+                                   "--check"])  # fmt: skip
+    assert run.exit_code == 2
+    assert run.output == (
+        "Error: --check scores numeric items as qti12, moodle, gift, qti21 do; not anki\n"
+    )
+    assert not target.exists()
+
+
+def test_check_with_the_file_on_standard_output_reports_on_standard_error() -> None:
+    run = CliRunner().invoke(cli, ["export", str(PHYSICS), "--to", "gift", "-o", "-", "--check"])
+    assert run.exit_code == 0
+    assert run.stdout.startswith("// quizgym export of physics-stats")
+    assert "check gift as Moodle (GIFT) scores it" in run.stderr
+    assert "check gift" not in run.stdout

@@ -10,8 +10,9 @@ import pytest
 from export_checkers import (
     MOODLE_GRADES,
     SPECIAL,
-    covers,
     expected_slots,
+    holds,
+    inside,
     parse_gift,
     plain,
     strip_tags,
@@ -68,7 +69,8 @@ def check_against_bank(bank: Bank, parsed: list[dict[str, Any]], seed: int | Non
                     for c in got["choices"]
                     if c["weight"] == 100
                 ]
-                assert covers(full, expected.low, expected.high), (title, full, expected)
+                assert inside(full, expected.low, expected.high), (title, full, expected)
+                assert holds(full, expected.key), (title, full, expected)
                 for value, feedback, credit in expected.mistakes:
                     matches = [
                         c

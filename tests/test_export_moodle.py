@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from export_checkers import MOODLE_GRADES, SPECIAL, covers, expected_slots, plain, strip_tags
+from export_checkers import (
+    MOODLE_GRADES,
+    SPECIAL,
+    expected_slots,
+    holds,
+    inside,
+    plain,
+    strip_tags,
+)
 from lxml import etree
 
 from quizgym.errors import BankError
@@ -161,7 +169,8 @@ def check_against_bank(bank: Bank, quiz: Any) -> int:
                 ]
             for blank, slot in zip(blanks, expected, strict=True):
                 full = [(v - t, v + t) for p, v, t, _ in blank if p == 100]
-                assert covers(full, slot.low, slot.high), (question.id, full, slot)
+                assert inside(full, slot.low, slot.high), (question.id, full, slot)
+                assert holds(full, slot.key), (question.id, full, slot)
                 assert blank[0][1] == pytest.approx(slot.key)  # the key is shown as the answer
                 for value, feedback, credit in slot.mistakes:
                     assert any(

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, BinaryIO, ClassVar
 from quizgym.errors import ExportError
 
 if TYPE_CHECKING:  # the CLI imports this module for FORMATS; keep it light
+    from quizgym.export.scoring import CheckReport
     from quizgym.model import Bank
     from quizgym.solver import CompiledBank
 
@@ -103,6 +104,8 @@ class ExportResult:
     questions: int
     items: int
     pools: int
+    check: CheckReport | None = None
+    """With ``check=True``: how the LMS will score the file's numeric items."""
     issued: Path | None = None
     """The issue manifest beside the file (None when the file went to standard output)."""
 
@@ -123,6 +126,7 @@ def export_bank(
     output: str | Path | None = None,
     variants: int = 0,
     seed: int = 0,
+    check: bool = False,
 ) -> ExportResult:
     """Load a bank (a path or a bundled name) and export it to one file.
 
@@ -132,30 +136,47 @@ def export_bank(
         output: the file to write; default ``<bank>-<format><suffix>`` in the current folder.
         variants: variants per parametric question (0: default variants only).
         seed: the first variant's seed.
+        check: also score realistic typed answers to every numeric item as the target LMS
+            will, from the bytes written (:func:`quizgym.export.scoring.check_export`).
 
     Returns:
-        Where it wrote and how much. Beside the file, ``FILE.issued.json`` records every item
-        with its question, part, version and text (:mod:`quizgym.issued`), for
-        ``quizgym grade --issued``.
+        Where it wrote and how much (and, with ``check``, the check's report). Beside the file,
+        ``FILE.issued.json`` records every item with its question, part, version and text
+        (:mod:`quizgym.issued`), for ``quizgym grade --issued``.
 
     Raises:
-        QuizgymError: the bank cannot be loaded or exported.
+        QuizgymError: the bank cannot be loaded or exported, or ``check`` was asked of a
+            format the check does not emulate.
     """
     from quizgym.export.plan import issued_items, plan, split_parts
     from quizgym.issued import issue, write_issued
     from quizgym.loader import load_bank
 
+    if check:
+        from quizgym.export.scoring import TARGETS
+
+        if to not in TARGETS:
+            raise ExportError(f"--check scores numeric items as {', '.join(TARGETS)} do; not {to}")
     loaded = load_bank(bank)
     job = exporter(to, loaded, variants=variants, seed=seed)
+    data = job.to_bytes()
     if output == "-":  # standard output, for piping
         target = Path("-")
-        job.write(sys.stdout.buffer)
+        sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
     else:
         target = Path(output) if output is not None else Path(f"{loaded.bank}-{to}{job.suffix}")
-        job.save(target)
+        try:
+            target.write_bytes(data)
+        except OSError as exc:
+            raise ExportError(f"{target}: cannot write: {exc.strerror}") from exc
     pools = plan(job.compiled, variants=variants, seed=seed)
     items = sum(len(split_parts(i)) if job.splits_parts else 1 for p in pools for i in p.items)
+    report = None
+    if check:
+        from quizgym.export.scoring import check_export
+
+        report = check_export(job.compiled, fmt=to, data=data, variants=variants, seed=seed)
     issued = None
     if output != "-":
         manifest = issue(
@@ -167,7 +188,13 @@ def export_bank(
         )
         issued = write_issued(target.with_name(target.name + ".issued.json"), manifest)
     return ExportResult(
-        target, to, len(loaded.questions), items, sum(1 for p in pools if p.variants), issued
+        target,
+        to,
+        len(loaded.questions),
+        items,
+        sum(1 for p in pools if p.variants),
+        report,
+        issued,
     )
 
 

@@ -2,9 +2,9 @@
 
 One question per blank-line-separated block: ``::id::[html]prompt{answers####general feedback}``.
 Multi-part numeric questions become one question per part (GIFT has no multi-blank numeric
-type). A numeric answer is ``=%100%key:tolerance`` (plus a second ``=%100%`` range centred on
-``auto``'s interval when it is not symmetric about the key), then the known mistakes as
-``=%credit%value:tolerance#feedback``: Moodle reads everything after the first ``~`` of a
+type). A numeric answer is one ``=%100%value:tolerance`` per run of what the engine accepts
+(``auto`` gives two for ln 10: the band and 2.30, see :mod:`.accept`), then each known mistake's
+runs as ``=%credit%value:tolerance#feedback``: Moodle reads everything after the first ``~`` of a
 numeric answer as the catch-all, so wrong answers must use ``=`` with their weight.
 """
 
@@ -15,14 +15,12 @@ from quizgym.export.plan import (
     Item,
     Pool,
     category_path,
-    decimal_text,
+    centred,
     html_text,
     locate,
     moodle_percent,
     plan,
     split_parts,
-    symmetric,
-    tolerance_text,
     wrong_feedback_true_false,
 )
 from quizgym.model import (
@@ -124,15 +122,13 @@ class GiftExporter(Exporter):
         assert isinstance(question, Numeric)
         slot = item.slots[0]
         lines = ["#"]
-        for value, tol in symmetric(slot.accept):
-            lines.append(f"=%100%{decimal_text(value)}:{tolerance_text(tol)}")
+        for value, tol in map(centred, slot.runs):
+            lines.append(f"=%100%{value}:{tol}")
         where = locate(self.bank, question, item.ident)
         for mistake in slot.wrong:
-            (value, tol), *_ = symmetric(mistake.range)
             weight = moodle_percent(mistake.credit, where=where)
-            lines.append(
-                f"=%{weight}%{decimal_text(value)}:{tolerance_text(tol)}#{_field(mistake.feedback)}"
-            )
+            for value, tol in map(centred, mistake.runs):
+                lines.append(f"=%{weight}%{value}:{tol}#{_field(mistake.feedback)}")
         return "\n".join(lines) + "\n"
 
 

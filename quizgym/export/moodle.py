@@ -3,8 +3,10 @@
 true/false → ``truefalse``; multiple choice and spot-the-error → ``multichoice`` (per-choice
 feedback; several correct → ``single`` 0 with ±1/k fractions, the engine's partial-credit rule);
 free text → ``essay`` with the model answer and the rubric as grader information; numeric →
-``numerical`` with absolute tolerances; multi-part numeric → ``cloze`` (one NUMERICAL blank per
-part). Known mistakes become weighted wrong answers with their feedback. Every fraction is one
+``numerical`` with absolute tolerances, one full-credit answer per run of what the engine accepts
+(see :mod:`.accept`); multi-part numeric → ``cloze`` (one NUMERICAL blank per part). Known
+mistakes follow as weighted answers with their feedback: Moodle scores the first answer within
+tolerance, in file order, as the engine does. Every fraction is one
 of Moodle's allowed grades, or the export fails with the question's line.
 """
 
@@ -18,13 +20,12 @@ from quizgym.export.plan import (
     Item,
     Where,
     category_path,
+    centred,
     decimal_text,
     html_text,
     locate,
     moodle_percent,
     plan,
-    symmetric,
-    tolerance_text,
     wrong_feedback_true_false,
 )
 from quizgym.model import (
@@ -149,20 +150,17 @@ class MoodleExporter(Exporter):
             _texted(element, "responsetemplate", "")
         elif not multipart:
             slot = item.slots[0]
-            for number, tol in symmetric(slot.accept):
-                answer = self._answer(element, decimal_text(number), 1.0, "", where, plain=True)
-                sub(answer, "tolerance", tolerance_text(tol))
+            # Moodle takes the first answer (in file order) within its tolerance: the key's
+            # runs first, then each mistake's, which is the engine's order too.
+            for number, tol in map(centred, slot.runs):
+                answer = self._answer(element, number, 1.0, "", where, plain=True)
+                sub(answer, "tolerance", tol)
             for mistake in slot.wrong:
-                (number, tol), *_ = symmetric(mistake.range)
-                answer = self._answer(
-                    element,
-                    decimal_text(number),
-                    mistake.credit,
-                    mistake.feedback,
-                    where,
-                    plain=True,
-                )
-                sub(answer, "tolerance", tolerance_text(tol))
+                for number, tol in map(centred, mistake.runs):
+                    answer = self._answer(
+                        element, number, mistake.credit, mistake.feedback, where, plain=True
+                    )
+                    sub(answer, "tolerance", tol)
             sub(element, "unitgradingtype", "0")
             sub(element, "unitpenalty", "0.1000000")
             sub(element, "showunits", "3")
@@ -196,14 +194,14 @@ class MoodleExporter(Exporter):
                 f"a Cloze blank's weight must be a whole number, not {slot.points:g} points"
             )
         alternatives = []
-        for n, (value, tol) in enumerate(symmetric(slot.accept)):
+        for n, (value, tol) in enumerate(map(centred, slot.runs)):
             mark = "=" if n == 0 else "%100%"
-            alternatives.append(f"{mark}{decimal_text(value)}:{tolerance_text(tol)}")
+            alternatives.append(f"{mark}{value}:{tol}")
         for wrong in slot.wrong:
-            (value, tol), *_ = symmetric(wrong.range)
             weight = moodle_percent(wrong.credit, where=where.part(slot.part))
             feedback = cloze_escape(html_text(wrong.feedback))
-            alternatives.append(f"%{weight}%{decimal_text(value)}:{tolerance_text(tol)}#{feedback}")
+            for value, tol in map(centred, wrong.runs):
+                alternatives.append(f"%{weight}%{value}:{tol}#{feedback}")
         blank = f"{{{int(slot.points)}:NUMERICAL:{'~'.join(alternatives)}}}"
         return f"<p>{html_text(slot.prompt)}: {blank}</p>"
 

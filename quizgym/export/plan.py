@@ -1,10 +1,11 @@
 """What every export format needs to know about a bank, computed once from the engine.
 
 The formats differ in syntax, never in what is right: keys, wrong answers and variants come
-from the compiled bank (:class:`~quizgym.solver.CompiledBank`), accepted intervals from
-:func:`~quizgym.tolerance.interval` (``auto``'s rule). This module turns a bank into
-:class:`Pool` objects (one per question, holding one item per exported variant) that the format
-modules only translate.
+from the compiled bank (:class:`~quizgym.solver.CompiledBank`), exactly what the engine accepts
+from :mod:`quizgym.export.accept` (runs of decimals found with the engine's own comparator; the
+outer :func:`~quizgym.tolerance.interval` stays for Blackboard's single band). This module turns
+a bank into :class:`Pool` objects (one per question, holding one item per exported variant) that
+the format modules only translate.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ from decimal import ROUND_CEILING, Decimal
 
 from quizgym.answers import grade_response
 from quizgym.errors import BankError, ExportError, Finding
+from quizgym.export.accept import FINE, Run, accepted_runs, number_text
 from quizgym.model import (
     AnyQuestion,
     Bank,
     Numeric,
     QuestionBase,
     SpotTheError,
+    Tolerance,
     TrueFalse,
     question_points,
 )
@@ -49,6 +52,8 @@ class WrongAnswer:
     feedback: str
     credit: float
     tag: str | None
+    runs: tuple[Run, ...] = ()
+    """What the engine takes for this mistake, on the fine grid (see :mod:`.accept`)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,9 @@ class Blank:
     points: float
     wrong: tuple[WrongAnswer, ...]
     explanation: str | None
+    tolerance: Tolerance = "auto"
+    runs: tuple[Run, ...] = ()
+    """Exactly what the engine accepts, as runs of decimals on the fine grid (:mod:`.accept`)."""
 
 
 @dataclass(frozen=True)
@@ -180,6 +188,7 @@ def _blanks(bank: CompiledBank, question: Numeric, variant: Variant) -> tuple[Bl
                     mistake.feedback,
                     mistake.credit,
                     mistake.tag,
+                    accepted_runs(target=mistake.value, tolerance=tolerance, grid=FINE),
                 )
             )
         part = slot.part
@@ -194,6 +203,8 @@ def _blanks(bank: CompiledBank, question: Numeric, variant: Variant) -> tuple[Bl
                 points=slot.points,
                 wrong=tuple(wrong),
                 explanation=variant.fill(slot.explanation or "") if part else None,
+                tolerance=tolerance,
+                runs=accepted_runs(target=key.number, tolerance=tolerance, grid=FINE),
             )
         )
     return tuple(out)
@@ -291,19 +302,17 @@ def widen(width: float, *, near: float) -> float:
     return width + 8 * math.ulp(max(abs(near), width, 1e-300))
 
 
-def symmetric(accept: Range) -> list[tuple[float, float]]:
-    """``(value, tolerance)`` pairs whose union is exactly ``accept`` (widened by a few ulps).
+def centred(run: Run) -> tuple[str, str]:
+    """A run as ``(value, tolerance)`` texts for a symmetric LMS answer (Moodle, GIFT, Cloze).
 
-    The first pair is centred on the key, so the key is what an LMS shows as the answer; the
-    second is centred on the interval when it is not symmetric about the key.
+    The tolerance reaches half a grid step past each end, so the run's end points are inside
+    and their refused neighbours outside, far beyond the LMS's own float slack (Moodle adds
+    1e-14 relative). Both texts have at most 14 significant figures, which Moodle stores
+    unchanged.
     """
-    below, above = accept.value - accept.low, accept.high - accept.value
-    near = max(abs(accept.low), abs(accept.high))
-    pairs = [(accept.value, widen(min(below, above), near=near))]
-    if not math.isclose(below, above, rel_tol=1e-9, abs_tol=1e-300):
-        centre = (accept.low + accept.high) / 2
-        pairs.append((centre, widen((accept.high - accept.low) / 2, near=near)))
-    return pairs
+    value = (run.low + run.high) / 2
+    tolerance = (run.high - run.low) / 2 + run.step / 2
+    return number_text(value), number_text(tolerance)
 
 
 ALLOWED_FRACTIONS: tuple[float, ...] = (

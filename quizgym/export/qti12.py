@@ -4,8 +4,11 @@ Canvas's ``assessment_meta.xml`` (the structure ``text2qti`` emits).
 true/false → ``true_false_question``; one correct choice → ``multiple_choice_question``; several
 → ``multiple_answers_question``; spot-the-error → multiple choice with the statement; free text
 → ``essay_question`` with the model answer as general feedback (Canvas has no grader-information
-field); numeric → ``numerical_question``: the key as ``varequal`` or'ed with the accepted
-interval as ``vargte``/``varlte``; each known mistake's interval shows its feedback. A multi-part
+field); numeric → ``numerical_question``: one plain ``vargte``/``varlte`` range per run of what the
+engine accepts (Canvas turns every range condition into a full-credit answer, so no wrong answer
+may be one), on the 4-decimal grid Canvas's quiz page rounds answers to; the known mistakes'
+feedback is one general incorrect feedback (Canvas attaches none to a wrong number, and gives no
+partial credit: see ``quizgym export --check``). A multi-part
 question becomes one self-contained item per part; a variant pool becomes a question group
 (``selection_number`` 1) per part.
 """
@@ -13,10 +16,13 @@ question becomes one self-contained item per part; a variant pool becomes a ques
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from decimal import ROUND_HALF_UP, Decimal
 
 from quizgym.export import Exporter
+from quizgym.export.accept import CANVAS, Run, accepted_runs, number_text, typed_text
 from quizgym.export.package import sub, write_zip, xml_bytes
 from quizgym.export.plan import (
+    Blank,
     Item,
     decimal_text,
     html_text,
@@ -73,10 +79,29 @@ def _condition(
     return var
 
 
-def _range(parent: ET.Element, low: float, high: float) -> None:
+def _range(parent: ET.Element, low: str, high: str) -> None:
     both = sub(parent, "and")
-    sub(both, "vargte", decimal_text(low), respident="response1")
-    sub(both, "varlte", decimal_text(high), respident="response1")
+    sub(both, "vargte", low, respident="response1")
+    sub(both, "varlte", high, respident="response1")
+
+
+def canvas_runs(slot: Blank) -> tuple[Run, ...]:
+    """What the engine accepts, on Canvas's grid: the quiz page rounds answers to 4 places."""
+    return accepted_runs(target=slot.key.number, tolerance=slot.tolerance, grid=CANVAS)
+
+
+def mistakes_feedback(slot: Blank) -> str:
+    """Every known mistake's feedback, for Canvas's one incorrect-answer feedback."""
+    lines = [f"If you got {typed_text(_shown(w.range.value))}: {w.feedback}" for w in slot.wrong]
+    return "\n".join(lines)
+
+
+def _shown(value: float) -> Decimal:
+    """A mistake's value as a student would have typed it (3 significant figures)."""
+    exact = Decimal(repr(value))
+    if exact == 0:
+        return exact
+    return exact.quantize(Decimal(1).scaleb(exact.adjusted() - 2), rounding=ROUND_HALF_UP)
 
 
 class Qti12Exporter(Exporter):
@@ -206,16 +231,17 @@ class Qti12Exporter(Exporter):
                 sub(var, "varequal", right, respident="response1")
         elif isinstance(question, Numeric):
             slot = item.slots[0]
-            var = _condition(processing, go_on=False, score=100)
-            either = sub(var, "or")
-            sub(either, "varequal", decimal_text(slot.accept.value), respident="response1")
-            _range(either, slot.accept.low, slot.accept.high)
-            for n, mistake in enumerate(slot.wrong, start=1):
-                label = f"{ident}_mistake{n}_fb"
-                feedbacks.append((label, mistake.feedback))
-                score = mistake.credit * 100 if mistake.credit else None
-                var = _condition(processing, go_on=True, score=score, feedback=label)
-                _range(var, mistake.range.low, mistake.range.high)
+            # Canvas makes every range condition a full-credit answer and scores any answer
+            # that covers the response as right, so only what the engine accepts may be a
+            # condition: one plain range per run, on Canvas's own 4-decimal grid. Mistakes get
+            # no condition; their feedback is folded into the general incorrect feedback.
+            for run in canvas_runs(slot):
+                var = _condition(processing, go_on=False, score=100)
+                _range(var, number_text(run.low), number_text(run.high))
+            if slot.wrong:
+                feedbacks.append(("general_incorrect_fb", mistakes_feedback(slot)))
+                var = _condition(processing, go_on=True, feedback="general_incorrect_fb")
+                sub(var, "other")
         else:
             sub(_condition(processing, go_on=False), "other")
         for label, text in feedbacks:

@@ -5,9 +5,10 @@ true/false and choices → ``choiceInteraction`` (several correct: a mapping wor
 points, floored at 0, the engine's rule); spot-the-error → a choice with the statement; free
 text → ``extendedTextInteraction`` with the model answer as the correct response and, with the
 rubric, in a scorer-only ``rubricBlock``; numeric → ``textEntryInteraction`` (one per part, so a
-multi-part question stays one item) scored with ``equal toleranceMode="absolute"`` and a lower
-and an upper tolerance, which expresses ``auto``'s asymmetric interval exactly. Known mistakes
-and per-choice feedback are ``modalFeedback`` on the multiple ``FEEDBACK`` outcome. A variant
+multi-part question stays one item) scored with portable ``gte``/``lte`` inside ``and`` (``or``
+of several when what the engine accepts is a union, see :mod:`.accept`). Known mistakes follow as
+``responseElseIf`` branches in the engine's order, with partial credit and ``modalFeedback`` on
+the multiple ``FEEDBACK`` outcome, as does per-choice feedback. A variant
 pool is an ``assessmentSection`` with ``<selection select="1"/>``.
 """
 
@@ -16,14 +17,13 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from quizgym.export import Exporter
+from quizgym.export.accept import Run, number_text
 from quizgym.export.package import sub, write_zip, xml_bytes
 from quizgym.export.plan import (
     Item,
     Pool,
     decimal_text,
     plan,
-    tolerance_text,
-    widen,
     wrong_feedback_true_false,
 )
 from quizgym.model import (
@@ -79,24 +79,24 @@ def _add_score(parent: ET.Element, points: float) -> None:
     _base(total, "float", decimal_text(points))
 
 
-def _equal(parent: ET.Element, response: str, value: float, low: float, high: float, *,
-           correct: bool) -> None:  # fmt: skip
-    near = max(abs(low), abs(high))
-    below = tolerance_text(widen(value - low, near=near))
-    above = tolerance_text(widen(high - value, near=near))
-    equal = sub(
-        parent,
-        "equal",
-        toleranceMode="absolute",
-        tolerance=f"{below} {above}",
-        includeLowerBound="true",
-        includeUpperBound="true",
-    )
-    sub(equal, "variable", identifier=response)
-    if correct:
-        sub(equal, "correct", identifier=response)
-    else:
-        _base(equal, "float", decimal_text(value))
+def _within(parent: ET.Element, response: str, runs: tuple[Run, ...]) -> None:
+    """``low ≤ RESPONSE ≤ high`` for each run, or'ed: plain ``gte``/``lte`` inside ``and``.
+
+    Every QTI 2.1 player implements these; ``equal`` with a ``toleranceMode`` is optional (the
+    ``@citolab/qti-components`` runtime answers false for any mode but exact). The bounds reach
+    half a grid step past each run, so an answer typed with more digits than the grid counts as
+    its nearest grid point. No run (a key finer than any typed answer) is a condition never met.
+    """
+    if not runs:
+        _base(parent, "boolean", "false")
+        return
+    holder = sub(parent, "or") if len(runs) > 1 else parent
+    for run in runs:
+        both = sub(holder, "and")
+        for op, bound in (("gte", run.low - run.step / 2), ("lte", run.high + run.step / 2)):
+            compare = sub(both, op)
+            sub(compare, "variable", identifier=response)
+            _base(compare, "float", number_text(bound))
 
 
 class Qti21Exporter(Exporter):
@@ -262,15 +262,15 @@ class Qti21Exporter(Exporter):
             sub(line, "textEntryInteraction", responseIdentifier=response, expectedLength="12")
             condition = sub(processing, "responseCondition")
             branch = sub(condition, "responseIf")
-            accept = slot.accept
-            _equal(branch, response, accept.value, accept.low, accept.high, correct=True)
+            _within(branch, response, slot.runs)
             _add_score(branch, slot.points)
             for n, wrong in enumerate(slot.wrong, start=1):
+                if not wrong.runs:
+                    continue
                 ident = f"{response}_MISTAKE{n}"
                 feedback.append((ident, wrong.feedback))
                 branch = sub(condition, "responseElseIf")
-                rng = wrong.range
-                _equal(branch, response, rng.value, rng.low, rng.high, correct=False)
+                _within(branch, response, wrong.runs)
                 if wrong.credit:
                     _add_score(branch, slot.points * wrong.credit)
                 _add_feedback(branch, ident=ident)
