@@ -14,10 +14,11 @@ from typing import Any, Literal
 
 import click
 
-from quizgym import __version__
 from quizgym.errors import BankError, QuizgymError
 from quizgym.export import FORMATS as EXPORT_FORMATS
 from quizgym.export import export_bank as _export_bank
+from quizgym.terminal import escape_controls
+from quizgym.version import __version__
 
 _EXPORT_DEFAULTS = _export_bank.__kwdefaults__ or {}
 
@@ -34,12 +35,12 @@ def _errors(ctx: click.Context) -> Iterator[None]:
         if ctx.find_root().params.get("debug"):
             raise
         for finding in exc.findings:
-            click.echo(str(finding), err=True)
+            click.echo(escape_controls(str(finding)), err=True)
         ctx.exit(EXIT_FINDINGS)
     except QuizgymError as exc:
         if ctx.find_root().params.get("debug"):
             raise
-        click.echo(f"Error: {exc}", err=True)
+        click.echo(escape_controls(f"Error: {exc}"), err=True)
         ctx.exit(EXIT_USAGE)
     except OSError as exc:  # a folder that cannot be made, a file that cannot be written
         if ctx.find_root().params.get("debug"):
@@ -122,8 +123,8 @@ def check(
     failed = False
     for report in reports:
         for finding in report.findings:
-            click.echo(str(finding), err=True)
-        click.echo(report.summary())
+            click.echo(escape_controls(str(finding)), err=True)
+        click.echo(escape_controls(report.summary()))
         failed = failed or bool(report.errors) or (strict and bool(report.warnings))
     if failed:
         ctx.exit(EXIT_FINDINGS)
@@ -499,10 +500,11 @@ def grade(
             progress=tick,
         )
     for rejection in run.rejected:
-        click.echo(f"{rejection.source}:{rejection.line}: {rejection.reason}", err=True)
+        line = f"{rejection.source}:{rejection.line}: {rejection.reason}"
+        click.echo(escape_controls(line), err=True)
     for warning in run.warnings:
-        click.echo(f"warning: {warning}", err=True)
-    click.echo(run.summary())
+        click.echo(escape_controls(f"warning: {warning}"), err=True)
+    click.echo(escape_controls(run.summary()))
     if run.rejected or run.warnings:
         ctx.exit(EXIT_FINDINGS)
 

@@ -15,6 +15,18 @@ from hypothesis import settings
 settings.register_profile("quizgym", deadline=None)
 settings.load_profile("quizgym")
 
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+"""Debian's Chromium, headless as root on a machine without network (playwright's launch adds
+``--headless``): without the background-networking flags it tries to reach Google's hosts."""
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-goldens", action="store_true", default=False, help="update goldens")

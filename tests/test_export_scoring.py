@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import require_module, require_tool
+from conftest import CHROMIUM_ARGS, require_module, require_tool
 from export_checkers import DATA, REPO, SPECIAL, parse_gift, strip_namespaces
 from lms_rules import (
     canvas_answers,
@@ -323,10 +323,6 @@ def test_moodle_scores_as_quizgym(
 
 # --- QTI 2.1: Citolab's player in headless Chromium ----------------------------------------
 
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
 PAGE = b"""<!doctype html><html><body><div id="item"></div><script type="module">
 import * as qti from './qti-components.js'; window.qti = qti; window.ready = true;
 </script></body></html>"""

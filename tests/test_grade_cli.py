@@ -237,7 +237,7 @@ def test_tiny_classes_still_get_every_file(
     )
     assert result.exit_code == code
     assert result.stdout.startswith(summary)
-    names = ["grades.csv", "responses.csv", "items.csv", "rejected.csv", "report.html"]
+    names = ["grades.csv", "responses.csv", "items.csv", "rejected.csv", "report.html", "run.json"]
     assert sorted(p.name for p in out.iterdir()) == sorted(names)
 
 

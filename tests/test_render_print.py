@@ -8,22 +8,13 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from conftest import require_module, require_tool
+from conftest import CHROMIUM_ARGS, require_module, require_tool
 
 from quizgym.loader import load_bank, parse_bank
 from quizgym.render import html_to_pdf, math_plain, render_worksheet, select_questions
 from quizgym.solver import prompt_of, variant_of
 
 SMALL = Path(__file__).parent / "data" / "render" / "small.yaml"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 A4_PX = (794, 1123)  # 210 × 297 mm at 96 px per inch
 
 

@@ -64,7 +64,8 @@ def check_previous(previous: Path, out_dir: Path) -> None:
     """Refuse, before grading, a previous run that cannot be compared with.
 
     Raises:
-        QuizgymError: ``previous`` is the output folder itself, or lacks its two CSV files.
+        QuizgymError: ``previous`` is the output folder itself, lacks its two CSV files, or
+            holds a run that did not finish (no ``run.json``, written last).
     """
     if previous.resolve() == out_dir.resolve():
         raise QuizgymError(
@@ -73,6 +74,10 @@ def check_previous(previous: Path, out_dir: Path) -> None:
     for name in ("grades.csv", "responses.csv"):
         if not (previous / name).is_file():
             raise QuizgymError(f"--compare {previous}: no {name} there (is it a grade folder?)")
+    if not (previous / "run.json").is_file():
+        raise QuizgymError(
+            f"--compare {previous}: the run there did not finish (no run.json): grade it again"
+        )
 
 
 def seeds_of(answers: ClassAnswers) -> dict[str, int]:

@@ -26,6 +26,8 @@ from quizgym.grading.batch import GradedPartition, factorize
 from quizgym.grading.table import Rejection
 from quizgym.model import Bank
 from quizgym.names import claim_name, file_stem
+from quizgym.render.markup import escape_markdown
+from quizgym.terminal import escape_controls
 
 __all__ = [
     "GRADEBOOKS",
@@ -95,6 +97,7 @@ def write_table(path: Path, header: Sequence[str], columns: Sequence[Column]) ->
     columns = [
         ([defuse(w) if w[:1] in starts else w for w in words], codes) for words, codes in columns
     ]
+    header = [defuse(h) for h in header]  # a bank's title heads a gradebook column
     try:
         import pyarrow as pa
         import pyarrow.csv as pacsv
@@ -312,7 +315,7 @@ def write_feedback(folder: Path, bank: Bank, parts: Sequence[GradedPartition]) -
             name = claim_name(feedback_name(student), used)
             total = float(scores[row].sum()) if scores.size else 0.0
             lines = [
-                f"# {bank.title}: feedback for {student}",
+                f"# {_md(bank.title)}: feedback for {_md(student)}",
                 "",
                 f"Score: **{fmt(total)} / {fmt(maximum)}**",
                 "",
@@ -321,7 +324,8 @@ def write_feedback(folder: Path, bank: Bank, parts: Sequence[GradedPartition]) -
                 v = graded.verdict(row)
                 answer = part.answers.column(graded.slot.id)[row]
                 lines += [
-                    f"## {graded.slot.id}: {v.status.value} ({fmt(v.score)} / {fmt(v.max_score)})",
+                    f"## {_md(graded.slot.id)}: {v.status.value} "
+                    f"({fmt(v.score)} / {fmt(v.max_score)})",
                     "",
                     f"- Your answer: {_md(answer) if answer else '(no answer)'}",
                 ]
@@ -340,7 +344,9 @@ def write_feedback(folder: Path, bank: Bank, parts: Sequence[GradedPartition]) -
 
 
 def _md(text: str) -> str:
-    return " ".join(text.split()).replace("*", r"\*").replace("_", r"\_")
+    """Text that prints literally in Markdown and is inert in a terminal or a browser: control
+    and bidi characters spelled out, emphasis, code, links and raw HTML escaped."""
+    return escape_markdown(escape_controls(" ".join(text.split())))
 
 
 def write_gradebook(path: Path, bank: Bank, parts: Sequence[GradedPartition], *, lms: str) -> None:

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -47,6 +48,7 @@ from quizgym.model import Bank
 from quizgym.names import claim_name
 from quizgym.render.report import render_report
 from quizgym.solver import CompiledBank, compile_bank
+from quizgym.version import __version__
 
 __all__ = ["GradeRun", "assemble", "grade_submissions"]
 
@@ -173,8 +175,10 @@ def grade_submissions(
         has_seeds=plan.has_seeds,
         by_text=plan.by_text,
     )
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with _parts_folder(out_dir, streamed) as parts_dir:
+    with _staged(out_dir) as stage:
+        parts_dir = stage / ".parts" if streamed else None
+        if parts_dir is not None:
+            parts_dir.mkdir()
         job = Job(
             present=tuple(plan.present),
             parts_dir=parts_dir,
@@ -183,23 +187,81 @@ def grade_submissions(
             versions=versions,
         )
         results = runner.map(book, plan, job, progress)
-        run = assemble(book, plan, results, job, out_dir=out_dir, notes=notes)
-    if compare is None:
-        return run
-    seeds = {s: d for result in results for s, d in result.seeds.items()}
-    changes = regrade(book, compare, out_dir, seeds)
-    files = [*run.files, out_dir / "changes.csv"]
-    return replace(run, files=files, changes=changes)
+        run = assemble(book, plan, results, job, out_dir=stage, notes=notes)
+        changes = None
+        if compare is not None:
+            seeds = {s: d for result in results for s, d in result.seeds.items()}
+            changes = regrade(book, compare, stage, seeds)
+        written = _publish(stage, out_dir, run, book)
+    return replace(run, out_dir=out_dir, files=written, changes=changes)
+
+
+RUN_RECORD = "run.json"
+"""Written last into an output folder, once every other file of the run is in place."""
+_STAGING = ".quizgym-staging-"
 
 
 @contextmanager
-def _parts_folder(out_dir: Path, streamed: bool) -> Iterator[Path | None]:
-    """A temporary folder for part files inside the output folder (None: a run in memory)."""
-    if not streamed:
-        yield None
-        return
-    with tempfile.TemporaryDirectory(prefix=".parts-", dir=out_dir) as tmp:
-        yield Path(tmp)
+def _staged(out_dir: Path) -> Iterator[Path]:
+    """A folder inside ``out_dir`` where the run writes everything before it is published.
+
+    Staging folders left by a run that was killed are removed first; this one is removed when
+    the run ends, however it ends.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for leftover in out_dir.glob(f"{_STAGING}*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+    stage = Path(tempfile.mkdtemp(prefix=_STAGING, dir=out_dir))
+    try:
+        yield stage
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _publish(stage: Path, out_dir: Path, run: GradeRun, bank: CompiledBank) -> list[Path]:
+    """Move a finished run's files from ``stage`` into ``out_dir``; write ``run.json`` last.
+
+    The old completion record goes first, so a folder caught half-way is never taken for a
+    finished run (``--compare`` refuses it); each file replaces its old self in one rename, and
+    the outputs of the previous run that this one does not write are removed, so no folder mixes
+    two runs.
+    """
+    record = out_dir / RUN_RECORD
+    before: list[str] = []
+    if record.is_file():
+        try:
+            before = list(json.loads(record.read_text(encoding="utf-8")).get("files", []))
+        except (OSError, ValueError):
+            before = []
+    record.unlink(missing_ok=True)
+    names = sorted(p.name for p in stage.iterdir() if not p.name.startswith("."))
+    for name in names:
+        target = out_dir / name
+        if (stage / name).is_dir():
+            shutil.rmtree(target, ignore_errors=True)
+        (stage / name).replace(target)
+    for name in before:
+        if name not in names and "/" not in name and not name.startswith("."):
+            target = out_dir / name
+            if target.is_dir():
+                shutil.rmtree(target, ignore_errors=True)
+            else:
+                target.unlink(missing_ok=True)
+    summary = {
+        "format": "quizgym-run/1",
+        "quizgym": __version__,
+        "bank": bank.bank.bank,
+        "bank_hash": bank_hash(bank.bank),
+        "students": run.students,
+        "responses": run.responses,
+        "rejected": len(run.rejected),
+        "warnings": len(run.warnings),
+        "files": names,
+    }
+    partial = out_dir / f"{RUN_RECORD}.partial"
+    partial.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    partial.replace(record)
+    return [out_dir / name for name in names]
 
 
 def assemble(

@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
 from quizgym.render.markup import FILTERS
 from quizgym.resources import resource_dir
+from quizgym.terminal import escape_controls
 
 
 def make_env(
@@ -29,6 +31,9 @@ def make_env(
 
     Returns:
         The environment. No autoreload: editing a template in the middle of a run is not useful.
+        Every plain string a template prints goes through
+        :func:`~quizgym.terminal.escape_controls` first: bank and student text cannot reorder a
+        page with bidi overrides or hide text behind control characters.
     """
     loaders: list[jinja2.BaseLoader] = []
     if user_dir is not None:
@@ -42,9 +47,18 @@ def make_env(
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_inert,
     )
     env.filters.update(filters or {})
     return env
+
+
+def _inert(value: Any) -> Any:
+    """A printed value: plain text with its control characters spelled out; markup we built
+    (already escaped) as it is."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return escape_controls(value)
+    return value
 
 
 @functools.lru_cache(maxsize=1)
