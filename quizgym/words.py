@@ -55,6 +55,7 @@ __all__ = [
     "Word",
     "compile_phrase",
     "fold",
+    "negator_of",
     "occurrences",
     "quote_span",
     "read_words",
@@ -344,8 +345,18 @@ def _match_slots(phrase: Phrase, words: Sequence[Word], at: int, *, clause: int,
     return -1
 
 
-def _negator_of(words: Sequence[Word], first: int, last: int) -> int | None:
-    """The word that denies the words ``first…last``, if any (see the module's rules)."""
+def negator_of(words: Sequence[Word], first: int, last: int, *, after: bool = True) -> int | None:
+    """The word that denies the words ``first…last`` of a text, if any (the module's rules).
+
+    Args:
+        words: the text's words.
+        first: the index of the first word.
+        last: the index of the last word.
+        after: look for a denial after them too (``bias is not the reason``).
+
+    Returns:
+        The index of the negator, or None.
+    """
     clause = words[first].clause
     for i in range(first - 1, max(first - WINDOW, 0) - 1, -1):
         if words[i].clause != clause:
@@ -357,7 +368,7 @@ def _negator_of(words: Sequence[Word], first: int, last: int) -> int | None:
             if before is not None and before.clause == clause and before.negator:
                 return i - 1
             break
-    return _denied_after(words, last + 1, clause)
+    return _denied_after(words, last + 1, clause) if after else None
 
 
 def _denied_after(words: Sequence[Word], at: int, clause: int) -> int | None:
@@ -393,7 +404,7 @@ def occurrences(phrase: Phrase, words: Sequence[Word]) -> list[Occurrence]:
     while i < len(words):
         end = _match_slots(phrase, words, i, clause=words[i].clause, slot=0)
         if end > 0:
-            found.append(Occurrence(first=i, last=end - 1, negator=_negator_of(words, i, end - 1)))
+            found.append(Occurrence(first=i, last=end - 1, negator=negator_of(words, i, end - 1)))
             i = end
         else:
             i += 1
