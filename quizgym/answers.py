@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -244,8 +244,10 @@ def _grade_choice(
 # A criterion is met when one of its phrases occurs in the answer the way the criterion itself
 # puts it: plainly, or denied when the criterion denies it ("the model cannot trust its inputs",
 # phrase "trust"). An occurrence the other way round ("it has nothing to do with bias" for a
-# criterion about bias) says the opposite and meets nothing. Word forms, clauses and negators are
-# quizgym.words's rules. The score is a suggestion: every free-text verdict needs review.
+# criterion about bias) says the opposite and meets nothing. A negator that is a word of a rubric
+# phrase found in the answer ("never appears") is that phrase's and denies no other. Word forms,
+# clauses and negators are quizgym.words's rules. The score is a suggestion: every free-text
+# verdict needs review.
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -260,23 +262,72 @@ class CriterionMatch:
     """Words that name it but say the opposite (``nothing to do with bias``)."""
 
 
+def _own_negators(phrases: Iterable[Phrase], words: Sequence[Word]) -> frozenset[int]:
+    """The negators of a text that are words of a phrase found in it (``never appears``): taken
+    as the rubric wrote them, they deny no other phrase (``it never appears downstream``)."""
+    return frozenset(
+        i
+        for phrase in phrases
+        for found in occurrences(phrase, words)
+        for i in range(found.first, found.last + 1)
+        if words[i].negator
+    )
+
+
 @functools.lru_cache(maxsize=4096)
 def _compiled(
     criterion: str, any_of: tuple[str, ...], synonyms: tuple[tuple[str, tuple[str, ...]], ...]
 ) -> tuple[tuple[Phrase, bool], ...]:
     """Each phrase of a criterion, compiled, with whether the criterion itself denies it."""
     alternatives = dict(synonyms)
+    phrases = [compile_phrase(text, alternatives) for text in any_of]
     stated = read_words(criterion)
+    own = _own_negators(phrases, stated)
     compiled_phrases = []
-    for text in any_of:
-        phrase = compile_phrase(text, alternatives)
-        found = occurrences(phrase, stated)
+    for phrase in phrases:
+        found = occurrences(phrase, stated, ignore=own)
         compiled_phrases.append((phrase, bool(found) and all(o.negated for o in found)))
     return tuple(compiled_phrases)
 
 
+def _compile(criterion: RubricCriterion) -> tuple[tuple[Phrase, bool], ...]:
+    synonyms = tuple((k, tuple(v)) for k, v in criterion.synonyms.items())
+    return _compiled(criterion.criterion, tuple(criterion.any_of), synonyms)
+
+
+def match_rubric(rubric: Sequence[RubricCriterion], text: str) -> list[CriterionMatch]:
+    """Which criteria of a rubric an answer meets, and the words that decided each.
+
+    Args:
+        rubric: the criteria of one question.
+        text: the student's answer.
+
+    Returns:
+        One match per criterion, in the rubric's order.
+    """
+    words = read_words(text)
+    compiled_rubric = [_compile(criterion) for criterion in rubric]
+    own = _own_negators((p for phrases in compiled_rubric for p, _ in phrases), words)
+    matches = []
+    for criterion, phrases in zip(rubric, compiled_rubric, strict=True):
+        met: list[Occurrence] = []
+        opposite: list[Occurrence] = []
+        for phrase, denied in phrases:
+            for occurrence in occurrences(phrase, words, ignore=own):
+                (met if occurrence.negated == denied else opposite).append(occurrence)
+        matches.append(
+            CriterionMatch(
+                criterion=criterion,
+                met=bool(met),
+                quotes=_quotes(text, words, met),
+                opposite=_quotes(text, words, opposite),
+            )
+        )
+    return matches
+
+
 def match_criterion(criterion: RubricCriterion, text: str) -> CriterionMatch:
-    """Whether an answer meets a rubric criterion, and the words that decided it.
+    """Whether an answer meets one rubric criterion (:func:`match_rubric` of it alone).
 
     Args:
         criterion: the criterion.
@@ -285,19 +336,7 @@ def match_criterion(criterion: RubricCriterion, text: str) -> CriterionMatch:
     Returns:
         The match: met or not, with the words that meet it or say the opposite.
     """
-    words = read_words(text)
-    synonyms = tuple((k, tuple(v)) for k, v in criterion.synonyms.items())
-    met: list[Occurrence] = []
-    opposite: list[Occurrence] = []
-    for phrase, denied in _compiled(criterion.criterion, tuple(criterion.any_of), synonyms):
-        for occurrence in occurrences(phrase, words):
-            (met if occurrence.negated == denied else opposite).append(occurrence)
-    return CriterionMatch(
-        criterion=criterion,
-        met=bool(met),
-        quotes=_quotes(text, words, met),
-        opposite=_quotes(text, words, opposite),
-    )
+    return match_rubric([criterion], text)[0]
 
 
 def _quotes(text: str, words: tuple[Word, ...], found: list[Occurrence]) -> tuple[str, ...]:
@@ -317,7 +356,7 @@ def _quoted(quotes: tuple[str, ...]) -> str:
 
 
 def _grade_free_text(question: FreeText, response: str, points: float) -> Verdict:
-    matches = [match_criterion(c, response) for c in question.rubric]
+    matches = match_rubric(question.rubric, response)
     total = sum(c.points for c in question.rubric)
     earned = sum(m.criterion.points for m in matches if m.met)
     fraction = earned / total
@@ -602,6 +641,7 @@ __all__ = [
     "grade_slot",
     "is_blank",
     "match_criterion",
+    "match_rubric",
     "mistakes_for",
     "numeric_verdict",
     "read_bool",

@@ -27,7 +27,8 @@ through this module, so both see the same words. The rules, stated once:
   ``not in the sample`` denies the sample). Or a denial follows it: ``bias is not (the
   reason)``, ``bias has nothing (to do with it)``, ``size has no (effect)``, ``size does not
   matter``, ``size plays no (role)``. A negator that is one of the phrase's own words (a phrase
-  ``never appears``) denies nothing.
+  ``never appears``) denies nothing; the rubric (``answers.py``) also keeps it from denying the
+  phrases after it (``it never appears downstream``).
 - **Phrases** match as sequences of stems inside one clause, not as bags of words: their
   articles (``a``, ``an``, ``the``) are optional, and a determiner of the answer
   (:data:`DETERMINERS`) may stand between two of their words, so ``lose a degree of freedom``
@@ -40,7 +41,7 @@ import functools
 import re
 import threading
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -345,7 +346,14 @@ def _match_slots(phrase: Phrase, words: Sequence[Word], at: int, *, clause: int,
     return -1
 
 
-def negator_of(words: Sequence[Word], first: int, last: int, *, after: bool = True) -> int | None:
+def negator_of(
+    words: Sequence[Word],
+    first: int,
+    last: int,
+    *,
+    after: bool = True,
+    ignore: Collection[int] = (),
+) -> int | None:
     """The word that denies the words ``first…last`` of a text, if any (the module's rules).
 
     Args:
@@ -353,6 +361,7 @@ def negator_of(words: Sequence[Word], first: int, last: int, *, after: bool = Tr
         first: the index of the first word.
         last: the index of the last word.
         after: look for a denial after them too (``bias is not the reason``).
+        ignore: indices of negators that deny nothing here (they belong to a phrase).
 
     Returns:
         The index of the negator, or None.
@@ -361,14 +370,15 @@ def negator_of(words: Sequence[Word], first: int, last: int, *, after: bool = Tr
     for i in range(first - 1, max(first - WINDOW, 0) - 1, -1):
         if words[i].clause != clause:
             break
-        if words[i].negator:
+        if words[i].negator and i not in ignore:
             return i
         if words[i].text in SCOPE_ENDS:
-            before = words[i - 1] if i > 0 else None
-            if before is not None and before.clause == clause and before.negator:
-                return i - 1
+            before = i - 1
+            if before >= 0 and words[before].clause == clause and words[before].negator:
+                return None if before in ignore else before
             break
-    return _denied_after(words, last + 1, clause) if after else None
+    denial = _denied_after(words, last + 1, clause) if after else None
+    return None if denial in ignore else denial
 
 
 def _denied_after(words: Sequence[Word], at: int, clause: int) -> int | None:
@@ -387,12 +397,15 @@ def _denied_after(words: Sequence[Word], at: int, clause: int) -> int | None:
     return None
 
 
-def occurrences(phrase: Phrase, words: Sequence[Word]) -> list[Occurrence]:
+def occurrences(
+    phrase: Phrase, words: Sequence[Word], *, ignore: Collection[int] = ()
+) -> list[Occurrence]:
     """Every place a phrase occurs in a text's words, each with the negator that denies it.
 
     Args:
         phrase: the compiled phrase.
         words: the text's words (:func:`read_words`).
+        ignore: indices of negators that deny nothing (the own negators of phrases found).
 
     Returns:
         The occurrences, in the order of the text; they do not overlap.
@@ -404,7 +417,8 @@ def occurrences(phrase: Phrase, words: Sequence[Word]) -> list[Occurrence]:
     while i < len(words):
         end = _match_slots(phrase, words, i, clause=words[i].clause, slot=0)
         if end > 0:
-            found.append(Occurrence(first=i, last=end - 1, negator=negator_of(words, i, end - 1)))
+            negator = negator_of(words, i, end - 1, ignore=ignore)
+            found.append(Occurrence(first=i, last=end - 1, negator=negator))
             i = end
         else:
             i += 1

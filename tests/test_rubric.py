@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from quizgym.answers import CriterionMatch, Status, grade_response, match_criterion
+from quizgym.answers import (
+    CriterionMatch,
+    Status,
+    grade_response,
+    match_criterion,
+    match_rubric,
+)
 from quizgym.errors import BankError
 from quizgym.loader import load_bank, parse_bank
 from quizgym.model import FreeText, RubricCriterion
@@ -186,6 +192,17 @@ NEGATION = [
 @pytest.mark.parametrize(("criterion", "text", "met"), NEGATION)
 def test_negation_in_the_same_clause(criterion: RubricCriterion, text: str, met: bool) -> None:
     assert match(criterion, text).met is met
+
+
+def test_a_negator_of_one_criterions_phrase_denies_no_other_criterion() -> None:
+    rubric = [
+        RubricCriterion(criterion="[MASK] is unseen later", any_of=["never appears"]),
+        RubricCriterion(criterion="at fine-tuning", any_of=["downstream", "fine-tuning"]),
+    ]
+    text = "[MASK] never appears downstream"
+    assert [m.met for m in match_rubric(rubric, text)] == [True, True]
+    # Without the rubric's "never appears", the second criterion reads a denial.
+    assert match_criterion(rubric[1], text).opposite == ("never appears downstream",)
 
 
 def test_a_negator_among_the_phrases_own_words_denies_nothing() -> None:
