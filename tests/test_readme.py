@@ -67,20 +67,3 @@ def test_library_example() -> None:
     finally:
         os.chdir(cwd)
     assert out.getvalue().splitlines() == expected
-
-
-def test_free_text_example() -> None:
-    code = re.search(r"## Free-text answers\n.*?```python\n(.*?)```", README, flags=re.DOTALL)
-    assert code is not None
-    source = code.group(1)
-    # The output is one line, wrapped in the README over the comment lines after the print.
-    shown = " ".join(line.removeprefix("# ") for line in source.splitlines() if line[:2] == "# ")
-    out = io.StringIO()
-    cwd = os.getcwd()
-    try:
-        os.chdir(ROOT)
-        with contextlib.redirect_stdout(out):
-            exec(compile(source, "README.md", "exec"), {})  # noqa: S102 (our own README)
-    finally:
-        os.chdir(cwd)
-    assert out.getvalue() == shown + "\n"

@@ -5,7 +5,11 @@ The bank is a statistics teacher's (tests/data/rubric/statistics.yaml), not the 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
+import re
 from pathlib import Path
 
 import pytest
@@ -310,3 +314,25 @@ def test_the_schema_documents_synonyms() -> None:
     assert synonyms["type"] == "object"
     assert synonyms["additionalProperties"] == {"items": {"type": "string"}, "type": "array"}
     assert "use up" in synonyms["description"]
+
+
+# --- the README's example -------------------------------------------------------------------
+
+
+def test_the_readme_free_text_example_prints_what_it_shows() -> None:
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    code = re.search(r"## Free-text answers\n.*?```python\n(.*?)```", readme, flags=re.DOTALL)
+    assert code is not None
+    source = code.group(1)
+    # The output is one line, wrapped in the README over the comment lines after the print.
+    shown = " ".join(line.removeprefix("# ") for line in source.splitlines() if line[:2] == "# ")
+    out = io.StringIO()
+    cwd = os.getcwd()
+    try:
+        os.chdir(root)
+        with contextlib.redirect_stdout(out):
+            exec(compile(source, "README.md", "exec"), {})  # noqa: S102 (our own README)
+    finally:
+        os.chdir(cwd)
+    assert out.getvalue() == shown + "\n"
