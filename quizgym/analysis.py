@@ -13,7 +13,9 @@ Conventions (stated again in the report, because instructors compare with both L
 - ``pbis`` is the **item–total** Pearson correlation (the item included), Canvas's convention;
   per-option point-biserials follow Canvas's formula with population SDs, over the students who
   answered the item, against the total (``rpb_total``) and against the rest (``rpb_rest``);
-- score groups are Canvas's top and bottom 27 % by total, ties going to the higher group.
+- score groups are Canvas's top and bottom 27 % by total, ties going to the higher group;
+- agreement between the rubric's suggested scores and a teacher's is Cohen's κ
+  (:func:`cohens_kappa`), unweighted or with linear weights for ordered scores.
 
 Everything is computed from :class:`Sums`: per slot, counts of (mark, total) pairs, of
 (option, mark, total) and of (tag, total), plus a histogram of totals. Sums of partitions merge by
@@ -26,7 +28,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -41,6 +43,7 @@ __all__ = [
     "TagStats",
     "TestStats",
     "VariantStats",
+    "cohens_kappa",
     "combine",
     "group_bounds",
     "SlotInfo",
@@ -550,3 +553,64 @@ def _flag(item: ItemStats, options: list[OptionStats]) -> ItemStats:
                 f"(r_pb {option.rpb_rest:.2f}): is it also right?"
             )
     return ItemStats(**{**item.__dict__, "flags": tuple(flags)})
+
+
+# --- agreement -----------------------------------------------------------------------------------
+
+
+def cohens_kappa(
+    first: Sequence[float],
+    second: Sequence[float],
+    *,
+    weights: Literal["none", "linear"] = "none",
+    categories: Sequence[float] | None = None,
+) -> float | None:
+    """Cohen's κ between two raters' scores of the same answers (the rubric's and a teacher's).
+
+    With ``o`` the share of answers scored ``i`` by the first and ``j`` by the second rater,
+    ``e`` the share expected by chance (the product of the two raters' marginal shares) and
+    ``w`` a disagreement weight, ``κ = 1 − Σ w·o / Σ w·e``. Unweighted, ``w`` is 0 on the
+    diagonal and 1 elsewhere, which is ``(p_o − p_e) / (1 − p_e)``; linear, ``w = |i − j| /
+    (k − 1)`` with ``i``, ``j`` the positions of the scores among the ``k`` categories in
+    increasing order (Cicchetti–Allison weights, for ordered scores such as 0, 1, 2, 3 points),
+    so that 1 point apart costs less than 3. Scores are categories: equal only when exactly
+    equal, so round them alike first.
+
+    Args:
+        first: one rater's scores, e.g. the rubric's suggestions.
+        second: the other's for the same answers, in the same order.
+        weights: ``none`` or ``linear``.
+        categories: every score either rater could give (default: those given). Linear weights
+            depend on it: a score nobody gave still stands between two others.
+
+    Returns:
+        κ: 1 for perfect agreement, 0 for what chance gives, below 0 for worse; None when it is
+        undefined (no answers, or chance alone agrees fully: one category for everything).
+
+    Raises:
+        ValueError: the two lists differ in length, a score is not among ``categories``, or
+            ``weights`` is neither ``none`` nor ``linear``.
+    """
+    if weights not in ("none", "linear"):
+        raise ValueError(f"weights must be 'none' or 'linear', not {weights!r}")
+    if len(first) != len(second):
+        raise ValueError(f"the raters scored {len(first)} and {len(second)} answers")
+    levels = sorted(set(categories) if categories is not None else {*first, *second})
+    position = {value: i for i, value in enumerate(levels)}
+    unknown = sorted({*first, *second} - position.keys())
+    if unknown:
+        raise ValueError(f"scores {unknown} are not among the categories {levels}")
+    if not first or len(levels) < 2:
+        return None
+    k = len(levels)
+    observed = np.zeros((k, k), dtype=np.float64)
+    np.add.at(observed, ([position[v] for v in first], [position[v] for v in second]), 1.0)
+    observed /= len(first)
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
+    ranks = np.arange(k, dtype=np.float64)
+    distance = np.abs(ranks[:, None] - ranks[None, :])
+    weight = distance / (k - 1) if weights == "linear" else (distance > 0).astype(np.float64)
+    chance = float((weight * expected).sum())
+    if chance <= 1e-12:
+        return None
+    return 1.0 - float((weight * observed).sum()) / chance

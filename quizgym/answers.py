@@ -9,9 +9,10 @@ the same verdict on every response).
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -25,6 +26,7 @@ from quizgym.model import (
     FreeText,
     MultipleChoice,
     Numeric,
+    RubricCriterion,
     SpotTheError,
     TrueFalse,
 )
@@ -36,6 +38,15 @@ from quizgym.solver import (
     compiled,
 )
 from quizgym.tolerance import Match, compare
+from quizgym.words import (
+    Occurrence,
+    Phrase,
+    Word,
+    compile_phrase,
+    occurrences,
+    quote_span,
+    read_words,
+)
 
 
 class Status(StrEnum):
@@ -230,25 +241,138 @@ def _grade_choice(
 
 # --- free text ----------------------------------------------------------------------------------
 
+# A criterion is met when one of its phrases occurs in the answer the way the criterion itself
+# puts it: plainly, or denied when the criterion denies it ("the model cannot trust its inputs",
+# phrase "trust"). An occurrence the other way round ("it has nothing to do with bias" for a
+# criterion about bias) says the opposite and meets nothing. A negator that is a word of a rubric
+# phrase found in the answer ("never appears") is that phrase's and denies no other. Word forms,
+# clauses and negators are quizgym.words's rules. The score is a suggestion: every free-text
+# verdict needs review.
 
-def _words(text: str) -> str:
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return " " + " ".join(re.sub(r"[^\w\s]", " ", folded).split()) + " "
+
+@dataclass(frozen=True, kw_only=True)
+class CriterionMatch:
+    """How one rubric criterion fared against one answer."""
+
+    criterion: RubricCriterion
+    met: bool
+    quotes: tuple[str, ...] = ()
+    """The words of the answer that meet it, as typed (``lose one degree of freedom``)."""
+    opposite: tuple[str, ...] = ()
+    """Words that name it but say the opposite (``nothing to do with bias``)."""
+
+
+def _own_negators(phrases: Iterable[Phrase], words: Sequence[Word]) -> frozenset[int]:
+    """The negators of a text that are words of a phrase found in it (``never appears``): taken
+    as the rubric wrote them, they deny no other phrase (``it never appears downstream``)."""
+    return frozenset(
+        i
+        for phrase in phrases
+        for found in occurrences(phrase, words)
+        for i in range(found.first, found.last + 1)
+        if words[i].negator
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(
+    criterion: str, any_of: tuple[str, ...], synonyms: tuple[tuple[str, tuple[str, ...]], ...]
+) -> tuple[tuple[Phrase, bool], ...]:
+    """Each phrase of a criterion, compiled, with whether the criterion itself denies it."""
+    alternatives = dict(synonyms)
+    phrases = [compile_phrase(text, alternatives) for text in any_of]
+    stated = read_words(criterion)
+    own = _own_negators(phrases, stated)
+    compiled_phrases = []
+    for phrase in phrases:
+        found = occurrences(phrase, stated, ignore=own)
+        compiled_phrases.append((phrase, bool(found) and all(o.negated for o in found)))
+    return tuple(compiled_phrases)
+
+
+def _compile(criterion: RubricCriterion) -> tuple[tuple[Phrase, bool], ...]:
+    synonyms = tuple((k, tuple(v)) for k, v in criterion.synonyms.items())
+    return _compiled(criterion.criterion, tuple(criterion.any_of), synonyms)
+
+
+def match_rubric(rubric: Sequence[RubricCriterion], text: str) -> list[CriterionMatch]:
+    """Which criteria of a rubric an answer meets, and the words that decided each.
+
+    Args:
+        rubric: the criteria of one question.
+        text: the student's answer.
+
+    Returns:
+        One match per criterion, in the rubric's order.
+    """
+    words = read_words(text)
+    compiled_rubric = [_compile(criterion) for criterion in rubric]
+    own = _own_negators((p for phrases in compiled_rubric for p, _ in phrases), words)
+    matches = []
+    for criterion, phrases in zip(rubric, compiled_rubric, strict=True):
+        met: list[Occurrence] = []
+        opposite: list[Occurrence] = []
+        for phrase, denied in phrases:
+            for occurrence in occurrences(phrase, words, ignore=own):
+                (met if occurrence.negated == denied else opposite).append(occurrence)
+        matches.append(
+            CriterionMatch(
+                criterion=criterion,
+                met=bool(met),
+                quotes=_quotes(text, words, met),
+                opposite=_quotes(text, words, opposite),
+            )
+        )
+    return matches
+
+
+def match_criterion(criterion: RubricCriterion, text: str) -> CriterionMatch:
+    """Whether an answer meets one rubric criterion (:func:`match_rubric` of it alone).
+
+    Args:
+        criterion: the criterion.
+        text: the student's answer.
+
+    Returns:
+        The match: met or not, with the words that meet it or say the opposite.
+    """
+    return match_rubric([criterion], text)[0]
+
+
+def _quotes(text: str, words: tuple[Word, ...], found: list[Occurrence]) -> tuple[str, ...]:
+    """The words of each occurrence as typed, in the answer's order, each once; an occurrence
+    inside another one's words is left out."""
+    spans = {quote_span(words, o) for o in found}
+    outer = sorted(
+        (a, b)
+        for a, b in spans
+        if not any(c <= a and b <= d and (c, d) != (a, b) for c, d in spans)
+    )
+    return tuple(" ".join(text[a:b].split()) for a, b in outer)
+
+
+def _quoted(quotes: tuple[str, ...]) -> str:
+    return ", ".join(f"“{q}”" for q in quotes)
 
 
 def _grade_free_text(question: FreeText, response: str, points: float) -> Verdict:
-    words = _words(response)
-    met = [c for c in question.rubric if any(_words(p) in words for p in c.any_of)]
+    matches = match_rubric(question.rubric, response)
     total = sum(c.points for c in question.rubric)
-    earned = sum(c.points for c in met)
+    earned = sum(m.criterion.points for m in matches if m.met)
     fraction = earned / total
     status = (
         Status.CORRECT if fraction == 1 else Status.PARTIAL if fraction > 0 else Status.INCORRECT
     )
-    missing = [c.criterion for c in question.rubric if c not in met]
+    met = [f"{m.criterion.criterion} ({_quoted(m.quotes)})" for m in matches if m.met]
+    missing = [
+        m.criterion.criterion
+        + (f" (says the opposite: {_quoted(m.opposite)})" if m.opposite else "")
+        for m in matches
+        if not m.met
+    ]
     parts = []
     if met:
-        parts.append("Mentions: " + "; ".join(c.criterion for c in met) + ".")
+        parts.append("Mentions: " + "; ".join(met) + ".")
     if missing:
         parts.append("Not yet: " + "; ".join(missing) + ".")
     parts.append("Suggested score from the rubric; to be reviewed.")
@@ -506,6 +630,7 @@ def expected_answer(question: AnyQuestion, variant: Variant) -> str:
 
 
 __all__ = [
+    "CriterionMatch",
     "ResolvedMistake",
     "Status",
     "Verdict",
@@ -515,6 +640,8 @@ __all__ = [
     "grade_response",
     "grade_slot",
     "is_blank",
+    "match_criterion",
+    "match_rubric",
     "mistakes_for",
     "numeric_verdict",
     "read_bool",

@@ -110,12 +110,52 @@ class Mistake(StrictModel):
     credit: float = Field(default=0.0, ge=0, lt=1, description="partial credit, 0 to <1")
 
 
+def _plain_words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.casefold())
+
+
+def _contains(words: list[str], part: list[str]) -> bool:
+    return any(words[i : i + len(part)] == part for i in range(len(words) - len(part) + 1))
+
+
 class RubricCriterion(StrictModel):
-    """One criterion of a free-text rubric, met when any of its phrases occurs."""
+    """One criterion of a free-text rubric, met when any of its phrases occurs.
+
+    Phrases match word forms (Snowball stems), in one clause, and not when denied (``nothing to
+    do with bias``); see ``docs/answers.md``.
+    """
 
     criterion: str = Field(min_length=1, description="what the answer must say")
-    any_of: list[str] = Field(min_length=1, description="phrases, any of which meets it")
+    any_of: list[str] = Field(
+        min_length=1,
+        description="phrases, any of which meets it; word forms match (degrees ~ degree), "
+        "articles are optional, a phrase denied in the answer does not count",
+    )
     points: float = Field(default=1.0, gt=0, description="points for meeting it")
+    synonyms: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="alternatives for words or phrases of any_of, each of which may stand in "
+        "their place: {lose: [use up, lost]} lets 'lose a degree of freedom' match "
+        "'uses up a degree of freedom'",
+    )
+
+    @model_validator(mode="after")
+    def _phrases_have_words(self) -> RubricCriterion:
+        phrases = [_plain_words(p) for p in self.any_of]
+        for phrase, words in zip(self.any_of, phrases, strict=True):
+            if not words:
+                raise ValueError(f"phrase {phrase!r} has no words, so it can never match")
+        for key, alternatives in self.synonyms.items():
+            if not _plain_words(key):
+                raise ValueError(f"synonym {key!r} has no words")
+            if not any(_contains(words, _plain_words(key)) for words in phrases):
+                raise ValueError(
+                    f"synonym {key!r} is in none of the phrases of any_of; "
+                    "write it as a phrase has it"
+                )
+            if not alternatives or not all(_plain_words(a) for a in alternatives):
+                raise ValueError(f"synonym {key!r} needs alternatives with words")
+        return self
 
 
 class ParamChoices(StrictModel):

@@ -19,9 +19,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "quizgym"
 LAYERS: list[set[str]] = [
     {"errors", "arrays", "names", "terminal", "version"},  # exceptions and small helpers
     {"model", "resources"},  # the bank format; the bundled files
-    {"loader", "schema", "selection", "expr", "tolerance"},  # reading banks and answers
+    {"loader", "schema", "selection", "expr", "tolerance", "words"},  # reading banks and answers
     {"solver"},  # the compiled bank: keys, variants, mistakes
-    {"answers", "analysis", "issued"},  # one response → a verdict; statistics; what was handed out
+    {"answers", "analysis", "issued", "similar"},  # verdicts; statistics; handed out; grouping
     {"check", "practice", "render", "export"},  # what the commands do with a bank
     {"grading"},  # a class: reads, grades, and writes its report with render
     {"__init__"},  # the public library surface: quizgym.load_bank, quizgym.grade_response, …

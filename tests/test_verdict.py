@@ -169,6 +169,9 @@ RUBRIC = [
     ("train-test mismatch", Status.PARTIAL, 1.0),
     ("Because masks are fun", Status.INCORRECT, 0.0),
     ("fine-tuningmismatch", Status.INCORRECT, 0.0),  # phrases match whole words only
+    ("Mismatches: it is unseen when fine-tuned", Status.CORRECT, 2.0),  # word forms
+    ("[MASK] never appears downstream.", Status.CORRECT, 2.0),  # "never" is the phrase's
+    ("There is no mismatch; it has nothing to do with fine-tuning", Status.INCORRECT, 0.0),
 ]
 
 
