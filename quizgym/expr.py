@@ -43,9 +43,13 @@ works on 30-digit numbers below 2^4096. The input is capped at 300 characters, 1
 from __future__ import annotations
 
 import functools
+import math
 import re
+import time
 import unicodedata
 from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
@@ -61,6 +65,9 @@ __all__ = [
     "CONSTANTS",
     "Constant",
     "DPS",
+    "EXACT_BITS",
+    "ROOT_COST",
+    "ExactLimitError",
     "Function",
     "MAX_DEPTH",
     "MAX_LENGTH",
@@ -71,9 +78,14 @@ __all__ = [
     "STUDENT_FUNCTIONS",
     "calls",
     "evaluate",
+    "exact_bits",
+    "exact_budget",
+    "exact_sign",
     "format_value",
     "parse",
     "read_answer",
+    "check_budget",
+    "root_size",
     "to_sympy",
     "to_text",
 ]
@@ -91,8 +103,15 @@ MAX_LOG2 = 4096
 
 _MAX_NORMALIZED = 2 * MAX_LENGTH  # NFKC may expand a character ("π" → "pi", "½" → "(1/2)")
 _MAX_LITERAL_LOG10 = 1233  # 2**4096 ≈ 1.04e1233
-_EXACT_BITS = 8192  # numerators/denominators stay below 2**8192 (~2466 digits) in to_sympy
+EXACT_BITS = 8192
+"""Numerators and denominators stay below 2**8192 (~2466 digits) in :func:`to_sympy`."""
 _ROOT_BITS = 256  # sympy factors the base of a root; above ~256 bits that takes > 10 ms
+# sympy simplifies an exact root a^(p/q) by factoring a and multiplying its prime factors raised
+# to powers below q: integers of up to q·bits(a) bits. Roots that combine (2^(1/3)·2^(1/5) =
+# 2^(8/15)) multiply their degrees. Bound q·bits before every power and product: 2^16 keeps each
+# under a millisecond and allows every root a key needs (x^0.25, 10^0.3, 1.05^(1/12)).
+ROOT_COST = 2**16
+"""Most ``degree · bits`` of the exact roots in a value (see :func:`root_size`)."""
 _BIG = mpmath.ldexp(1, MAX_LOG2)
 _TINY = mpmath.ldexp(1, -MAX_LOG2)
 
@@ -104,6 +123,65 @@ _AMBIGUOUS_COMMA = (
     "{text} is ambiguous: write it with a decimal point (e.g. {point}) "
     "or without separators (e.g. {plain})."
 )
+
+
+class ExactLimitError(AnswerParseError):
+    """An exact form refused because working it out would exceed a size or time budget.
+
+    Raised only by the exact side (:func:`to_sympy` and the functions keys call): such a key is
+    refused, never silently replaced by something else.
+    """
+
+
+@dataclass(frozen=True)
+class _Deadline:
+    at: float
+    seconds: float
+    what: str
+
+
+_DEADLINE: ContextVar[_Deadline | None] = ContextVar("quizgym_exact_deadline", default=None)
+
+
+@contextmanager
+def exact_budget(
+    seconds: float, *, what: str = "the exact value", limit: float | None = None
+) -> Iterator[None]:
+    """Bound the wall-clock time of exact work done inside the block.
+
+    The work is checked between its steps (every node of :func:`to_sympy`, every stage of the
+    solver's tidying), each of which the size guards keep short, so nothing is left running:
+    past the deadline the next check raises :class:`ExactLimitError`. An enclosing budget that
+    ends sooner still applies.
+
+    Args:
+        seconds: the time allowed from now.
+        what: how the message names the work (``the key``).
+        limit: the budget the message states, when it is not ``seconds`` (the rest of a
+            larger budget).
+    """
+    outer = _DEADLINE.get()
+    deadline = _Deadline(
+        at=time.monotonic() + seconds, seconds=seconds if limit is None else limit, what=what
+    )
+    if outer is not None and outer.at < deadline.at:
+        deadline = outer
+    token = _DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def check_budget(offset: int | None = None) -> None:
+    """Raise :class:`ExactLimitError` when the current :func:`exact_budget` is spent."""
+    deadline = _DEADLINE.get()
+    if deadline is not None and time.monotonic() > deadline.at:
+        raise ExactLimitError(
+            f"working out {deadline.what} exactly took longer than its budget "
+            f"({deadline.seconds:g} s); simplify it",
+            offset,
+        )
 
 
 # --- vocabulary -------------------------------------------------------------------------------
@@ -162,9 +240,53 @@ def _mp_exp(x: mpf) -> mpf:
 
 
 def _sym_sqrt(x: sympy.Expr) -> sympy.Expr:
-    if _bits(x) > _ROOT_BITS:
-        raise AnswerParseError("sqrt of a number this large cannot be taken exactly.")
+    if exact_bits(x) > _ROOT_BITS:
+        raise ExactLimitError("sqrt of a number this large cannot be taken exactly.")
+    _root_guard(x, sympy.Rational(1, 2), None)
     return sympy.sqrt(x)
+
+
+def _sym_abs(x: sympy.Expr) -> sympy.Expr:
+    # sympy.Abs decides the sign through its assumptions, which for a number too close to zero
+    # to tell by evaluation compute its minimal polynomial (unbounded time for a high root).
+    if x.free_symbols:
+        return sympy.Abs(x)
+    return x if exact_sign(x, "abs") >= 0 else -x
+
+
+def _sym_exp(x: sympy.Expr) -> sympy.Expr:
+    # exp(c·ln a) evaluates to the power a^c: hold it to the guards of a power first.
+    for term in sympy.Add.make_args(x):
+        coefficient, rest = term.as_coeff_Mul()
+        if isinstance(rest, sympy.log) and rest.args[0].is_Rational:
+            _power_guard(rest.args[0], coefficient, None)
+    return sympy.exp(x)
+
+
+def exact_sign(x: sympy.Expr, what: str) -> int:
+    """The sign of an exact number (-1, 0 or 1), decided by evaluation to 30 digits.
+
+    Raises:
+        ExactLimitError: the number is too close to zero to tell (sympy would then try to prove
+            it zero, which can take unbounded time).
+    """
+    if x.is_Rational:
+        return int(sympy.sign(x))
+    check_budget()
+    try:
+        value = x.evalf(DPS, strict=True)
+    except (ArithmeticError, ValueError) as exc:
+        raise ExactLimitError(
+            f"{what}: the sign of {_short(x)} cannot be decided exactly (it is too close to 0)."
+        ) from exc
+    if not value.is_Number or value.is_zero:
+        raise ExactLimitError(f"{what}: the sign of {_short(x)} cannot be decided exactly.")
+    return 1 if value > 0 else -1
+
+
+def _short(x: sympy.Expr) -> str:
+    text = to_text(x)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 _LN = Function("ln", 1, 1, lambda x: mpmath.log(_positive("ln", x)), sympy.log)
@@ -180,9 +302,9 @@ STUDENT_FUNCTIONS: Mapping[str, Function] = MappingProxyType(
         "log2": Function(
             "log2", 1, 1, lambda x: mpmath.log(_positive("log2", x), 2), lambda x: sympy.log(x, 2)
         ),
-        "exp": Function("exp", 1, 1, _mp_exp, sympy.exp),
+        "exp": Function("exp", 1, 1, _mp_exp, _sym_exp),
         "sqrt": Function("sqrt", 1, 1, _mp_sqrt, _sym_sqrt),
-        "abs": Function("abs", 1, 1, abs, sympy.Abs),
+        "abs": Function("abs", 1, 1, abs, _sym_abs),
     }
 )
 """Functions a student may use: each takes one argument."""
@@ -1011,7 +1133,7 @@ def evaluate(parsed: Parsed, env: Mapping[str, mpf] | None = None) -> mpf:
 # --- to_sympy (exact) -------------------------------------------------------------------------
 
 
-def _bits(expr: sympy.Expr) -> int:
+def exact_bits(expr: sympy.Expr) -> int:
     """Size of the largest exact rational inside ``expr``, in bits."""
     sizes = [
         max(abs(int(r.p)).bit_length(), int(r.q).bit_length()) for r in expr.atoms(sympy.Rational)
@@ -1019,20 +1141,67 @@ def _bits(expr: sympy.Expr) -> int:
     return max(sizes, default=1)
 
 
+_TOO_MANY_DIGITS = "The exact value has too many digits to work with."
+
+
+def root_size(*exprs: sympy.Expr) -> int:
+    """What sympy may build from the exact roots in ``exprs``: degree times digits, in bits.
+
+    The degrees of all roots of rationals (``2^(1/3)``, ``sqrt(5)``) combine by their least common
+    multiple and the bases by their sizes, as they would if sympy multiplied them together.
+    """
+    degree, bits = 1, 0
+    bases: set[sympy.Expr] = set()
+    for expr in exprs:
+        for power in expr.atoms(sympy.Pow):
+            base, exponent = power.args
+            if base.is_Rational and exponent.is_Rational and not exponent.is_Integer:
+                degree = math.lcm(degree, int(exponent.q))
+                if base not in bases:
+                    bases.add(base)
+                    bits += exact_bits(base)
+    return degree * bits if bases else 0
+
+
+def _root_refusal(degree: int, offset: int | None) -> ExactLimitError:
+    shown = str(degree) if degree < 10**7 else format_value(degree, 3)
+    return ExactLimitError(
+        f"The exact value needs a root of degree {shown} of a number this large, too much to "
+        "work out exactly; use an exponent with fewer decimals.",
+        offset,
+    )
+
+
+def _root_guard(a: sympy.Expr, b: sympy.Expr, offset: int | None) -> None:
+    """Refuse ``a^b`` (b a non-integer rational) when sympy's exact root would be too large."""
+    if b.is_Rational and not b.is_Integer:
+        size = int(b.q) * max(root_size(a), exact_bits(a) if a.is_Rational else 0)
+        if size > ROOT_COST:
+            raise _root_refusal(int(b.q), offset)
+
+
+def _power_guard(a: sympy.Expr, b: sympy.Expr, offset: int | None) -> None:
+    """The checks made before sympy computes ``a^b`` exactly."""
+    if b.is_Rational:
+        # sympy evaluates powers of fractions eagerly: (1000001/10^6)^(10^9) is a modest number
+        # but a fraction with billions of digits. Bound its size before building it.
+        if -(-abs(int(b.p)) // int(b.q)) * exact_bits(a) > EXACT_BITS:
+            raise ExactLimitError(_TOO_MANY_DIGITS, offset)
+        if not b.is_Integer and exact_bits(a) > _ROOT_BITS:
+            raise ExactLimitError("A root of a number this large cannot be taken exactly.", offset)
+        _root_guard(a, b, offset)
+
+
 def _checked(expr: sympy.Expr, offset: int) -> sympy.Expr:
-    if _bits(expr) > _EXACT_BITS:
-        raise AnswerParseError("The exact value has too many digits to work with.", offset)
+    if exact_bits(expr) > EXACT_BITS:
+        raise ExactLimitError(_TOO_MANY_DIGITS, offset)
+    if root_size(expr) > ROOT_COST:
+        raise ExactLimitError("The exact value combines roots of too high a degree.", offset)
     return expr
 
 
 def _sym_power(a: sympy.Expr, b: sympy.Expr, offset: int) -> sympy.Expr:
-    if b.is_Rational:
-        # sympy evaluates powers of fractions eagerly: (1000001/10^6)^(10^9) is a modest number
-        # but a fraction with billions of digits. Bound its size before building it.
-        if -(-abs(int(b.p)) // int(b.q)) * _bits(a) > _EXACT_BITS:
-            raise AnswerParseError("The exact value has too many digits to work with.", offset)
-        if not b.is_Integer and _bits(a) > _ROOT_BITS:
-            raise AnswerParseError("A root of a number this large cannot be taken exactly.", offset)
+    _power_guard(a, b, offset)
     return a**b
 
 
@@ -1050,6 +1219,7 @@ def _sym_value(name: str, value: Any, offset: int) -> tuple[sympy.Expr, mpf | No
 
 def _sym_eval(node: _Node, env: Mapping[str, Any]) -> tuple[sympy.Expr, mpf | None]:
     """The exact form of a node, and its guarded mpmath value (None if it has free symbols)."""
+    check_budget(node.offset)
     if isinstance(node, _Num):
         exact = sympy.Rational(
             node.mantissa * 10 ** max(node.exponent, 0), 10 ** max(-node.exponent, 0)
@@ -1073,6 +1243,11 @@ def _sym_eval(node: _Node, env: Mapping[str, Any]) -> tuple[sympy.Expr, mpf | No
             approx = _mp_binary(node.op, a_mp, b_mp, node.offset)  # checks before sympy computes
         elif node.op == "/" and b.is_zero:
             raise AnswerParseError("Division by zero.", node.offset)
+        if node.op in "*/" and root_size(a, b) > ROOT_COST:
+            # sympy merges roots as it multiplies (2^(1/3)·2^(1/5) = 2^(8/15)): bound the merge.
+            raise ExactLimitError(
+                "The exact value combines roots of too high a degree.", node.offset
+            )
         if node.op == "+":
             exact = a + b
         elif node.op == "-":
@@ -1091,10 +1266,8 @@ def _sym_eval(node: _Node, env: Mapping[str, Any]) -> tuple[sympy.Expr, mpf | No
         approx = _mp_call(node.function, values, node.offset)
     try:
         exact = node.function.sym(*(p[0] for p in pairs))
-    except AnswerParseError as exc:
-        raise AnswerParseError(
-            exc.message, node.offset if exc.offset is None else exc.offset
-        ) from exc
+    except AnswerParseError as exc:  # ExactLimitError stays one
+        raise type(exc)(exc.message, node.offset if exc.offset is None else exc.offset) from exc
     except (ArithmeticError, ValueError, TypeError) as exc:
         raise AnswerParseError(
             f"{node.function.name} cannot be evaluated here ({exc}).", node.offset

@@ -14,10 +14,24 @@ import mpmath
 import sympy
 
 from quizgym.errors import AnswerParseError
-from quizgym.expr import DPS, Parsed, evaluate, format_value, parse, to_sympy, to_text
+from quizgym.expr import (
+    DPS,
+    EXACT_BITS,
+    ROOT_COST,
+    ExactLimitError,
+    Parsed,
+    check_budget,
+    evaluate,
+    exact_bits,
+    format_value,
+    parse,
+    root_size,
+    to_sympy,
+    to_text,
+)
 from quizgym.solver.functions import KEY_FUNCTIONS
 
-__all__ = ["Key", "Solution", "display", "exact_key", "solve", "tidy", "to_mpf"]
+__all__ = ["Key", "Solution", "display", "exact_key", "in_range", "solve", "tidy", "to_mpf"]
 
 
 @dataclass(frozen=True)
@@ -94,11 +108,15 @@ def tidy(expr: sympy.Expr) -> sympy.Expr:
         if isinstance(log, sympy.log) and log.args[0].is_Rational and 0 < log.args[0] < 1:
             return -coefficient * sympy.log(1 / log.args[0])
         return expr
+    check_budget()
     if isinstance(expr, sympy.Mul | sympy.Pow):
         return expr.func(*(tidy(arg) for arg in expr.args))
     expanded = sympy.expand_log(expr, force=True)
     if not isinstance(expanded, sympy.Add):
         return expanded
+    if not _combines_small(expr):
+        return expr  # tidying is for reading: a form too large to combine stays as written
+    check_budget()
     combined = sympy.logcombine(expr, force=True)
     if isinstance(combined, sympy.log):
         return combined
@@ -109,6 +127,28 @@ def tidy(expr: sympy.Expr) -> sympy.Expr:
     ):
         return sympy.log(1 / combined.args[1].args[0], evaluate=True)
     return expr
+
+
+def _combines_small(expr: sympy.Expr) -> bool:
+    """Whether ``logcombine`` stays small: it raises each log's argument to its coefficient.
+
+    ``ln(2)·10^1000 + ln(3)`` would become ``ln(3·2^(10^1000))``; roots count as in
+    :func:`~quizgym.expr.root_size`.
+    """
+    bits = 0
+    for term in sympy.Add.make_args(expr):
+        coefficient, rest = term.as_coeff_Mul()
+        for factor in sympy.Mul.make_args(rest):
+            if not isinstance(factor, sympy.log):
+                continue
+            size = exact_bits(factor.args[0]) + root_size(factor.args[0])
+            if coefficient.is_Rational:
+                bits += abs(int(coefficient.p)) * size
+                if int(coefficient.q) * size > ROOT_COST:
+                    return False
+            else:
+                bits += size
+    return bits <= EXACT_BITS
 
 
 def _is_log_term(expr: sympy.Expr) -> bool:
@@ -123,6 +163,10 @@ def _is_log_term(expr: sympy.Expr) -> bool:
     return False
 
 
+_LARGEST = mpmath.mpf("1e300")
+"""Keys are compared as floats (binary64 ends near 1.8e308): a larger key could not be graded."""
+
+
 def to_mpf(expr: sympy.Expr) -> mpmath.mpf:
     """An exact expression as a 30-digit mpmath number (the conversion keeps all 30 digits)."""
     with mpmath.workdps(DPS):
@@ -135,11 +179,29 @@ def exact_key(parsed: Parsed, env: Mapping[str, sympy.Expr]) -> Key:
     Raises:
         AnswerParseError: the key cannot be evaluated (e.g. a probability outside (0, 1]).
     """
-    exact = tidy(to_sympy(parsed, env))
+    exact = to_sympy(parsed, env)
+    check_budget()
+    in_range(to_mpf(exact), "the key")
+    exact = tidy(exact)
+    check_budget()
     value = to_mpf(exact) if exact.is_real else None
     if value is None or not mpmath.isfinite(value):
         raise AnswerParseError(f"the key evaluates to {exact}, not a finite real number")
     return Key.of(exact)
+
+
+def in_range(value: mpmath.mpf, what: str) -> mpmath.mpf:
+    """Refuse a value that floats cannot hold: answers are compared in binary64.
+
+    Raises:
+        ExactLimitError: ``|value|`` is above 1e300 or a nonzero value below 1e-300.
+    """
+    if value and not 1 / _LARGEST <= abs(value) <= _LARGEST:
+        raise ExactLimitError(
+            f"{what} is {format_value(value, 5)}, beyond the range answers are compared in "
+            "(1e-300 to 1e300 in size)"
+        )
+    return value
 
 
 @dataclass(frozen=True)
