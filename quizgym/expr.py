@@ -981,7 +981,8 @@ def parse(
         kind = "mixed" if any(n.decimal for n in literals) else "expression"
         decimals = sigfigs = 0
     used = frozenset(n.name for n in _walk(tree) if isinstance(n, _Name))
-    return Parsed(text, _render(tree), kind, decimals, sigfigs, used, tree)
+    canonical = _canonical(tree, name_set, functions)
+    return Parsed(text, canonical, kind, decimals, sigfigs, used, tree)
 
 
 # --- print the tree -----------------------------------------------------------------------------
@@ -993,7 +994,13 @@ def _precedence(node: _Node) -> int:
     return 3 if isinstance(node, _Unary) else 5
 
 
-def _render(node: _Node) -> str:
+def _render(node: _Node, compact: bool = False) -> str:
+    """Print a tree in the language; ``compact`` leaves out every space and optional parenthesis.
+
+    The spaced form (``1 - 2``, ``10^(-3)``, ``-(-2)``) is the one people see; the compact one
+    (``1-2``, ``10^-3``, ``--2``) is used when the spaced one could not be typed back, being
+    longer than :data:`MAX_LENGTH` or nested deeper than :data:`MAX_DEPTH`.
+    """
     if isinstance(node, _Num):
         return node.text
     if isinstance(node, _Const):
@@ -1001,23 +1008,52 @@ def _render(node: _Node) -> str:
     if isinstance(node, _Name):
         return node.name
     if isinstance(node, _Call):
-        return f"{node.function.name}({', '.join(_render(a) for a in node.args)})"
+        separator = "," if compact else ", "
+        return f"{node.function.name}({separator.join(_render(a, compact) for a in node.args)})"
     if isinstance(node, _Unary):
-        return node.op + _wrap(node.operand, _precedence(node.operand) <= 3)
+        operand = node.operand
+        wrap = _precedence(operand) <= 3 and not (compact and isinstance(operand, _Unary))
+        return node.op + _wrap(operand, wrap, compact)
     level = _precedence(node)
     if node.op == "^":
-        left = _wrap(node.left, _precedence(node.left) <= 4)
-        return f"{left}^{_wrap(node.right, _precedence(node.right) < 4)}"
-    left = _wrap(node.left, _precedence(node.left) < level)
+        left = _wrap(node.left, _precedence(node.left) <= 4, compact)
+        # The exponent may carry its sign (the grammar reads 10^-3): compact leaves it bare.
+        signed_exponent = compact and isinstance(node.right, _Unary)
+        right = _wrap(node.right, _precedence(node.right) < 4 and not signed_exponent, compact)
+        return f"{left}^{right}"
+    left = _wrap(node.left, _precedence(node.left) < level, compact)
     # A signed right operand needs no parentheses: "1 - -2", "2*-3" read back the same.
     signed = isinstance(node.right, _Unary)
-    right = _wrap(node.right, _precedence(node.right) <= level and not signed)
-    return f"{left} {node.op} {right}" if level == 1 else f"{left}{node.op}{right}"
+    right = _wrap(node.right, _precedence(node.right) <= level and not signed, compact)
+    return f"{left} {node.op} {right}" if level == 1 and not compact else f"{left}{node.op}{right}"
 
 
-def _wrap(node: _Node, parenthesize: bool) -> str:
-    text = _render(node)
+def _wrap(node: _Node, parenthesize: bool, compact: bool = False) -> str:
+    text = _render(node, compact)
     return f"({text})" if parenthesize else text
+
+
+def _canonical(tree: _Node, names: frozenset[str], functions: Mapping[str, Function]) -> str:
+    """How a tree was read, in text that reads back as the same tree (see :func:`_render`)."""
+    spaced = _render(tree)
+    if _readable(spaced, names, functions):
+        return spaced
+    return _render(tree, compact=True)
+
+
+def _readable(text: str, names: frozenset[str], functions: Mapping[str, Function]) -> bool:
+    """Whether our own printed text is within the parser's limits (parsed again only when it
+    may not be: parentheses around a signed exponent add a level per sign)."""
+    if len(text) > MAX_LENGTH:
+        return False
+    if sum(text.count(ch) for ch in "(^+-") <= MAX_DEPTH:  # each level needs one of these
+        return True
+    try:
+        normalized, offsets = _normalize(text)
+        _Parser(_Tokenizer(normalized, offsets, names, functions).tokens()).parse()
+    except AnswerParseError:
+        return False
+    return True
 
 
 # --- evaluate (mpmath) ----------------------------------------------------------------------------

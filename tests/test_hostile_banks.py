@@ -18,12 +18,22 @@ from pathlib import Path
 import mpmath
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from quizgym.check import check_bank, lint_bank
 from quizgym.errors import AnswerParseError, BankError
-from quizgym.expr import ExactLimitError, exact_budget, parse, to_sympy
+from quizgym.expr import (
+    ExactLimitError,
+    Reading,
+    evaluate,
+    exact_budget,
+    parse,
+    read_answer,
+    to_sympy,
+)
 from quizgym.loader import MAX_ALIAS_NODES, parse_bank
-from quizgym.solver import Budget, KeyRefusedError, compile_bank, exact_key
+from quizgym.solver import Budget, KeyRefusedError, compile_bank, exact_key, solve
 from quizgym.solver.functions import KEY_FUNCTIONS
 
 HOSTILE = Path(__file__).parent / "data" / "hostile"
@@ -278,3 +288,98 @@ def test_the_bundled_bank_stays_clean_and_quick() -> None:
     report = check_bank(Path("banks/bert-mlm.yaml"))
     assert report.findings == [] and report.variants_checked > 1000
     assert time.monotonic() - start < 5  # the stress test's budget is never reached
+
+
+# --- quizgym solve and echoed readings ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        # The 30-digit walker floors 2.99999… to 2; the exact form is 3: the value is the exact's.
+        ("floor(ln(8)/ln(2))", ["read as: floor(ln(8)/ln(2))", "value:   3"]),
+        # Not "1 + ln 3^2", which would read as 1 + ln(3^2).
+        (
+            "ln(3)^2 + 1",
+            ["read as: ln(3)^2 + 1", "exact:   1 + ln(3)^2", "value:   2.206948960812582"],
+        ),
+        (
+            "ln(2)*10^1000+ln(3)",
+            [
+                "read as: ln(2)*10^1000 + ln(3)",
+                "value:   6.931471805599453e999",
+                "note:    the exact form (1,013 characters) is too long to show",
+            ],
+        ),
+        (
+            "abs(ln(8) - 3*ln(2))",
+            [
+                "read as: abs(ln(8) - 3*ln(2))",
+                "value:   3.944304526105059e-31",
+                "note:    no exact form: abs: the sign of -3*ln(2) + ln(8) cannot be decided "
+                "exactly (it is too close to 0)",
+            ],
+        ),
+    ],
+)
+def test_solve_never_shows_an_exact_form_that_disagrees(text: str, lines: list[str]) -> None:
+    assert str(solve(text)).splitlines() == lines
+
+
+def test_solve_shows_exact_forms_that_read_back_as_the_value() -> None:
+    for text in ("8 ln 2", "mlm_loss(0.2, 0.5)", "round(2.5)/7", "sqrt(8) + ln(2)^2", "2^(1/3)"):
+        solution = solve(text)
+        assert solution.exact is not None and solution.note is None, text
+        again = evaluate(parse(solution.exact, functions=KEY_FUNCTIONS))
+        assert abs(again - solution.value) <= abs(solution.value) * 1e-25, text
+
+
+_ATOMS = ["2", "10", "0.5", "2,5", "30 000", "3.25e-3", "1e5", "e", "pi", "π", "½", "2³", "10⁻³"]
+_ATOMS += ["ln 2", "sqrt2", "log 5", "lg 100", "log2 8", ".5", "7e+2", "2e", "abs(-2)"]
+
+
+def _answers() -> st.SearchStrategy[str]:
+    def extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        return st.one_of(
+            inner.map(lambda a: f"({a})"),
+            st.tuples(st.sampled_from(["-", "+", "−"]), inner).map("".join),
+            st.tuples(st.sampled_from(["ln", "sqrt", "exp", "abs", "log10"]), inner).map(
+                lambda t: f"{t[0]}({t[1]})"
+            ),
+            st.tuples(inner, st.sampled_from(["²", "³", "⁻¹"])).map("".join),
+            st.tuples(
+                inner, st.sampled_from(["+", "-", "*", "/", "^", "^-", "**", " ", "×", "÷"]), inner
+            ).map("".join),
+        )
+
+    return st.recursive(st.sampled_from(_ATOMS), extend, max_leaves=40)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_answers())
+def test_every_reading_types_back_as_the_same_value(text: str) -> None:
+    reading = read_answer(text)
+    if not isinstance(reading, Reading):
+        return
+    canonical = reading.parsed.canonical
+    again = read_answer(canonical)
+    assert isinstance(again, Reading), (text, canonical, again)
+    assert again.value == reading.value, (text, canonical)
+    shown = reading.read_as.rpartition(" ")[2]  # "ln(10) ≈ 2.302585": the decimal reads too
+    assert isinstance(read_answer(shown), Reading), reading.read_as
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("2^-2^-2^-2^-2^-2^-2^-2^-2^-2", "2^-2^-2^-2^-2^-2^-2^-2^-2^-2"),  # 2^(-2^(…)) is too deep
+        ("-------------------2", "-------------------2"),
+        ("10⁻³", "10^(-3)"),  # within the limits, the spaced form as before
+        ("--2", "-(-2)"),
+    ],
+)
+def test_readings_too_deep_to_type_back_are_printed_compactly(text: str, canonical: str) -> None:
+    reading = read_answer(text)
+    assert isinstance(reading, Reading)
+    assert reading.parsed.canonical == canonical
+    assert isinstance(read_answer(canonical), Reading)

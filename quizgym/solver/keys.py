@@ -20,16 +20,18 @@ from quizgym.expr import (
     ROOT_COST,
     ExactLimitError,
     Parsed,
+    calls,
     check_budget,
     evaluate,
     exact_bits,
+    exact_budget,
     format_value,
     parse,
     root_size,
     to_sympy,
     to_text,
 )
-from quizgym.solver.functions import KEY_FUNCTIONS
+from quizgym.solver.functions import KEY_FUNCTIONS, STEP_FUNCTIONS
 
 __all__ = ["Key", "Solution", "display", "exact_key", "in_range", "solve", "tidy", "to_mpf"]
 
@@ -89,7 +91,8 @@ def _is_plain_number(text: str) -> bool:
 def display(expr: sympy.Expr) -> str:
     """Print an exact expression for people: ``8*ln(2)`` → ``8 ln 2``, ``ln(10)`` → ``ln 10``."""
     text = to_text(expr)
-    text = re.sub(r"\b(ln|log10|log2|exp|sqrt)\((\d+)\)", r"\1 \2", text)
+    # ln(3)^2 keeps its parentheses: "ln 3^2" would read as ln(3^2).
+    text = re.sub(r"\b(ln|log10|log2|exp|sqrt)\((\d+)\)(?!\^)", r"\1 \2", text)
     return re.sub(r"(\d)\*(ln|log10|log2|exp|sqrt|pi|e)\b", r"\1 \2", text)
 
 
@@ -206,31 +209,70 @@ def in_range(value: mpmath.mpf, what: str) -> mpmath.mpf:
 
 @dataclass(frozen=True)
 class Solution:
-    """How ``quizgym solve`` reads an expression."""
+    """How ``quizgym solve`` reads an expression.
+
+    ``exact`` is shown only when it reads back, in our own language, as ``value``: an exact form
+    that cannot be worked out, or that does not read back, is left out with a ``note``.
+    """
 
     read_as: str
-    exact: str
+    exact: str | None
     value: mpmath.mpf
+    note: str | None = None
 
     def __str__(self) -> str:
         digits = format_value(self.value, 16)
         lines = [f"read as: {self.read_as}"]
-        if self.exact not in {digits, self.read_as}:
+        if self.exact is not None and self.exact not in {digits, self.read_as}:
             lines.append(f"exact:   {self.exact}")
         lines.append(f"value:   {digits}")
+        if self.note:
+            lines.append(f"note:    {self.note}")
         return "\n".join(lines)
+
+
+SOLVE_SECONDS = 5.0
+"""How long ``solve`` may work on an exact form before it gives the value alone."""
 
 
 def solve(text: str) -> Solution:
     """Read an expression as the grader does (keys' vocabulary included) and evaluate it.
 
+    The value is the exact form's, to 30 digits, when there is one (as for a key: rounding
+    functions decide exact halves exactly); else the guarded 30-digit evaluation's.
+
     Raises:
         AnswerParseError: the text cannot be read or evaluated.
     """
     parsed = parse(text, functions=KEY_FUNCTIONS)
-    value = evaluate(parsed)
+    approx = evaluate(parsed)
     try:
-        exact = display(tidy(to_sympy(parsed)))
+        with exact_budget(SOLVE_SECONDS, what="the exact form"):
+            exact = to_sympy(parsed)
+            value = to_mpf(exact)
+            check_budget()
+            shown = display(tidy(exact))
+    except (AnswerParseError, ArithmeticError) as exc:  # ArithmeticError: sympy's evalf
+        reason = exc.message if isinstance(exc, AnswerParseError) else str(exc)
+        note = f"no exact form: {reason.rstrip('.')}"
+        if calls(parsed) & STEP_FUNCTIONS:
+            note += "; the value is rounded from 30-digit arithmetic, which an exact half can fool"
+        return Solution(read_as=parsed.canonical, exact=None, value=approx, note=note)
+    if not _reads_as(shown, value):
+        note = (
+            f"the exact form ({len(shown):,} characters) is too long to show"
+            if len(shown) > 200
+            else "the exact form is left out: it would not read back as this value"
+        )
+        return Solution(read_as=parsed.canonical, exact=None, value=value, note=note)
+    return Solution(read_as=parsed.canonical, exact=shown, value=value)
+
+
+def _reads_as(text: str, value: mpmath.mpf) -> bool:
+    """Whether printed text reads back, in our language, as ``value`` (to 25 digits)."""
+    try:
+        again = evaluate(parse(text, functions=KEY_FUNCTIONS))
     except AnswerParseError:
-        exact = format_value(value, 16)
-    return Solution(read_as=parsed.canonical, exact=exact, value=value)
+        return False
+    with mpmath.workdps(DPS):
+        return bool(abs(again - value) <= abs(value) * mpmath.mpf(10) ** -25)
