@@ -53,9 +53,10 @@ class Key:
     """The tidied sympy expression (None for a key read back from storage)."""
 
     @classmethod
-    def of(cls, exact: sympy.Expr) -> Key:
-        """The key of an exact, finite, real expression (already tidied)."""
-        value = to_mpf(exact)
+    def of(cls, exact: sympy.Expr, *, value: mpmath.mpf | None = None) -> Key:
+        """The key of an exact, finite, real expression (already tidied), whose 30-digit value
+        the caller may have computed already."""
+        value = to_mpf(exact) if value is None else value
         if _is_terminating(exact):
             plain = format_value(value, 15)
             return cls(value=value, text=plain, shown=plain, exact=exact)
@@ -184,13 +185,13 @@ def exact_key(parsed: Parsed, env: Mapping[str, sympy.Expr]) -> Key:
     """
     exact = to_sympy(parsed, env)
     check_budget()
-    in_range(to_mpf(exact), "the key")
-    exact = tidy(exact)
+    exact = tidy(exact)  # bounded on its own: it skips a combination that would be too large
     check_budget()
     value = to_mpf(exact) if exact.is_real else None
     if value is None or not mpmath.isfinite(value):
         raise AnswerParseError(f"the key evaluates to {exact}, not a finite real number")
-    return Key.of(exact)
+    in_range(value, "the key")
+    return Key.of(exact, value=value)
 
 
 def in_range(value: mpmath.mpf, what: str) -> mpmath.mpf:
