@@ -18,10 +18,12 @@ from pathlib import Path
 import mpmath
 import pytest
 import sympy
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quizgym.check import check_bank, lint_bank
+from quizgym.cli import cli
 from quizgym.errors import AnswerParseError, BankError
 from quizgym.expr import (
     ExactLimitError,
@@ -174,6 +176,7 @@ def _key(text: str) -> object:
         ("12^(1234/9973) * 12^(5678/9967)", "The exact value"),
         ("floor(2^0.5*10^300)", "beyond the range"),
         ("abs(ln(8) - 3*ln(2))", "cannot be decided exactly"),
+        ("floor(ln(8) - 3*ln(2))", "its argument cannot be told apart from 0"),
     ],
 )
 def test_exact_keys_beyond_the_limits_are_refused_quickly(text: str, reason: str) -> None:
@@ -269,6 +272,24 @@ def test_a_rounding_mistake_past_the_limits_is_refused_not_dropped() -> None:
 
 def check_bank_text(text: str) -> list:
     return lint_bank(parse_bank(text, path="b.yaml"))[0]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["render", "--key", "-o", "out"], ["export", "--to", "moodle", "-o", "out.xml"]],
+    ids=["render", "export"],
+)
+def test_commands_refuse_a_hostile_key_at_its_line(
+    command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    bank = HOSTILE / "key-long-decimal-power.yaml"
+    result = CliRunner().invoke(cli, [command[0], str(bank), *command[1:]])
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"{bank}:8:5: q: the key is refused: The exact value needs a root of degree 1e76 of a "
+        "number this large, too much to work out exactly; use an exponent with fewer decimals."
+    ]
 
 
 def test_the_stress_test_stops_at_its_budget_and_says_what_it_skipped() -> None:

@@ -66,11 +66,13 @@ class Budget:
 
     The size guards of :mod:`quizgym.expr` keep every step of exact work short; these
     wall-clock budgets bound the sum, checked between steps (see
-    :func:`~quizgym.expr.exact_budget`). Ordinary keys take milliseconds.
+    :func:`~quizgym.expr.exact_budget`). Ordinary keys take milliseconds, so the bank's budget
+    is reached only by a bank whose keys are slow, or by tens of thousands of variants of
+    ranged parameters (a few milliseconds each).
     """
 
     key_seconds: float = 2.0
-    bank_seconds: float = 60.0
+    bank_seconds: float = 300.0
 
 
 class KeyRefusedError(AnswerParseError, BankError):

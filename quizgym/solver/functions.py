@@ -9,6 +9,7 @@ from __future__ import annotations
 import mpmath
 import sympy
 from mpmath import mpf
+from sympy.core.evalf import PrecisionExhausted
 
 from quizgym.errors import AnswerParseError
 from quizgym.expr import (
@@ -89,8 +90,13 @@ def _integer_part(x: sympy.Expr, name: str, *, up: bool) -> sympy.Expr:
             below = int(mpmath.floor(number))
             fraction = number - below
             decided = fraction > mpmath.mpf(10) ** -DPS and 1 - fraction > mpmath.mpf(10) ** -DPS
+    except PrecisionExhausted as exc:
+        raise ExactLimitError(
+            f"{name}(...) cannot be decided exactly: its argument cannot be told apart from 0."
+        ) from exc
     except (ArithmeticError, ValueError, TypeError) as exc:
-        raise ExactLimitError(f"{name}(...) cannot be decided exactly here ({exc}).") from exc
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ExactLimitError(f"{name}(...) cannot be decided exactly here ({reason}).") from exc
     if decided:
         return sympy.Integer(below + 1 if up else below)
     if (
