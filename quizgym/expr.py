@@ -45,6 +45,8 @@ from __future__ import annotations
 import functools
 import math
 import re
+import signal
+import threading
 import time
 import unicodedata
 from collections.abc import Callable, Collection, Iterator, Mapping
@@ -150,9 +152,10 @@ def exact_budget(
     """Bound the wall-clock time of exact work done inside the block.
 
     The work is checked between its steps (every node of :func:`to_sympy`, every stage of the
-    solver's tidying), each of which the size guards keep short, so nothing is left running:
-    past the deadline the next check raises :class:`ExactLimitError`. An enclosing budget that
-    ends sooner still applies.
+    solver's tidying), each of which the size guards keep short: past the deadline the next check
+    raises :class:`ExactLimitError`. In the main thread an alarm also interrupts a step that
+    runs on past the deadline (sympy's internals are pure Python), so nothing is left running.
+    An enclosing budget that ends sooner still applies.
 
     Args:
         seconds: the time allowed from now.
@@ -167,10 +170,45 @@ def exact_budget(
     if outer is not None and outer.at < deadline.at:
         deadline = outer
     token = _DEADLINE.set(deadline)
+    alarm = outer is None and _can_interrupt()
+    if alarm:
+        previous = signal.signal(signal.SIGALRM, _on_alarm)
+        # Repeating: sympy catches some exceptions broadly and would carry on after one.
+        signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.0) + _ALARM_GRACE, _ALARM_GRACE)
     try:
         yield
     finally:
+        if alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
         _DEADLINE.reset(token)
+
+
+_ALARM_GRACE = 0.5
+"""Seconds past the deadline before the alarm interrupts sympy mid-step."""
+
+
+def _can_interrupt() -> bool:
+    """Whether an alarm can interrupt exact work here: only the main thread receives signals,
+    and an interval timer someone else set is left alone."""
+    return (
+        hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+        and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.SIG_IGN, None)
+    )
+
+
+def _on_alarm(signum: int, frame: object) -> None:
+    """The size guards keep sympy's steps short, but not all of its internal ones (minimal
+    polynomials, factoring inside assumptions): past the deadline, the alarm ends the step by
+    raising inside it, so nothing is left running. Pure-Python sympy unwinds cleanly."""
+    deadline = _DEADLINE.get()
+    what = deadline.what if deadline else "the exact value"
+    seconds = f" ({deadline.seconds:g} s)" if deadline else ""
+    raise ExactLimitError(
+        f"working out {what} exactly took longer than its budget{seconds}; simplify it"
+    )
 
 
 def check_budget(offset: int | None = None) -> None:
@@ -255,12 +293,17 @@ def _sym_abs(x: sympy.Expr) -> sympy.Expr:
 
 
 def _sym_exp(x: sympy.Expr) -> sympy.Expr:
-    # exp(c·ln a) evaluates to the power a^c: hold it to the guards of a power first.
-    for term in sympy.Add.make_args(x):
-        coefficient, rest = term.as_coeff_Mul()
-        if isinstance(rest, sympy.log) and rest.args[0].is_Rational:
-            _power_guard(rest.args[0], coefficient, None)
+    _exp_guard(x, None)
     return sympy.exp(x)
+
+
+def _exp_guard(x: sympy.Expr, offset: int | None) -> None:
+    """exp(c·ln a) evaluates to the power a^c: hold it to the guards of a power first."""
+    for term in sympy.Add.make_args(sympy.expand_mul(x) if x.is_Mul else x):
+        coefficient, rest = term.as_coeff_Mul()
+        logs = [f for f in sympy.Mul.make_args(rest) if isinstance(f, sympy.log)]
+        for log in logs:
+            _power_guard(log.args[0], coefficient, offset)
 
 
 def exact_sign(x: sympy.Expr, what: str) -> int:
@@ -1208,12 +1251,89 @@ def _root_refusal(degree: int, offset: int | None) -> ExactLimitError:
     )
 
 
+_ROOT_RESULT_BITS = 2048
+"""sympy factors the integer it leaves under a root again: quick below 2^2048, seconds at 2^8192."""
+
+
+def _sympy_root_bits(m: int, p: int, q: int) -> int:
+    """The size, in bits, of the integer sympy leaves under the root when it evaluates m^(p/q)
+    (m ≥ 1, p/q in lowest terms, q > 1): its own algorithm (``Integer._eval_power``: factor m
+    up to 2^15, reduce each prime's exponent p·e modulo q, take out their common divisor),
+    mirrored so that the size is known before sympy builds it. 0 when nothing is built."""
+    if m <= 1 or sympy.integer_nthroot(m, q)[1]:
+        return 0
+    power = sympy.perfect_power(m)
+    factors = (
+        {int(power[0]): int(power[1])}
+        if power
+        else {int(k): int(v) for k, v in sympy.Integer(m).factors(limit=2**15).items()}
+    )
+    left = {}
+    for prime, exponent in factors.items():
+        remainder = exponent * p % q
+        if remainder and math.gcd(remainder, q) == 1:
+            left[prime] = remainder
+    if not left:
+        return 0
+    common = math.gcd(*left.values())
+    bits = sum(prime.bit_length() * (e // common) for prime, e in left.items())
+    return 0 if bits <= m.bit_length() else bits
+
+
+def _rational_root_guard(a: sympy.Rational, b: sympy.Rational, offset: int | None) -> None:
+    """Refuse the rational ``a`` to the non-integer rational ``b`` when sympy would build (and
+    then factor) a large integer to simplify it: (12345…/10^75)^(0.3874…) would take hours."""
+    if exact_bits(a) > _ROOT_BITS:
+        raise ExactLimitError("A root of a number this large cannot be taken exactly.", offset)
+    p, q = abs(int(b.p)), int(b.q)
+    if not a:
+        return  # 0^b: 0, or refused by the walker for b ≤ 0
+    if a.is_negative or b.is_negative:
+        a = abs(a) if not b.is_negative else 1 / abs(a)
+    # (n/d)^(p/q) is n^(p/q) · d^((q - p mod q)/q) / d^k: the denominator gets the complement.
+    for m, numerator in ((abs(int(a.p)), p), (int(a.q), q - p % q)):
+        if _sympy_root_bits(m, numerator, q) > _ROOT_RESULT_BITS:
+            raise _root_refusal(q, offset)
+
+
 def _root_guard(a: sympy.Expr, b: sympy.Expr, offset: int | None) -> None:
     """Refuse ``a^b`` (b a non-integer rational) when sympy's exact root would be too large."""
-    if b.is_Rational and not b.is_Integer:
-        size = int(b.q) * max(root_size(a), exact_bits(a) if a.is_Rational else 0)
-        if size > ROOT_COST:
-            raise _root_refusal(int(b.q), offset)
+    if not (b.is_Rational and not b.is_Integer):
+        return
+    # A product splits over its factors ((pi/N)^r = pi^r·N^(-r)), powers of rationals among them.
+    for factor in sympy.Mul.make_args(a):
+        base, exponent = factor.as_base_exp()
+        if base.is_Rational and exponent.is_Rational:
+            combined = exponent * b
+            if not combined.is_Integer:
+                _rational_root_guard(base, combined, offset)
+    # The rest (roots inside sums, nested roots) only by their degree and size.
+    if int(b.q) * root_size(a) > ROOT_COST:
+        raise _root_refusal(int(b.q), offset)
+
+
+def _merge_guard(a: sympy.Expr, b: sympy.Expr, op: str, offset: int) -> None:
+    """sympy merges roots as it multiplies: 2^(1/3)·2^(1/5) = 2^(8/15), √2·√3 = √6. Hold each
+    merge it would make to the guard of the root it produces."""
+    sign = 1 if op == "*" else -1
+    left = [f.as_base_exp() for f in sympy.Mul.make_args(a) if f.is_Pow]
+    right = [f.as_base_exp() for f in sympy.Mul.make_args(b) if f.is_Pow]
+    for base, exponent in left:
+        for other, power in right:
+            if not (base.is_Rational and other.is_Rational):
+                continue
+            if not (exponent.is_Rational and power.is_Rational):
+                continue
+            if base == other:
+                merged, merged_exponent = base, exponent + sign * power
+            elif exponent == sign * power:
+                merged, merged_exponent = base * other, exponent
+            else:
+                continue
+            if not merged_exponent.is_Integer:
+                _rational_root_guard(merged, merged_exponent, offset)
+    if root_size(a, b) > ROOT_COST:
+        raise ExactLimitError("The exact value combines roots of too high a degree.", offset)
 
 
 def _power_guard(a: sympy.Expr, b: sympy.Expr, offset: int | None) -> None:
@@ -1223,16 +1343,32 @@ def _power_guard(a: sympy.Expr, b: sympy.Expr, offset: int | None) -> None:
         # but a fraction with billions of digits. Bound its size before building it.
         if -(-abs(int(b.p)) // int(b.q)) * exact_bits(a) > EXACT_BITS:
             raise ExactLimitError(_TOO_MANY_DIGITS, offset)
-        if not b.is_Integer and exact_bits(a) > _ROOT_BITS:
-            raise ExactLimitError("A root of a number this large cannot be taken exactly.", offset)
+        if not b.is_Integer and a.is_Rational:
+            _rational_root_guard(a, b, offset)
         _root_guard(a, b, offset)
+    else:
+        # sympy still does exact arithmetic on the rationals inside an irrational exponent
+        # ((x^(1/3))^(y^r) can become a root of degree r.q): hold each one to the root guard.
+        for r in b.atoms(sympy.Rational):
+            _root_guard(a, r, offset)
+    # (e^u)^b is e^(u·b), and e^(c·ln a) is a^c: (exp(0.5918))^ln(N) becomes N^0.5918.
+    for factor in sympy.Mul.make_args(a):
+        if factor is sympy.E:
+            _exp_guard(b, offset)
+        elif isinstance(factor, sympy.exp):
+            _exp_guard(factor.args[0] * b, offset)
 
 
 def _checked(expr: sympy.Expr, offset: int) -> sympy.Expr:
     if exact_bits(expr) > EXACT_BITS:
         raise ExactLimitError(_TOO_MANY_DIGITS, offset)
     if root_size(expr) > ROOT_COST:
-        raise ExactLimitError("The exact value combines roots of too high a degree.", offset)
+        degree = max(
+            int(power.args[1].q)
+            for power in expr.atoms(sympy.Pow)
+            if power.args[0].is_Rational and power.args[1].is_Rational
+        )
+        raise _root_refusal(degree, offset)
     return expr
 
 
@@ -1279,11 +1415,8 @@ def _sym_eval(node: _Node, env: Mapping[str, Any]) -> tuple[sympy.Expr, mpf | No
             approx = _mp_binary(node.op, a_mp, b_mp, node.offset)  # checks before sympy computes
         elif node.op == "/" and b.is_zero:
             raise AnswerParseError("Division by zero.", node.offset)
-        if node.op in "*/" and root_size(a, b) > ROOT_COST:
-            # sympy merges roots as it multiplies (2^(1/3)·2^(1/5) = 2^(8/15)): bound the merge.
-            raise ExactLimitError(
-                "The exact value combines roots of too high a degree.", node.offset
-            )
+        if node.op in "*/":
+            _merge_guard(a, b, node.op, node.offset)
         if node.op == "+":
             exact = a + b
         elif node.op == "-":

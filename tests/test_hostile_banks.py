@@ -177,6 +177,9 @@ def _key(text: str) -> object:
         ("floor(2^0.5*10^300)", "beyond the range"),
         ("abs(ln(8) - 3*ln(2))", "cannot be decided exactly"),
         ("floor(ln(8) - 3*ln(2))", "its argument cannot be told apart from 0"),
+        ("(pi/123456789012345678901234567890)^(0.123456789^12)", "root of degree 1e108"),
+        ("exp(exp(0.59183)^ln(123456789012345678901234567890))", "root of degree 100000"),
+        ("((10/123456789012345678901234567890)^((2/7)^3))/12", "root of degree 343"),
     ],
 )
 def test_exact_keys_beyond_the_limits_are_refused_quickly(text: str, reason: str) -> None:
@@ -210,10 +213,14 @@ def test_ordinary_exact_forms_are_unchanged() -> None:
         "abs(1 - ln(3))": sympy.log(3) - 1,
         "exp(2*ln(3))": sympy.Integer(9),
         "2^(1/3) * 2^(1/5)": 2 ** sympy.Rational(8, 15),
+        "sqrt(2) * sqrt(3)": sympy.sqrt(6),
+        "0.5^-0.5": sympy.sqrt(2),
     }
     for text, exact in cases.items():
         assert to_sympy(parse(text)) == exact, text
-    assert abs(float(to_sympy(parse("0.9^0.3874"))) - 0.9**0.3874) < 1e-15
+    for base, exponent in ((0.9, 0.3874), (0.95, 0.333), (1.05, 1 / 12)):
+        text = f"{base}^{exponent!r}" if exponent != 1 / 12 else f"{base}^(1/12)"
+        assert abs(float(to_sympy(parse(text))) - base**exponent) < 1e-15, text
 
 
 def test_exact_work_stops_at_its_deadline() -> None:
@@ -238,6 +245,20 @@ questions:
       - {answer: round(ln(n)), feedback: Rounded., credit: 0.5}
       - {answer: "ceil(0.5^(4e-218)) + n", feedback: Never computable.}
 """
+
+
+_SLOW_IN_SYMPY = "0.38749 - log2(1e6)^((0.38749*2/7)/(1e250 - 12)*ln(2 + 0.999999))"
+"""Passes every size guard, then sympy's assumptions compute minimal polynomials for minutes."""
+
+
+def test_a_step_that_runs_on_is_interrupted_at_the_deadline() -> None:
+    bank = parse_bank(_BANK.replace("answer: ln(n)", f'answer: "{_SLOW_IN_SYMPY}"'), path="b.yaml")
+    book = compile_bank(bank, budget=Budget(key_seconds=1.0))
+    start = time.monotonic()
+    with pytest.raises(KeyRefusedError) as caught:
+        book.key(book.slots[0], book.variant("q"))
+    assert time.monotonic() - start < 5
+    assert "working out the key exactly took longer than its budget (1 s)" in str(caught.value)
 
 
 def test_a_key_past_its_budget_is_refused_at_its_line() -> None:

@@ -115,6 +115,8 @@ def tidy(expr: sympy.Expr) -> sympy.Expr:
     check_budget()
     if isinstance(expr, sympy.Mul | sympy.Pow):
         return expr.func(*(tidy(arg) for arg in expr.args))
+    if not _logs_factor_quickly(expr):
+        return expr  # expand_log factors the integers in ln(a)/ln(b): not for large ones
     expanded = sympy.expand_log(expr, force=True)
     if not isinstance(expanded, sympy.Add):
         return expanded
@@ -131,6 +133,15 @@ def tidy(expr: sympy.Expr) -> sympy.Expr:
     ):
         return sympy.log(1 / combined.args[1].args[0], evaluate=True)
     return expr
+
+
+_FACTOR_BITS = 64
+"""sympy's expand_log factors the integers of a quotient of logarithms: quick below 2^64."""
+
+
+def _logs_factor_quickly(expr: sympy.Expr) -> bool:
+    """Whether every logarithm's argument is built from integers below 2^64."""
+    return all(exact_bits(log.args[0]) <= _FACTOR_BITS for log in expr.atoms(sympy.log))
 
 
 def _combines_small(expr: sympy.Expr) -> bool:
