@@ -97,7 +97,7 @@ def main() -> None:
     parser.add_argument("--one", help=argparse.SUPPRESS)  # internal: measure one bank
     args = parser.parse_args()
     if args.one:
-        run = check(Path(args.one), timeout=args.timeout, memory_gb=args.memory_gb)
+        run = check(Path(args.one).resolve(), timeout=args.timeout, memory_gb=args.memory_gb)
         print(f"{run.bank}\t{run.outcome}\t{run.seconds:.2f}\t{run.peak_mb:.0f}")
         return
     import quizgym

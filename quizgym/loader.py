@@ -311,6 +311,8 @@ class _RefusedError(Exception):
 
 def _tag_refusal(tag: str) -> str:
     shown = tag.replace("tag:yaml.org,2002:", "!!")
+    if shown == "!!merge":
+        return "merge keys (<<) are not supported; write the fields out"
     if shown.startswith("!!python/"):
         return (
             f"the tag {shown} is refused: a bank is plain data, and quizgym never runs code or "
@@ -433,6 +435,8 @@ def _mark(path: str, node: yaml.Node, message: str) -> Finding:
 def _dotted(loc: Sequence[str | int]) -> str:
     out = ""
     for part in loc:
+        if part == "<key>":  # the key of a mapping entry, located at the entry itself
+            continue
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or "bank"
 

@@ -159,6 +159,14 @@ def test_tags_are_refused_and_run_nothing(tagged: str, tmp_path: Path, monkeypat
     assert not (tmp_path / "pwned").exists()
 
 
+def test_merge_keys_are_one_located_finding() -> None:
+    text = _HEAD + "base: &b {type: true_false, answer: true}\nquestions:\n  - <<: *b\n    id: q\n"
+    message = _refusal(text + "    prompt: Hi\n")
+    assert message == (
+        "b.yaml:5:5: questions[0]: merge keys (<<) are not supported; write the fields out"
+    )
+
+
 # --- exact maths --------------------------------------------------------------------------------
 
 
