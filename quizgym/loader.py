@@ -211,7 +211,9 @@ def _compose(text: str, path: str) -> tuple[Any, dict[str, tuple[int, int]], lis
     except yaml.YAMLError as exc:
         if "maximum nesting depth" in str(exc):
             # libyaml stops at 1,000 levels; the pure-Python parser would recurse that deep.
-            return None, {}, [_too_deep(text, path)]
+            mark = getattr(exc, "problem_mark", None)
+            where = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+            return None, {}, [_too_deep(text, path, where)]
         # libyaml's messages say less ("found undefined alias" without its name): the
         # pure-Python parser, slower but run only on a broken bank, says where and what.
         return None, {}, [_yaml_error(text, path)]
@@ -405,10 +407,11 @@ def _yaml_error(text: str, path: str) -> Finding:
     return _at(path, 1, 1, "YAML error: libyaml cannot read this file")
 
 
-def _too_deep(text: str, path: str) -> Finding:
-    """Where brackets first nest deeper than :data:`MAX_YAML_DEPTH` (quotes aside)."""
+def _too_deep(text: str, path: str, where: tuple[int, int] = (1, 1)) -> Finding:
+    """Where brackets first nest deeper than :data:`MAX_YAML_DEPTH` (quotes aside), else
+    ``where`` (the parser's own mark, for nesting by indentation)."""
     depth, quote = 0, ""
-    line, col = 1, 1
+    line, col = where
     for offset, ch in enumerate(text):
         if quote:
             quote = "" if ch == quote else quote

@@ -137,6 +137,11 @@ def test_deep_yaml_is_one_located_finding() -> None:
         message = _refusal(text)
         assert message.startswith("b.yaml:3:"), message
         assert message.endswith("nested more than 64 levels deep; a bank needs only a few")
+    for depth in (100, 1200):  # nesting by indentation, below and above libyaml's limit
+        text = _HEAD + "questions:\n" + "".join(" " * (k + 2) + "a:\n" for k in range(depth))
+        message = _refusal(text)
+        assert message.endswith("nested more than 64 levels deep; a bank needs only a few")
+        assert int(message.split(":")[1]) > 60, message  # in the deep part, not at line 1
 
 
 @pytest.mark.parametrize(
@@ -388,21 +393,24 @@ _ATOMS = ["2", "10", "0.5", "2,5", "30 000", "3.25e-3", "1e5", "e", "pi", "π", 
 _ATOMS += ["ln 2", "sqrt2", "log 5", "lg 100", "log2 8", ".5", "7e+2", "2e", "abs(-2)"]
 
 
-def _answers() -> st.SearchStrategy[str]:
-    def extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-        return st.one_of(
-            inner.map(lambda a: f"({a})"),
-            st.tuples(st.sampled_from(["-", "+", "−"]), inner).map("".join),
-            st.tuples(st.sampled_from(["ln", "sqrt", "exp", "abs", "log10"]), inner).map(
-                lambda t: f"{t[0]}({t[1]})"
-            ),
-            st.tuples(inner, st.sampled_from(["²", "³", "⁻¹"])).map("".join),
-            st.tuples(
-                inner, st.sampled_from(["+", "-", "*", "/", "^", "^-", "**", " ", "×", "÷"]), inner
-            ).map("".join),
-        )
-
-    return st.recursive(st.sampled_from(_ATOMS), extend, max_leaves=40)
+@st.composite
+def _answers(draw: st.DrawFn, depth: int = 0) -> str:
+    """A random answer a student might type: atoms combined by signs, calls, powers and
+    operators (superscripts, Unicode signs and implicit products included)."""
+    if depth >= 4 or draw(st.integers(0, 2)) == 0:
+        return draw(st.sampled_from(_ATOMS))
+    inner = draw(_answers(depth + 1))
+    kind = draw(st.integers(0, 4))
+    if kind == 0:
+        return f"({inner})"
+    if kind == 1:
+        return draw(st.sampled_from(["-", "+", "−"])) + inner
+    if kind == 2:
+        return f"{draw(st.sampled_from(['ln', 'sqrt', 'exp', 'abs', 'log10']))}({inner})"
+    if kind == 3:
+        return inner + draw(st.sampled_from(["²", "³", "⁻¹"]))
+    operator = draw(st.sampled_from(["+", "-", "*", "/", "^", "^-", "**", " ", "×", "÷"]))
+    return inner + operator + draw(_answers(depth + 1))
 
 
 @settings(max_examples=400, deadline=None)
