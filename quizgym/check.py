@@ -6,6 +6,7 @@ the first problem. Findings carry ``path:line:col`` so editors can jump to them.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from quizgym.loader import load_bank, resolve_bank, shortest
 from quizgym.model import LETTERS, AnyQuestion, Bank, MultipleChoice, Numeric, SpotTheError
 from quizgym.resources import bundled_banks
 from quizgym.solver import (
+    Budget,
     CompiledBank,
     Slot,
     Variant,
@@ -25,6 +27,11 @@ from quizgym.solver import (
     show_number,
 )
 from quizgym.tolerance import compare, is_exact
+
+STRESS_SECONDS = 5.0
+"""Wall-clock time the variant stress test may take per bank (beyond each default variant)."""
+CHECK_BUDGET = Budget(key_seconds=2.0, bank_seconds=10.0)
+"""How long ``check`` lets exact solving take: each key, and all of one bank's."""
 
 
 @dataclass
@@ -81,12 +88,19 @@ def expand_paths(names: Iterable[str]) -> list[Path]:
     return paths
 
 
-def check_bank(path: Path, *, variant_seeds: int = 200, issued: Issued | None = None) -> BankReport:
+def check_bank(
+    path: Path,
+    *,
+    variant_seeds: int = 200,
+    stress_seconds: float = STRESS_SECONDS,
+    issued: Issued | None = None,
+) -> BankReport:
     """Validate one bank file and lint its content.
 
     Args:
         path: the bank file.
         variant_seeds: how many seeds the variant stress test draws per question.
+        stress_seconds: how long the variant stress test may take (see :func:`lint_bank`).
         issued: a manifest of what was handed out from an earlier version of this bank: list
             what the edits change for the students who hold it (:func:`lint_issued`).
 
@@ -98,7 +112,9 @@ def check_bank(path: Path, *, variant_seeds: int = 200, issued: Issued | None = 
     except BankError as exc:
         return BankReport(path=str(path), bank=None, findings=exc.findings)
     report = BankReport(path=str(path), bank=bank)
-    report.findings, report.variants_checked = lint_bank(bank, variant_seeds=variant_seeds)
+    report.findings, report.variants_checked = lint_bank(
+        bank, variant_seeds=variant_seeds, stress_seconds=stress_seconds
+    )
     if issued is not None:
         report.findings += lint_issued(bank, issued)
     return report
@@ -128,7 +144,13 @@ Locate = Callable[..., None]
 """``at(loc, message, severity="error")``: record a finding at a field of the bank."""
 
 
-def lint_bank(bank: Bank, *, variant_seeds: int = 200) -> tuple[list[Finding], int]:
+def lint_bank(
+    bank: Bank,
+    *,
+    variant_seeds: int = 200,
+    stress_seconds: float = STRESS_SECONDS,
+    budget: Budget = CHECK_BUDGET,
+) -> tuple[list[Finding], int]:
     """Hold every key to the author's numbers and stress-test the variants.
 
     Checks: every key and mistake parses and evaluates; ``value`` agrees with the default
@@ -136,13 +158,18 @@ def lint_bank(bank: Bank, *, variant_seeds: int = 200) -> tuple[list[Finding], i
     another mistake, for any variant drawn; parametric questions yield distinct, finite variants;
     the correct choices are not all in the same position.
 
+    Every default variant is checked. The further draws of the stress test stop once
+    ``stress_seconds`` have passed, with a warning naming what was not stress-tested; exact
+    solving is bounded by ``budget``.
+
     Returns:
         The findings and the number of variants evaluated.
     """
 
-    book = compile_bank(bank, partial=True)
+    book = compile_bank(bank, partial=True, budget=budget)
     findings: list[Finding] = list(book.findings)
     checked = 0
+    stress = _Stress(deadline=time.monotonic() + stress_seconds, seconds=stress_seconds)
 
     def at(loc: tuple[str | int, ...], message: str, severity: str = "error") -> None:
         path, line, col = bank.locate(loc)
@@ -151,7 +178,9 @@ def lint_bank(bank: Bank, *, variant_seeds: int = 200) -> tuple[list[Finding], i
     for index, question in enumerate(bank.questions):
         if isinstance(question, Numeric) and book.slots_of(question):
             try:
-                checked += _lint_numeric(book, question, index, at, variant_seeds)
+                checked += _lint_numeric(book, question, index, at, variant_seeds, stress)
+            except BankError as exc:  # a key or mistake refused by a budget, already located
+                findings.extend(exc.findings)
             except AnswerParseError as exc:
                 at(("questions", index, "answer"), f"{question.id}: {exc.message}")
     positions = [
@@ -161,6 +190,9 @@ def lint_bank(bank: Bank, *, variant_seeds: int = 200) -> tuple[list[Finding], i
         and not (isinstance(q, MultipleChoice) and q.multiple)
         and not q.shuffle
     ]
+    if stress.skipped:
+        first = stress.skipped[0]
+        at(("questions", first[0]), stress.message(), "warning")
     if len(positions) >= 4 and len(set(positions)) == 1:
         letter = LETTERS[positions[0]]
         at(
@@ -171,12 +203,46 @@ def lint_bank(bank: Bank, *, variant_seeds: int = 200) -> tuple[list[Finding], i
     return findings, checked
 
 
+@dataclass
+class _Stress:
+    """The stress test's time budget, and what it skipped when that ran out."""
+
+    deadline: float
+    seconds: float
+    skipped: list[tuple[int, str, int, int]] = field(default_factory=list)
+    """Per question cut short: its index, id, and seeds drawn of those asked for."""
+
+    def over(self) -> bool:
+        return time.monotonic() > self.deadline
+
+    def message(self) -> str:
+        untested = [qid for _, qid, done, _ in self.skipped if done <= 1]
+        partly = [(qid, done, asked) for _, qid, done, asked in self.skipped if done > 1]
+        parts = []
+        if partly:
+            parts.append(
+                "; ".join(f"{qid} with {done} of {asked} seeds" for qid, done, asked in partly)
+            )
+        if untested:
+            shown = ", ".join(untested[:5]) + (
+                f" and {len(untested) - 5} more" if len(untested) > 5 else ""
+            )
+            parts.append(f"{len(untested)} question(s) with their default variant only ({shown})")
+        return (
+            f"the variant stress test stopped at its time budget ({self.seconds:g} s): checked "
+            + " and ".join(parts)
+            + "; check those with fewer --seeds, or split the bank"
+        )
+
+
 def _slot_loc(slot: Slot, index: int) -> tuple[str | int, ...]:
     base: tuple[str | int, ...] = ("questions", index)
     return base if slot.part is None else (*base, "parts", slot.index)
 
 
-def _lint_numeric(book: CompiledBank, question: Numeric, index: int, at: Locate, seeds: int) -> int:
+def _lint_numeric(
+    book: CompiledBank, question: Numeric, index: int, at: Locate, seeds: int, stress: _Stress
+) -> int:
     qid = question.id
     default = book.variant(question)
     slots = book.slots_of(question)
@@ -211,6 +277,10 @@ def _lint_numeric(book: CompiledBank, question: Numeric, index: int, at: Locate,
     reported: set[tuple[int, str]] = set()
     draws = seeds if question.params else 1
     for seed in range(draws):
+        if seed and stress.over():
+            stress.skipped.append((index, qid, seed, draws))
+            draws = seed
+            break
         variant = (
             default if seed == 0 else book.variant(question, student=f"stress-{seed}", seed=seed)
         )
@@ -256,8 +326,10 @@ def _lint_numeric(book: CompiledBank, question: Numeric, index: int, at: Locate,
             f"{qid}: different parameters give the same key",
             "warning",
         )
+    cut_short = bool(stress.skipped) and stress.skipped[-1][0] == index
     if (
         question.params
+        and not cut_short
         and any(len(param_values(p)) > 1 for p in question.params.values())
         and len(seen_params) < 2
     ):

@@ -43,9 +43,15 @@ works on 30-digit numbers below 2^4096. The input is capped at 300 characters, 1
 from __future__ import annotations
 
 import functools
+import math
 import re
+import signal
+import threading
+import time
 import unicodedata
 from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
@@ -61,6 +67,9 @@ __all__ = [
     "CONSTANTS",
     "Constant",
     "DPS",
+    "EXACT_BITS",
+    "ROOT_COST",
+    "ExactLimitError",
     "Function",
     "MAX_DEPTH",
     "MAX_LENGTH",
@@ -71,9 +80,14 @@ __all__ = [
     "STUDENT_FUNCTIONS",
     "calls",
     "evaluate",
+    "exact_bits",
+    "exact_budget",
+    "exact_sign",
     "format_value",
     "parse",
     "read_answer",
+    "check_budget",
+    "root_size",
     "to_sympy",
     "to_text",
 ]
@@ -91,8 +105,15 @@ MAX_LOG2 = 4096
 
 _MAX_NORMALIZED = 2 * MAX_LENGTH  # NFKC may expand a character ("π" → "pi", "½" → "(1/2)")
 _MAX_LITERAL_LOG10 = 1233  # 2**4096 ≈ 1.04e1233
-_EXACT_BITS = 8192  # numerators/denominators stay below 2**8192 (~2466 digits) in to_sympy
+EXACT_BITS = 8192
+"""Numerators and denominators stay below 2**8192 (~2466 digits) in :func:`to_sympy`."""
 _ROOT_BITS = 256  # sympy factors the base of a root; above ~256 bits that takes > 10 ms
+# sympy simplifies an exact root a^(p/q) by factoring a and multiplying its prime factors raised
+# to powers below q: integers of up to q·bits(a) bits. Roots that combine (2^(1/3)·2^(1/5) =
+# 2^(8/15)) multiply their degrees. Bound q·bits before every power and product: 2^16 keeps each
+# under a millisecond and allows every root a key needs (x^0.25, 10^0.3, 1.05^(1/12)).
+ROOT_COST = 2**16
+"""Most ``degree · bits`` of the exact roots in a value (see :func:`root_size`)."""
 _BIG = mpmath.ldexp(1, MAX_LOG2)
 _TINY = mpmath.ldexp(1, -MAX_LOG2)
 
@@ -104,6 +125,101 @@ _AMBIGUOUS_COMMA = (
     "{text} is ambiguous: write it with a decimal point (e.g. {point}) "
     "or without separators (e.g. {plain})."
 )
+
+
+class ExactLimitError(AnswerParseError):
+    """An exact form refused because working it out would exceed a size or time budget.
+
+    Raised only by the exact side (:func:`to_sympy` and the functions keys call): such a key is
+    refused, never silently replaced by something else.
+    """
+
+
+@dataclass(frozen=True)
+class _Deadline:
+    at: float
+    seconds: float
+    what: str
+
+
+_DEADLINE: ContextVar[_Deadline | None] = ContextVar("quizgym_exact_deadline", default=None)
+
+
+@contextmanager
+def exact_budget(
+    seconds: float, *, what: str = "the exact value", limit: float | None = None
+) -> Iterator[None]:
+    """Bound the wall-clock time of exact work done inside the block.
+
+    The work is checked between its steps (every node of :func:`to_sympy`, every stage of the
+    solver's tidying), each of which the size guards keep short: past the deadline the next check
+    raises :class:`ExactLimitError`. In the main thread an alarm also interrupts a step that
+    runs on past the deadline (sympy's internals are pure Python), so nothing is left running.
+    An enclosing budget that ends sooner still applies.
+
+    Args:
+        seconds: the time allowed from now.
+        what: how the message names the work (``the key``).
+        limit: the budget the message states, when it is not ``seconds`` (the rest of a
+            larger budget).
+    """
+    outer = _DEADLINE.get()
+    deadline = _Deadline(
+        at=time.monotonic() + seconds, seconds=seconds if limit is None else limit, what=what
+    )
+    if outer is not None and outer.at < deadline.at:
+        deadline = outer
+    token = _DEADLINE.set(deadline)
+    alarm = outer is None and _can_interrupt()
+    if alarm:
+        previous = signal.signal(signal.SIGALRM, _on_alarm)
+        # Repeating: sympy catches some exceptions broadly and would carry on after one.
+        signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.0) + _ALARM_GRACE, _ALARM_GRACE)
+    try:
+        yield
+    finally:
+        if alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        _DEADLINE.reset(token)
+
+
+_ALARM_GRACE = 0.5
+"""Seconds past the deadline before the alarm interrupts sympy mid-step."""
+
+
+def _can_interrupt() -> bool:
+    """Whether an alarm can interrupt exact work here: only the main thread receives signals,
+    and an interval timer someone else set is left alone."""
+    return (
+        hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+        and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.SIG_IGN, None)
+    )
+
+
+def _on_alarm(signum: int, frame: object) -> None:
+    """The size guards keep sympy's steps short, but not all of its internal ones (minimal
+    polynomials, factoring inside assumptions): past the deadline, the alarm ends the step by
+    raising inside it, so nothing is left running. Pure-Python sympy unwinds cleanly."""
+    deadline = _DEADLINE.get()
+    what = deadline.what if deadline else "the exact value"
+    seconds = f" ({deadline.seconds:g} s)" if deadline else ""
+    raise ExactLimitError(
+        f"working out {what} exactly took longer than its budget{seconds}; simplify it"
+    )
+
+
+def check_budget(offset: int | None = None) -> None:
+    """Raise :class:`ExactLimitError` when the current :func:`exact_budget` is spent."""
+    deadline = _DEADLINE.get()
+    if deadline is not None and time.monotonic() > deadline.at:
+        raise ExactLimitError(
+            f"working out {deadline.what} exactly took longer than its budget "
+            f"({deadline.seconds:g} s); simplify it",
+            offset,
+        )
 
 
 # --- vocabulary -------------------------------------------------------------------------------
@@ -162,9 +278,58 @@ def _mp_exp(x: mpf) -> mpf:
 
 
 def _sym_sqrt(x: sympy.Expr) -> sympy.Expr:
-    if _bits(x) > _ROOT_BITS:
-        raise AnswerParseError("sqrt of a number this large cannot be taken exactly.")
+    if exact_bits(x) > _ROOT_BITS:
+        raise ExactLimitError("sqrt of a number this large cannot be taken exactly.")
+    _root_guard(x, sympy.Rational(1, 2), None)
     return sympy.sqrt(x)
+
+
+def _sym_abs(x: sympy.Expr) -> sympy.Expr:
+    # sympy.Abs decides the sign through its assumptions, which for a number too close to zero
+    # to tell by evaluation compute its minimal polynomial (unbounded time for a high root).
+    if x.free_symbols:
+        return sympy.Abs(x)
+    return x if exact_sign(x, "abs") >= 0 else -x
+
+
+def _sym_exp(x: sympy.Expr) -> sympy.Expr:
+    _exp_guard(x, None)
+    return sympy.exp(x)
+
+
+def _exp_guard(x: sympy.Expr, offset: int | None) -> None:
+    """exp(c·ln a) evaluates to the power a^c: hold it to the guards of a power first."""
+    for term in sympy.Add.make_args(sympy.expand_mul(x) if x.is_Mul else x):
+        coefficient, rest = term.as_coeff_Mul()
+        logs = [f for f in sympy.Mul.make_args(rest) if isinstance(f, sympy.log)]
+        for log in logs:
+            _power_guard(log.args[0], coefficient, offset)
+
+
+def exact_sign(x: sympy.Expr, what: str) -> int:
+    """The sign of an exact number (-1, 0 or 1), decided by evaluation to 30 digits.
+
+    Raises:
+        ExactLimitError: the number is too close to zero to tell (sympy would then try to prove
+            it zero, which can take unbounded time).
+    """
+    if x.is_Rational:
+        return int(sympy.sign(x))
+    check_budget()
+    try:
+        value = x.evalf(DPS, strict=True)
+    except (ArithmeticError, ValueError) as exc:
+        raise ExactLimitError(
+            f"{what}: the sign of {_short(x)} cannot be decided exactly (it is too close to 0)."
+        ) from exc
+    if not value.is_Number or value.is_zero:
+        raise ExactLimitError(f"{what}: the sign of {_short(x)} cannot be decided exactly.")
+    return 1 if value > 0 else -1
+
+
+def _short(x: sympy.Expr) -> str:
+    text = to_text(x)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 _LN = Function("ln", 1, 1, lambda x: mpmath.log(_positive("ln", x)), sympy.log)
@@ -180,9 +345,9 @@ STUDENT_FUNCTIONS: Mapping[str, Function] = MappingProxyType(
         "log2": Function(
             "log2", 1, 1, lambda x: mpmath.log(_positive("log2", x), 2), lambda x: sympy.log(x, 2)
         ),
-        "exp": Function("exp", 1, 1, _mp_exp, sympy.exp),
+        "exp": Function("exp", 1, 1, _mp_exp, _sym_exp),
         "sqrt": Function("sqrt", 1, 1, _mp_sqrt, _sym_sqrt),
-        "abs": Function("abs", 1, 1, abs, sympy.Abs),
+        "abs": Function("abs", 1, 1, abs, _sym_abs),
     }
 )
 """Functions a student may use: each takes one argument."""
@@ -859,7 +1024,8 @@ def parse(
         kind = "mixed" if any(n.decimal for n in literals) else "expression"
         decimals = sigfigs = 0
     used = frozenset(n.name for n in _walk(tree) if isinstance(n, _Name))
-    return Parsed(text, _render(tree), kind, decimals, sigfigs, used, tree)
+    canonical = _canonical(tree, name_set, functions)
+    return Parsed(text, canonical, kind, decimals, sigfigs, used, tree)
 
 
 # --- print the tree -----------------------------------------------------------------------------
@@ -871,7 +1037,13 @@ def _precedence(node: _Node) -> int:
     return 3 if isinstance(node, _Unary) else 5
 
 
-def _render(node: _Node) -> str:
+def _render(node: _Node, compact: bool = False) -> str:
+    """Print a tree in the language; ``compact`` leaves out every space and optional parenthesis.
+
+    The spaced form (``1 - 2``, ``10^(-3)``, ``-(-2)``) is the one people see; the compact one
+    (``1-2``, ``10^-3``, ``--2``) is used when the spaced one could not be typed back, being
+    longer than :data:`MAX_LENGTH` or nested deeper than :data:`MAX_DEPTH`.
+    """
     if isinstance(node, _Num):
         return node.text
     if isinstance(node, _Const):
@@ -879,23 +1051,52 @@ def _render(node: _Node) -> str:
     if isinstance(node, _Name):
         return node.name
     if isinstance(node, _Call):
-        return f"{node.function.name}({', '.join(_render(a) for a in node.args)})"
+        separator = "," if compact else ", "
+        return f"{node.function.name}({separator.join(_render(a, compact) for a in node.args)})"
     if isinstance(node, _Unary):
-        return node.op + _wrap(node.operand, _precedence(node.operand) <= 3)
+        operand = node.operand
+        wrap = _precedence(operand) <= 3 and not (compact and isinstance(operand, _Unary))
+        return node.op + _wrap(operand, wrap, compact)
     level = _precedence(node)
     if node.op == "^":
-        left = _wrap(node.left, _precedence(node.left) <= 4)
-        return f"{left}^{_wrap(node.right, _precedence(node.right) < 4)}"
-    left = _wrap(node.left, _precedence(node.left) < level)
+        left = _wrap(node.left, _precedence(node.left) <= 4, compact)
+        # The exponent may carry its sign (the grammar reads 10^-3): compact leaves it bare.
+        signed_exponent = compact and isinstance(node.right, _Unary)
+        right = _wrap(node.right, _precedence(node.right) < 4 and not signed_exponent, compact)
+        return f"{left}^{right}"
+    left = _wrap(node.left, _precedence(node.left) < level, compact)
     # A signed right operand needs no parentheses: "1 - -2", "2*-3" read back the same.
     signed = isinstance(node.right, _Unary)
-    right = _wrap(node.right, _precedence(node.right) <= level and not signed)
-    return f"{left} {node.op} {right}" if level == 1 else f"{left}{node.op}{right}"
+    right = _wrap(node.right, _precedence(node.right) <= level and not signed, compact)
+    return f"{left} {node.op} {right}" if level == 1 and not compact else f"{left}{node.op}{right}"
 
 
-def _wrap(node: _Node, parenthesize: bool) -> str:
-    text = _render(node)
+def _wrap(node: _Node, parenthesize: bool, compact: bool = False) -> str:
+    text = _render(node, compact)
     return f"({text})" if parenthesize else text
+
+
+def _canonical(tree: _Node, names: frozenset[str], functions: Mapping[str, Function]) -> str:
+    """How a tree was read, in text that reads back as the same tree (see :func:`_render`)."""
+    spaced = _render(tree)
+    if _readable(spaced, names, functions):
+        return spaced
+    return _render(tree, compact=True)
+
+
+def _readable(text: str, names: frozenset[str], functions: Mapping[str, Function]) -> bool:
+    """Whether our own printed text is within the parser's limits (parsed again only when it
+    may not be: parentheses around a signed exponent add a level per sign)."""
+    if len(text) > MAX_LENGTH:
+        return False
+    if sum(text.count(ch) for ch in "(^+-") <= MAX_DEPTH:  # each level needs one of these
+        return True
+    try:
+        normalized, offsets = _normalize(text)
+        _Parser(_Tokenizer(normalized, offsets, names, functions).tokens()).parse()
+    except AnswerParseError:
+        return False
+    return True
 
 
 # --- evaluate (mpmath) ----------------------------------------------------------------------------
@@ -1011,7 +1212,7 @@ def evaluate(parsed: Parsed, env: Mapping[str, mpf] | None = None) -> mpf:
 # --- to_sympy (exact) -------------------------------------------------------------------------
 
 
-def _bits(expr: sympy.Expr) -> int:
+def exact_bits(expr: sympy.Expr) -> int:
     """Size of the largest exact rational inside ``expr``, in bits."""
     sizes = [
         max(abs(int(r.p)).bit_length(), int(r.q).bit_length()) for r in expr.atoms(sympy.Rational)
@@ -1019,20 +1220,160 @@ def _bits(expr: sympy.Expr) -> int:
     return max(sizes, default=1)
 
 
+_TOO_MANY_DIGITS = "The exact value has too many digits to work with."
+
+
+def root_size(*exprs: sympy.Expr) -> int:
+    """What sympy may build from the exact roots in ``exprs``: degree times digits, in bits.
+
+    The degrees of all roots of rationals (``2^(1/3)``, ``sqrt(5)``) combine by their least common
+    multiple and the bases by their sizes, as they would if sympy multiplied them together.
+    """
+    degree, bits = 1, 0
+    bases: set[sympy.Expr] = set()
+    for expr in exprs:
+        for power in expr.atoms(sympy.Pow):
+            base, exponent = power.args
+            if base.is_Rational and exponent.is_Rational and not exponent.is_Integer:
+                degree = math.lcm(degree, int(exponent.q))
+                if base not in bases:
+                    bases.add(base)
+                    bits += exact_bits(base)
+    return degree * bits if bases else 0
+
+
+def _root_refusal(degree: int, offset: int | None) -> ExactLimitError:
+    shown = str(degree) if degree < 10**7 else format_value(degree, 3)
+    return ExactLimitError(
+        f"The exact value needs a root of degree {shown} of a number this large, too much to "
+        "work out exactly; use an exponent with fewer decimals.",
+        offset,
+    )
+
+
+_ROOT_RESULT_BITS = 2048
+"""sympy factors the integer it leaves under a root again: quick below 2^2048, seconds at 2^8192."""
+
+
+def _sympy_root_bits(m: int, p: int, q: int) -> int:
+    """The size, in bits, of the integer sympy leaves under the root when it evaluates m^(p/q)
+    (m ≥ 1, p/q in lowest terms, q > 1): its own algorithm (``Integer._eval_power``: factor m
+    up to 2^15, reduce each prime's exponent p·e modulo q, take out their common divisor),
+    mirrored so that the size is known before sympy builds it. 0 when nothing is built."""
+    if m <= 1 or sympy.integer_nthroot(m, q)[1]:
+        return 0
+    power = sympy.perfect_power(m)
+    factors = (
+        {int(power[0]): int(power[1])}
+        if power
+        else {int(k): int(v) for k, v in sympy.Integer(m).factors(limit=2**15).items()}
+    )
+    left = {}
+    for prime, exponent in factors.items():
+        remainder = exponent * p % q
+        if remainder and math.gcd(remainder, q) == 1:
+            left[prime] = remainder
+    if not left:
+        return 0
+    common = math.gcd(*left.values())
+    bits = sum(prime.bit_length() * (e // common) for prime, e in left.items())
+    return 0 if bits <= m.bit_length() else bits
+
+
+def _rational_root_guard(a: sympy.Rational, b: sympy.Rational, offset: int | None) -> None:
+    """Refuse the rational ``a`` to the non-integer rational ``b`` when sympy would build (and
+    then factor) a large integer to simplify it: (12345…/10^75)^(0.3874…) would take hours."""
+    if exact_bits(a) > _ROOT_BITS:
+        raise ExactLimitError("A root of a number this large cannot be taken exactly.", offset)
+    p, q = abs(int(b.p)), int(b.q)
+    if not a:
+        return  # 0^b: 0, or refused by the walker for b ≤ 0
+    if a.is_negative or b.is_negative:
+        a = abs(a) if not b.is_negative else 1 / abs(a)
+    # (n/d)^(p/q) is n^(p/q) · d^((q - p mod q)/q) / d^k: the denominator gets the complement.
+    for m, numerator in ((abs(int(a.p)), p), (int(a.q), q - p % q)):
+        if _sympy_root_bits(m, numerator, q) > _ROOT_RESULT_BITS:
+            raise _root_refusal(q, offset)
+
+
+def _root_guard(a: sympy.Expr, b: sympy.Expr, offset: int | None) -> None:
+    """Refuse ``a^b`` (b a non-integer rational) when sympy's exact root would be too large."""
+    if not (b.is_Rational and not b.is_Integer):
+        return
+    # A product splits over its factors ((pi/N)^r = pi^r·N^(-r)), powers of rationals among them.
+    for factor in sympy.Mul.make_args(a):
+        base, exponent = factor.as_base_exp()
+        if base.is_Rational and exponent.is_Rational:
+            combined = exponent * b
+            if not combined.is_Integer:
+                _rational_root_guard(base, combined, offset)
+    # The rest (roots inside sums, nested roots) only by their degree and size.
+    if int(b.q) * root_size(a) > ROOT_COST:
+        raise _root_refusal(int(b.q), offset)
+
+
+def _merge_guard(a: sympy.Expr, b: sympy.Expr, op: str, offset: int) -> None:
+    """sympy merges roots as it multiplies: 2^(1/3)·2^(1/5) = 2^(8/15), √2·√3 = √6. Hold each
+    merge it would make to the guard of the root it produces."""
+    sign = 1 if op == "*" else -1
+    left = [f.as_base_exp() for f in sympy.Mul.make_args(a) if f.is_Pow]
+    right = [f.as_base_exp() for f in sympy.Mul.make_args(b) if f.is_Pow]
+    for base, exponent in left:
+        for other, power in right:
+            if not (base.is_Rational and other.is_Rational):
+                continue
+            if not (exponent.is_Rational and power.is_Rational):
+                continue
+            if base == other:
+                merged, merged_exponent = base, exponent + sign * power
+            elif exponent == sign * power:
+                merged, merged_exponent = base * other, exponent
+            else:
+                continue
+            if not merged_exponent.is_Integer:
+                _rational_root_guard(merged, merged_exponent, offset)
+    if root_size(a, b) > ROOT_COST:
+        raise ExactLimitError("The exact value combines roots of too high a degree.", offset)
+
+
+def _power_guard(a: sympy.Expr, b: sympy.Expr, offset: int | None) -> None:
+    """The checks made before sympy computes ``a^b`` exactly."""
+    if b.is_Rational:
+        # sympy evaluates powers of fractions eagerly: (1000001/10^6)^(10^9) is a modest number
+        # but a fraction with billions of digits. Bound its size before building it.
+        if -(-abs(int(b.p)) // int(b.q)) * exact_bits(a) > EXACT_BITS:
+            raise ExactLimitError(_TOO_MANY_DIGITS, offset)
+        if not b.is_Integer and a.is_Rational:
+            _rational_root_guard(a, b, offset)
+        _root_guard(a, b, offset)
+    else:
+        # sympy still does exact arithmetic on the rationals inside an irrational exponent
+        # ((x^(1/3))^(y^r) can become a root of degree r.q): hold each one to the root guard.
+        for r in b.atoms(sympy.Rational):
+            _root_guard(a, r, offset)
+    # (e^u)^b is e^(u·b), and e^(c·ln a) is a^c: (exp(0.5918))^ln(N) becomes N^0.5918.
+    for factor in sympy.Mul.make_args(a):
+        if factor is sympy.E:
+            _exp_guard(b, offset)
+        elif isinstance(factor, sympy.exp):
+            _exp_guard(factor.args[0] * b, offset)
+
+
 def _checked(expr: sympy.Expr, offset: int) -> sympy.Expr:
-    if _bits(expr) > _EXACT_BITS:
-        raise AnswerParseError("The exact value has too many digits to work with.", offset)
+    if exact_bits(expr) > EXACT_BITS:
+        raise ExactLimitError(_TOO_MANY_DIGITS, offset)
+    if root_size(expr) > ROOT_COST:
+        degree = max(
+            int(power.args[1].q)
+            for power in expr.atoms(sympy.Pow)
+            if power.args[0].is_Rational and power.args[1].is_Rational
+        )
+        raise _root_refusal(degree, offset)
     return expr
 
 
 def _sym_power(a: sympy.Expr, b: sympy.Expr, offset: int) -> sympy.Expr:
-    if b.is_Rational:
-        # sympy evaluates powers of fractions eagerly: (1000001/10^6)^(10^9) is a modest number
-        # but a fraction with billions of digits. Bound its size before building it.
-        if -(-abs(int(b.p)) // int(b.q)) * _bits(a) > _EXACT_BITS:
-            raise AnswerParseError("The exact value has too many digits to work with.", offset)
-        if not b.is_Integer and _bits(a) > _ROOT_BITS:
-            raise AnswerParseError("A root of a number this large cannot be taken exactly.", offset)
+    _power_guard(a, b, offset)
     return a**b
 
 
@@ -1050,6 +1391,7 @@ def _sym_value(name: str, value: Any, offset: int) -> tuple[sympy.Expr, mpf | No
 
 def _sym_eval(node: _Node, env: Mapping[str, Any]) -> tuple[sympy.Expr, mpf | None]:
     """The exact form of a node, and its guarded mpmath value (None if it has free symbols)."""
+    check_budget(node.offset)
     if isinstance(node, _Num):
         exact = sympy.Rational(
             node.mantissa * 10 ** max(node.exponent, 0), 10 ** max(-node.exponent, 0)
@@ -1073,6 +1415,8 @@ def _sym_eval(node: _Node, env: Mapping[str, Any]) -> tuple[sympy.Expr, mpf | No
             approx = _mp_binary(node.op, a_mp, b_mp, node.offset)  # checks before sympy computes
         elif node.op == "/" and b.is_zero:
             raise AnswerParseError("Division by zero.", node.offset)
+        if node.op in "*/":
+            _merge_guard(a, b, node.op, node.offset)
         if node.op == "+":
             exact = a + b
         elif node.op == "-":
@@ -1091,10 +1435,8 @@ def _sym_eval(node: _Node, env: Mapping[str, Any]) -> tuple[sympy.Expr, mpf | No
         approx = _mp_call(node.function, values, node.offset)
     try:
         exact = node.function.sym(*(p[0] for p in pairs))
-    except AnswerParseError as exc:
-        raise AnswerParseError(
-            exc.message, node.offset if exc.offset is None else exc.offset
-        ) from exc
+    except AnswerParseError as exc:  # ExactLimitError stays one
+        raise type(exc)(exc.message, node.offset if exc.offset is None else exc.offset) from exc
     except (ArithmeticError, ValueError, TypeError) as exc:
         raise AnswerParseError(
             f"{node.function.name} cannot be evaluated here ({exc}).", node.offset

@@ -47,6 +47,16 @@ _MODELS: tuple[type[StrictModel], ...] = (
 _FIELD_NAMES = sorted({name for cls in _MODELS for name in cls.model_fields})
 _BANK_SHAPE = "a bank is a mapping with bank, title and questions"
 
+MAX_YAML_DEPTH = 64
+"""Deepest nesting of mappings and lists a bank may have (the bank format needs about 8)."""
+MAX_ALIAS_NODES = 100_000
+"""Most nodes that aliases may repeat: a bank's own nodes are bounded by its size, but nested
+aliases multiply (nine aliases of nine aliases … of a string: a 600-byte "billion laughs")."""
+
+_TOO_DEEP = f"nested more than {MAX_YAML_DEPTH} levels deep; a bank needs only a few"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+
 _UNION_HINTS = {
     "tolerance": "tolerance must be auto, {rel: R}, {abs: A}, {sigfigs: N} or {decimals: N}",
     "params": "a parameter is a number, {choices: [...]} or {min: A, max: B, step: S}",
@@ -198,7 +208,12 @@ def _compose(text: str, path: str) -> tuple[Any, dict[str, tuple[int, int]], lis
     loader = _Loader(text)
     try:
         root = loader.get_single_node()
-    except yaml.YAMLError:
+    except yaml.YAMLError as exc:
+        if "maximum nesting depth" in str(exc):
+            # libyaml stops at 1,000 levels; the pure-Python parser would recurse that deep.
+            mark = getattr(exc, "problem_mark", None)
+            where = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+            return None, {}, [_too_deep(text, path, where)]
         # libyaml's messages say less ("found undefined alias" without its name): the
         # pure-Python parser, slower but run only on a broken bank, says where and what.
         return None, {}, [_yaml_error(text, path)]
@@ -208,46 +223,163 @@ def _compose(text: str, path: str) -> tuple[Any, dict[str, tuple[int, int]], lis
         return None, {}, []
     positions: dict[str, tuple[int, int]] = {}
     findings: list[Finding] = []
+    # Aliases compose to shared nodes, and building copies them: count the nodes built again
+    # through an alias (bounding the expansion), and the nodes open above each one (a node that
+    # contains itself is recursive YAML, which has no finite copy).
+    seen: set[int] = set()
+    open_nodes: set[int] = set()
+    repeats = 0
 
-    def build(node: yaml.Node, loc: Loc) -> Any:
-        if isinstance(node, yaml.MappingNode):
-            result: dict[Any, Any] = {}
-            first_seen: dict[Any, int] = {}
-            for key_node, value_node in node.value:
-                key = build(key_node, (*loc, "<key>"))
-                if not isinstance(key, str | int | float | bool) or key is None:
-                    findings.append(
-                        _mark(path, key_node, f"{_dotted(loc)}: mapping keys must be plain text")
-                    )
-                    continue
-                mark = key_node.start_mark
-                if key in first_seen:
-                    findings.append(
-                        _mark(
-                            path,
-                            key_node,
-                            f"{_dotted((*loc, str(key)))}: duplicate key {key!r} "
-                            f"(first at line {first_seen[key]}); YAML would keep only the last",
-                        )
-                    )
-                    continue
-                first_seen[key] = mark.line + 1
-                field = key if isinstance(key, str | int) else str(key)
-                positions[loc_key((*loc, field))] = (mark.line + 1, mark.column + 1)
-                result[key] = build(value_node, (*loc, field))
-            return result
-        if isinstance(node, yaml.SequenceNode):
-            items = []
-            for index, item in enumerate(node.value):
-                mark = item.start_mark
-                positions[loc_key((*loc, index))] = (mark.line + 1, mark.column + 1)
-                items.append(build(item, (*loc, index)))
-            return items
-        return loader.construct_object(node, deep=True)
+    def build(node: yaml.Node, loc: Loc, depth: int) -> Any:
+        nonlocal repeats
+        if id(node) in open_nodes:
+            raise _RefusedError(_alias_finding(text, path, node, recursive=True))
+        if id(node) in seen:
+            repeats += 1
+            if repeats > MAX_ALIAS_NODES:
+                raise _RefusedError(_alias_finding(text, path, node, recursive=False))
+        seen.add(id(node))
+        if depth > MAX_YAML_DEPTH:
+            where = _dotted(loc[:3]) + ("…" if len(loc) > 3 else "")
+            raise _RefusedError(_mark(path, node, f"{where}: {_TOO_DEEP}"))
+        if isinstance(node, yaml.MappingNode | yaml.SequenceNode):
+            expected = _MAP_TAG if isinstance(node, yaml.MappingNode) else _SEQ_TAG
+            if node.tag != expected:
+                raise _RefusedError(_mark(path, node, f"{_dotted(loc)}: {_tag_refusal(node.tag)}"))
+            open_nodes.add(id(node))
+            try:
+                if isinstance(node, yaml.MappingNode):
+                    return build_mapping(node, loc, depth)
+                return [build_item(item, loc, k, depth) for k, item in enumerate(node.value)]
+            finally:
+                open_nodes.discard(id(node))
+        try:
+            return loader.construct_object(node, deep=True)
+        except yaml.constructor.ConstructorError as exc:
+            if exc.problem and "could not determine a constructor" in exc.problem:
+                message = f"{_dotted(loc)}: {_tag_refusal(node.tag)}"
+                raise _RefusedError(_mark(path, node, message)) from None
+            raise _RefusedError(
+                _mark(path, node, f"{_dotted(loc)}: {exc.problem or exc}")
+            ) from None
 
-    data = build(root, ())
+    def build_item(item: yaml.Node, loc: Loc, index: int, depth: int) -> Any:
+        mark = item.start_mark
+        positions[loc_key((*loc, index))] = (mark.line + 1, mark.column + 1)
+        return build(item, (*loc, index), depth + 1)
+
+    def build_mapping(node: yaml.MappingNode, loc: Loc, depth: int) -> dict[Any, Any]:
+        result: dict[Any, Any] = {}
+        first_seen: dict[Any, int] = {}
+        for key_node, value_node in node.value:
+            key = build(key_node, (*loc, "<key>"), depth + 1)
+            if not isinstance(key, str | int | float | bool) or key is None:
+                findings.append(
+                    _mark(path, key_node, f"{_dotted(loc)}: mapping keys must be plain text")
+                )
+                continue
+            mark = key_node.start_mark
+            if key in first_seen:
+                findings.append(
+                    _mark(
+                        path,
+                        key_node,
+                        f"{_dotted((*loc, str(key)))}: duplicate key {key!r} "
+                        f"(first at line {first_seen[key]}); YAML would keep only the last",
+                    )
+                )
+                continue
+            first_seen[key] = mark.line + 1
+            field = key if isinstance(key, str | int) else str(key)
+            positions[loc_key((*loc, field))] = (mark.line + 1, mark.column + 1)
+            result[key] = build(value_node, (*loc, field), depth + 1)
+        return result
+
+    try:
+        data = build(root, (), 0)
+    except _RefusedError as refused:
+        return None, {}, [refused.finding]
     positions[""] = (1, 1)
     return data, positions, findings
+
+
+class _RefusedError(Exception):
+    """A bank that cannot be built at all (an alias bomb, recursive YAML, a code tag)."""
+
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(finding.message)
+        self.finding = finding
+
+
+def _tag_refusal(tag: str) -> str:
+    shown = tag.replace("tag:yaml.org,2002:", "!!")
+    if shown == "!!merge":
+        return "merge keys (<<) are not supported; write the fields out"
+    if shown.startswith("!!python/"):
+        return (
+            f"the tag {shown} is refused: a bank is plain data, and quizgym never runs code or "
+            "builds Python objects from it"
+        )
+    return f"the tag {shown} is not allowed; a bank uses plain text, numbers, lists and mappings"
+
+
+def _alias_finding(text: str, path: str, node: yaml.Node, *, recursive: bool) -> Finding:
+    """The finding for an alias that cannot be expanded, at that alias when it can be found.
+
+    Only the composed node is known when the problem is found (an alias is a shared node), so
+    the events are read again, on this rare path, to find the alias that refers to its own
+    ancestor or that takes the expansion past :data:`MAX_ALIAS_NODES`.
+    """
+    sizes: dict[str, int] = {}
+    stack: list[tuple[str | None, int]] = []  # per open collection: its anchor, nodes so far
+    total = 0
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            if isinstance(event, yaml.AliasEvent):
+                name = event.anchor
+                mark = event.start_mark
+                assert mark is not None  # libyaml marks every event
+                if any(anchor == name for anchor, _ in stack):
+                    return _at(
+                        path,
+                        mark.line + 1,
+                        mark.column + 1,
+                        f"alias *{name} refers to a node that contains it (recursive YAML); "
+                        "a bank cannot contain itself",
+                    )
+                size = sizes.get(name or "", 1)
+                total += size
+                if stack:
+                    stack[-1] = (stack[-1][0], stack[-1][1] + size)
+                if not recursive and total > MAX_ALIAS_NODES:
+                    return _at(path, mark.line + 1, mark.column + 1, _bomb(name))
+            elif isinstance(event, yaml.CollectionStartEvent):
+                stack.append((event.anchor, 1))
+            elif isinstance(event, yaml.CollectionEndEvent):
+                anchor, size = stack.pop()
+                if anchor is not None:
+                    sizes[anchor] = size
+                if stack:
+                    stack[-1] = (stack[-1][0], stack[-1][1] + size)
+            elif isinstance(event, yaml.ScalarEvent):
+                if event.anchor is not None:
+                    sizes[event.anchor] = 1
+                if stack:
+                    stack[-1] = (stack[-1][0], stack[-1][1] + 1)
+    except yaml.YAMLError:
+        pass
+    if recursive:
+        message = "this node contains itself through an alias (recursive YAML)"
+        return _mark(path, node, message)
+    return _mark(path, node, _bomb(None))
+
+
+def _bomb(name: str | None) -> str:
+    alias = f"alias *{name}" if name else "aliases"
+    return (
+        f"{alias} would repeat more than {MAX_ALIAS_NODES:,} values (nested aliases multiply: "
+        "an alias bomb?); write the values out, or alias less deeply"
+    )
 
 
 def _yaml_error(text: str, path: str) -> Finding:
@@ -270,7 +402,30 @@ def _yaml_error(text: str, path: str) -> Finding:
         return _at(path, line, col, f"character U+{code:04X} is not allowed in YAML text")
     except yaml.YAMLError as exc:
         return _at(path, 1, 1, f"YAML error: {exc}")
+    except RecursionError:
+        return _too_deep(text, path)
     return _at(path, 1, 1, "YAML error: libyaml cannot read this file")
+
+
+def _too_deep(text: str, path: str, where: tuple[int, int] = (1, 1)) -> Finding:
+    """Where brackets first nest deeper than :data:`MAX_YAML_DEPTH` (quotes aside), else
+    ``where`` (the parser's own mark, for nesting by indentation)."""
+    depth, quote = 0, ""
+    line, col = where
+    for offset, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                line = text.count("\n", 0, offset) + 1
+                col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+                break
+        elif ch in "]}":
+            depth -= 1
+    return _at(path, line, col, _TOO_DEEP)
 
 
 def _mark(path: str, node: yaml.Node, message: str) -> Finding:
@@ -283,6 +438,8 @@ def _mark(path: str, node: yaml.Node, message: str) -> Finding:
 def _dotted(loc: Sequence[str | int]) -> str:
     out = ""
     for part in loc:
+        if part == "<key>":  # the key of a mapping entry, located at the entry itself
+            continue
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or "bank"
 

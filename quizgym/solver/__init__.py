@@ -19,7 +19,14 @@ import numpy as np
 import numpy.typing as npt
 
 from quizgym.model import AnyQuestion, Bank, Numeric, Part
-from quizgym.solver.compiled import CompiledBank, CompiledMistake, Slot, compile_bank
+from quizgym.solver.compiled import (
+    Budget,
+    CompiledBank,
+    CompiledMistake,
+    KeyRefusedError,
+    Slot,
+    compile_bank,
+)
 from quizgym.solver.functions import DOMAIN_FUNCTIONS, KEY_FUNCTIONS
 from quizgym.solver.keys import Key, Solution, display, exact_key, solve, tidy, to_mpf
 from quizgym.solver.mistakes import ResolvedMistake, derived_mistakes
@@ -36,10 +43,12 @@ from quizgym.solver.variants import (
 __all__ = [
     "DOMAIN_FUNCTIONS",
     "KEY_FUNCTIONS",
+    "Budget",
     "CompiledBank",
     "CompiledMistake",
     "Draw",
     "Key",
+    "KeyRefusedError",
     "ParamValues",
     "ResolvedMistake",
     "Slot",

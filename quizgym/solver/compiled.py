@@ -16,7 +16,9 @@ grades, renders or exports makes one and passes it down (the Dask engine makes o
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import mpmath
@@ -25,7 +27,16 @@ import numpy.typing as npt
 import sympy
 
 from quizgym.errors import AnswerParseError, BankError, Finding
-from quizgym.expr import DPS, Parsed, calls, evaluate, parse, to_sympy
+from quizgym.expr import (
+    DPS,
+    ExactLimitError,
+    Parsed,
+    calls,
+    evaluate,
+    exact_budget,
+    parse,
+    to_sympy,
+)
 from quizgym.model import (
     AnyQuestion,
     Bank,
@@ -43,7 +54,39 @@ from quizgym.solver.keys import Key, exact_key, tidy, to_mpf
 from quizgym.solver.mistakes import ResolvedMistake, close, derived_mistakes
 from quizgym.solver.variants import Draw, Signature, Variant
 
-__all__ = ["CompiledBank", "CompiledMistake", "Slot", "compile_bank"]
+__all__ = ["Budget", "CompiledBank", "CompiledMistake", "KeyRefusedError", "Slot", "compile_bank"]
+
+Loc = tuple[str | int, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Budget:
+    """How long exact solving may take: each key (or rounding mistake) of one variant, and all
+    of a bank's together.
+
+    The size guards of :mod:`quizgym.expr` keep every step of exact work short; these
+    wall-clock budgets bound the sum, checked between steps (see
+    :func:`~quizgym.expr.exact_budget`). Ordinary keys take milliseconds, so the bank's budget
+    is reached only by a bank whose keys are slow, or by tens of thousands of variants of
+    ranged parameters (a few milliseconds each).
+    """
+
+    key_seconds: float = 2.0
+    bank_seconds: float = 300.0
+
+
+class KeyRefusedError(AnswerParseError, BankError):
+    """A key or mistake refused by a size or time budget, located at its line in the bank.
+
+    An :class:`~quizgym.errors.AnswerParseError` (``message`` is the reason) for the callers
+    that handle a key that cannot be evaluated, and a :class:`~quizgym.errors.BankError` (one
+    finding, ``path:line:col: slot: …``) for the commands, which print it as such.
+    """
+
+    def __init__(self, finding: Finding, reason: str) -> None:
+        BankError.__init__(self, [finding])
+        self.message = reason
+        self.offset = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,6 +97,8 @@ class CompiledMistake:
     feedback: str
     tag: str | None
     credit: float
+    loc: Loc = ()
+    """Where the mistake's answer is written in the bank."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,6 +123,8 @@ class Slot:
     mistakes: tuple[CompiledMistake, ...] = ()
     earlier: tuple[str, ...] = ()
     """Earlier part ids this key names (error carried forward applies to them)."""
+    loc: Loc = ()
+    """Where the slot is written in the bank (``("questions", 3, "parts", 1)``)."""
 
     @property
     def kind(self) -> str:
@@ -124,8 +171,19 @@ class CompiledBank:
     Make one with :func:`compile_bank`; it is immutable apart from its caches.
     """
 
-    def __init__(self, bank: Bank, slots: Sequence[Slot], findings: Sequence[Finding] = ()) -> None:
+    def __init__(
+        self,
+        bank: Bank,
+        slots: Sequence[Slot],
+        findings: Sequence[Finding] = (),
+        *,
+        budget: Budget | None = None,
+    ) -> None:
         self.bank = bank
+        self.budget = budget or Budget()
+        """How long exact solving may take (see :class:`Budget`)."""
+        self.solving_seconds = 0.0
+        """Time spent solving keys and rounding mistakes exactly so far."""
         self.slots: tuple[Slot, ...] = tuple(slots)
         """Every slot, in bank order."""
         self.findings: tuple[Finding, ...] = tuple(findings)
@@ -194,6 +252,8 @@ class CompiledBank:
 
         Raises:
             AnswerParseError: a key cannot be evaluated for these parameter values.
+            KeyRefusedError: working a key out exactly would exceed a size or time budget (an
+                AnswerParseError too, located at the key's line).
         """
         qid = question if isinstance(question, str) else question.id
         cache = (qid, variant.signature)
@@ -203,12 +263,40 @@ class CompiledBank:
             keys = []
             for slot in self.slots_of(qid):
                 assert slot.key is not None, f"{slot.id} is not a numeric slot"
-                key = exact_key(slot.key, env)
+                with self._solving(slot, variant, (*slot.loc, "answer"), "the key"):
+                    key = exact_key(slot.key, env)
                 keys.append(key)
                 if slot.part is not None:
                     env[slot.part] = key.exact
             found = self._keys[cache] = tuple(keys)
         return found
+
+    @contextmanager
+    def _solving(self, slot: Slot, variant: Variant, loc: Loc, what: str) -> Iterator[None]:
+        """Solve exactly within the budgets; a refusal becomes a located KeyRefusedError."""
+        remaining = self.budget.bank_seconds - self.solving_seconds
+        start = time.monotonic()
+        try:
+            if remaining <= 0:
+                raise ExactLimitError(
+                    f"this bank's exact keys took longer than their budget "
+                    f"({self.budget.bank_seconds:g} s) before this one"
+                )
+            if remaining < self.budget.key_seconds:
+                budget = exact_budget(
+                    remaining, what="this bank's keys", limit=self.budget.bank_seconds
+                )
+            else:
+                budget = exact_budget(self.budget.key_seconds, what=what)
+            with budget:
+                yield
+        except ExactLimitError as exc:
+            path, line, col = self.bank.locate(loc)
+            where = "" if not variant.params else f" for {variant.label}"
+            message = f"{slot.id}: {what}{where} is refused: {exc.message}"
+            raise KeyRefusedError(Finding(path, line, col, message), exc.message) from None
+        finally:
+            self.solving_seconds += time.monotonic() - start
 
     def key(self, slot: Slot, variant: Variant) -> Key:
         """The exact key of one numeric slot for this variant."""
@@ -259,8 +347,12 @@ class CompiledBank:
         """
         try:
             if calls(mistake.parsed) & STEP_FUNCTIONS:
-                return float(to_mpf(tidy(to_sympy(mistake.parsed, self.env(slot, variant)))))
+                env = self.env(slot, variant)
+                with self._solving(slot, variant, mistake.loc, "a rounding mistake"):
+                    return float(to_mpf(tidy(to_sympy(mistake.parsed, env))))
             return float(evaluate(mistake.parsed, self.values(slot, variant)))
+        except KeyRefusedError:
+            raise  # refused by a budget: never silently dropped (it may carry credit)
         except (AnswerParseError, TypeError, ValueError):
             return None
 
@@ -306,7 +398,9 @@ class CompiledBank:
             return None
 
 
-def compile_bank(bank: Bank, *, partial: bool = False) -> CompiledBank:
+def compile_bank(
+    bank: Bank, *, partial: bool = False, budget: Budget | None = None
+) -> CompiledBank:
     """Compile a loaded bank: its slots, with every key and mistake parsed.
 
     Args:
@@ -314,6 +408,7 @@ def compile_bank(bank: Bank, *, partial: bool = False) -> CompiledBank:
         partial: keep going past keys that cannot be parsed: their questions get no slots and
             the problems are in :attr:`CompiledBank.findings` (``quizgym check`` uses this to
             report every problem at once).
+        budget: how long exact solving may take (the default :class:`Budget` when None).
 
     Returns:
         The compiled bank.
@@ -333,7 +428,7 @@ def compile_bank(bank: Bank, *, partial: bool = False) -> CompiledBank:
             slots.append(Slot(id=question.id, question=question, points=points))
     if findings and not partial:
         raise BankError(findings)
-    return CompiledBank(bank, slots, findings)
+    return CompiledBank(bank, slots, findings, budget=budget)
 
 
 def _numeric_slots(
@@ -371,6 +466,7 @@ def _numeric_slots(
                         feedback=mistake.feedback,
                         tag=mistake.tag,
                         credit=mistake.credit,
+                        loc=(*base, "mistakes", m_index, "answer"),
                     )
                 )
         if key is not None:
@@ -389,6 +485,7 @@ def _numeric_slots(
                     key=key,
                     mistakes=tuple(mistakes),
                     earlier=tuple(n for n in names if n in key.names and n not in question.params),
+                    loc=base,
                 )
             )
         if part is not None:

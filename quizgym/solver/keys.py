@@ -14,10 +14,26 @@ import mpmath
 import sympy
 
 from quizgym.errors import AnswerParseError
-from quizgym.expr import DPS, Parsed, evaluate, format_value, parse, to_sympy, to_text
-from quizgym.solver.functions import KEY_FUNCTIONS
+from quizgym.expr import (
+    DPS,
+    EXACT_BITS,
+    ROOT_COST,
+    ExactLimitError,
+    Parsed,
+    calls,
+    check_budget,
+    evaluate,
+    exact_bits,
+    exact_budget,
+    format_value,
+    parse,
+    root_size,
+    to_sympy,
+    to_text,
+)
+from quizgym.solver.functions import KEY_FUNCTIONS, STEP_FUNCTIONS
 
-__all__ = ["Key", "Solution", "display", "exact_key", "solve", "tidy", "to_mpf"]
+__all__ = ["Key", "Solution", "display", "exact_key", "in_range", "solve", "tidy", "to_mpf"]
 
 
 @dataclass(frozen=True)
@@ -37,9 +53,10 @@ class Key:
     """The tidied sympy expression (None for a key read back from storage)."""
 
     @classmethod
-    def of(cls, exact: sympy.Expr) -> Key:
-        """The key of an exact, finite, real expression (already tidied)."""
-        value = to_mpf(exact)
+    def of(cls, exact: sympy.Expr, *, value: mpmath.mpf | None = None) -> Key:
+        """The key of an exact, finite, real expression (already tidied), whose 30-digit value
+        the caller may have computed already."""
+        value = to_mpf(exact) if value is None else value
         if _is_terminating(exact):
             plain = format_value(value, 15)
             return cls(value=value, text=plain, shown=plain, exact=exact)
@@ -75,7 +92,8 @@ def _is_plain_number(text: str) -> bool:
 def display(expr: sympy.Expr) -> str:
     """Print an exact expression for people: ``8*ln(2)`` → ``8 ln 2``, ``ln(10)`` → ``ln 10``."""
     text = to_text(expr)
-    text = re.sub(r"\b(ln|log10|log2|exp|sqrt)\((\d+)\)", r"\1 \2", text)
+    # ln(3)^2 keeps its parentheses: "ln 3^2" would read as ln(3^2).
+    text = re.sub(r"\b(ln|log10|log2|exp|sqrt)\((\d+)\)(?!\^)", r"\1 \2", text)
     return re.sub(r"(\d)\*(ln|log10|log2|exp|sqrt|pi|e)\b", r"\1 \2", text)
 
 
@@ -94,11 +112,17 @@ def tidy(expr: sympy.Expr) -> sympy.Expr:
         if isinstance(log, sympy.log) and log.args[0].is_Rational and 0 < log.args[0] < 1:
             return -coefficient * sympy.log(1 / log.args[0])
         return expr
+    check_budget()
     if isinstance(expr, sympy.Mul | sympy.Pow):
         return expr.func(*(tidy(arg) for arg in expr.args))
+    if not _logs_factor_quickly(expr):
+        return expr  # expand_log factors the integers in ln(a)/ln(b): not for large ones
     expanded = sympy.expand_log(expr, force=True)
     if not isinstance(expanded, sympy.Add):
         return expanded
+    if not _combines_small(expr):
+        return expr  # tidying is for reading: a form too large to combine stays as written
+    check_budget()
     combined = sympy.logcombine(expr, force=True)
     if isinstance(combined, sympy.log):
         return combined
@@ -109,6 +133,37 @@ def tidy(expr: sympy.Expr) -> sympy.Expr:
     ):
         return sympy.log(1 / combined.args[1].args[0], evaluate=True)
     return expr
+
+
+_FACTOR_BITS = 64
+"""sympy's expand_log factors the integers of a quotient of logarithms: quick below 2^64."""
+
+
+def _logs_factor_quickly(expr: sympy.Expr) -> bool:
+    """Whether every logarithm's argument is built from integers below 2^64."""
+    return all(exact_bits(log.args[0]) <= _FACTOR_BITS for log in expr.atoms(sympy.log))
+
+
+def _combines_small(expr: sympy.Expr) -> bool:
+    """Whether ``logcombine`` stays small: it raises each log's argument to its coefficient.
+
+    ``ln(2)·10^1000 + ln(3)`` would become ``ln(3·2^(10^1000))``; roots count as in
+    :func:`~quizgym.expr.root_size`.
+    """
+    bits = 0
+    for term in sympy.Add.make_args(expr):
+        coefficient, rest = term.as_coeff_Mul()
+        for factor in sympy.Mul.make_args(rest):
+            if not isinstance(factor, sympy.log):
+                continue
+            size = exact_bits(factor.args[0]) + root_size(factor.args[0])
+            if coefficient.is_Rational:
+                bits += abs(int(coefficient.p)) * size
+                if int(coefficient.q) * size > ROOT_COST:
+                    return False
+            else:
+                bits += size
+    return bits <= EXACT_BITS
 
 
 def _is_log_term(expr: sympy.Expr) -> bool:
@@ -123,6 +178,10 @@ def _is_log_term(expr: sympy.Expr) -> bool:
     return False
 
 
+_LARGEST = mpmath.mpf("1e300")
+"""Keys are compared as floats (binary64 ends near 1.8e308): a larger key could not be graded."""
+
+
 def to_mpf(expr: sympy.Expr) -> mpmath.mpf:
     """An exact expression as a 30-digit mpmath number (the conversion keeps all 30 digits)."""
     with mpmath.workdps(DPS):
@@ -135,40 +194,97 @@ def exact_key(parsed: Parsed, env: Mapping[str, sympy.Expr]) -> Key:
     Raises:
         AnswerParseError: the key cannot be evaluated (e.g. a probability outside (0, 1]).
     """
-    exact = tidy(to_sympy(parsed, env))
+    exact = to_sympy(parsed, env)
+    check_budget()
+    exact = tidy(exact)  # bounded on its own: it skips a combination that would be too large
+    check_budget()
     value = to_mpf(exact) if exact.is_real else None
     if value is None or not mpmath.isfinite(value):
         raise AnswerParseError(f"the key evaluates to {exact}, not a finite real number")
-    return Key.of(exact)
+    in_range(value, "the key")
+    return Key.of(exact, value=value)
+
+
+def in_range(value: mpmath.mpf, what: str) -> mpmath.mpf:
+    """Refuse a value that floats cannot hold: answers are compared in binary64.
+
+    Raises:
+        ExactLimitError: ``|value|`` is above 1e300 or a nonzero value below 1e-300.
+    """
+    if value and not 1 / _LARGEST <= abs(value) <= _LARGEST:
+        raise ExactLimitError(
+            f"{what} is {format_value(value, 5)}, beyond the range answers are compared in "
+            "(1e-300 to 1e300 in size)"
+        )
+    return value
 
 
 @dataclass(frozen=True)
 class Solution:
-    """How ``quizgym solve`` reads an expression."""
+    """How ``quizgym solve`` reads an expression.
+
+    ``exact`` is shown only when it reads back, in our own language, as ``value``: an exact form
+    that cannot be worked out, or that does not read back, is left out with a ``note``.
+    """
 
     read_as: str
-    exact: str
+    exact: str | None
     value: mpmath.mpf
+    note: str | None = None
 
     def __str__(self) -> str:
         digits = format_value(self.value, 16)
         lines = [f"read as: {self.read_as}"]
-        if self.exact not in {digits, self.read_as}:
+        if self.exact is not None and self.exact not in {digits, self.read_as}:
             lines.append(f"exact:   {self.exact}")
         lines.append(f"value:   {digits}")
+        if self.note:
+            lines.append(f"note:    {self.note}")
         return "\n".join(lines)
+
+
+SOLVE_SECONDS = 5.0
+"""How long ``solve`` may work on an exact form before it gives the value alone."""
 
 
 def solve(text: str) -> Solution:
     """Read an expression as the grader does (keys' vocabulary included) and evaluate it.
 
+    The value is the exact form's, to 30 digits, when there is one (as for a key: rounding
+    functions decide exact halves exactly); else the guarded 30-digit evaluation's.
+
     Raises:
         AnswerParseError: the text cannot be read or evaluated.
     """
     parsed = parse(text, functions=KEY_FUNCTIONS)
-    value = evaluate(parsed)
+    approx = evaluate(parsed)
     try:
-        exact = display(tidy(to_sympy(parsed)))
+        with exact_budget(SOLVE_SECONDS, what="the exact form"):
+            exact = to_sympy(parsed)
+            value = to_mpf(exact)
+            check_budget()
+            shown = display(tidy(exact))
+    except (AnswerParseError, ArithmeticError) as exc:  # ArithmeticError: sympy's evalf
+        reason = exc.message if isinstance(exc, AnswerParseError) else str(exc)
+        note = f"no exact form: {reason.rstrip('.')}"
+        if calls(parsed) & STEP_FUNCTIONS:
+            note += "; the value is rounded from 30-digit arithmetic, which an exact half can fool"
+        return Solution(read_as=parsed.canonical, exact=None, value=approx, note=note)
+    if not _reads_as(shown, value):
+        note = (
+            f"the exact form ({len(shown):,} characters) is too long to show"
+            if len(shown) > 200
+            else "the exact form is left out: it would not read back as this value"
+        )
+        return Solution(read_as=parsed.canonical, exact=None, value=value, note=note)
+    return Solution(read_as=parsed.canonical, exact=shown, value=value)
+
+
+def _reads_as(text: str, value: mpmath.mpf) -> bool:
+    """Whether printed text reads back, in our language, as ``value`` (to 25 digits)."""
+    try:
+        again = evaluate(parse(text, functions=KEY_FUNCTIONS))
     except AnswerParseError:
-        exact = format_value(value, 16)
-    return Solution(read_as=parsed.canonical, exact=exact, value=value)
+        return False
+    with mpmath.workdps(DPS):
+        return bool(abs(again - value) <= abs(value) * mpmath.mpf(10) ** -25)
