@@ -43,7 +43,11 @@ __all__ = [
     "TagStats",
     "TestStats",
     "VariantStats",
+    "PickStats",
+    "WrongStats",
+    "Agreement",
     "cohens_kappa",
+    "rubric_agreement",
     "combine",
     "group_bounds",
     "SlotInfo",
@@ -53,6 +57,18 @@ __all__ = [
 FloatArray = npt.NDArray[np.float64]
 OPTION_BLANK = -1
 """The option code of a blank answer in :attr:`Sums.options` (choices are 0, 1, …)."""
+OPTION_UNREADABLE = -2
+"""The option code of an answer that names no option (``ture``, ``E`` of four choices)."""
+PICKS_ANSWERED = -1
+"""In :attr:`Sums.picks`, the key of every student who gave a readable answer."""
+DECIDED = "invalid, decided"
+"""The key in :attr:`Sums.statuses` of unreadable answers a teacher scored."""
+UNREADABLE_SHARE = 0.05
+"""An item is flagged when at least this share of its answers (and 2) could not be read."""
+MIN_VARIANT_N = 5
+"""A version answered by fewer students is not shown on its own row (too few to tell)."""
+WRONG_SHOWN = 5
+"""The most common wrong answers listed per numeric item."""
 GROUP_SHARE = 0.27
 DUBIOUS_DE = 15.0  # Moodle's is_dubious_question threshold, in %
 
@@ -82,12 +98,26 @@ class SlotInfo:
     """Per option: whether it is a correct one."""
     random_guess: float | None = 0.0
     """Moodle's expected score from guessing, as a fraction (None for multiple answers)."""
+    choices: tuple[str, ...] = ()
+    """Multiple-answer slots: the choices, each of which a student may pick."""
+    choice_keys: tuple[bool, ...] = ()
+    """Multiple-answer slots: per choice, whether it is one to pick."""
+    numeric: bool = False
+    """Answers are numbers (a numeric question, or a numeric part)."""
 
     @classmethod
-    def of(cls, slot_id: str, question: AnyQuestion, points: float) -> SlotInfo:
-        """The record of a slot of ``question`` worth ``points``."""
+    def of(
+        cls, slot_id: str, question: AnyQuestion, points: float, *, numeric: bool = False
+    ) -> SlotInfo:
+        """The record of a slot of ``question`` worth ``points`` (``numeric``: its answers are
+        numbers)."""
         options: tuple[str, ...] = ()
         keys: tuple[bool, ...] = ()
+        choices: tuple[str, ...] = ()
+        choice_keys: tuple[bool, ...] = ()
+        if isinstance(question, MultipleChoice) and question.multiple:
+            choices = tuple(c.text for c in question.choices)
+            choice_keys = tuple(c.correct for c in question.choices)
         if isinstance(question, TrueFalse):
             options, keys = ("true", "false"), (question.answer, not question.answer)
         elif isinstance(question, MultipleChoice | SpotTheError) and not (
@@ -102,6 +132,9 @@ class SlotInfo:
             options=options,
             keys=keys,
             random_guess=random_guess_score(question),
+            choices=choices,
+            choice_keys=choice_keys,
+            numeric=numeric,
         )
 
 
@@ -117,7 +150,17 @@ class Sums:
     tags: list[Counter[tuple[str, float]]] = field(default_factory=list)
     variants: list[Counter[tuple[str, float]]] = field(default_factory=list)
     statuses: list[Counter[str]] = field(default_factory=list)
-    """Per slot: how many answers were correct, partial, incorrect, invalid or blank."""
+    """Per slot: how many answers were correct, partial, incorrect, invalid or blank (as the
+    machine graded them, before a teacher's review), and (:data:`DECIDED`) how many unreadable
+    ones a teacher scored."""
+    causes: list[Counter[str]] = field(default_factory=list)
+    """Per slot: the unreadable answers by cause (``typed with %``)."""
+    picks: list[Counter[tuple[int, float]]] = field(default_factory=list)
+    """Per multiple-answer slot: (choice, total) for each choice a student picked, and
+    (:data:`PICKS_ANSWERED`, total) for each student with a readable answer."""
+    wrong: list[Counter[tuple[str, str]]] = field(default_factory=list)
+    """Per numeric slot: wrong (or partly right) answers by (value as shown, matched mistake's
+    tag or ''); the value is '' when the question varies (each student had their own)."""
 
     def merge(self, other: Sums) -> Sums:
         """The sums of both partitions.
@@ -141,6 +184,9 @@ class Sums:
             tags=add(self.tags, other.tags),
             variants=add(self.variants, other.variants),
             statuses=add(self.statuses, other.statuses),
+            causes=add(self.causes, other.causes),
+            picks=add(self.picks, other.picks),
+            wrong=add(self.wrong, other.wrong),
         )
 
 
@@ -173,6 +219,14 @@ class ItemStats:
     """Item–total Pearson correlation (point-biserial for 0/1 items)."""
     flags: tuple[str, ...]
     """Plain-language reasons this item deserves a look."""
+    blank: int = 0
+    """Students who gave no answer."""
+    unreadable: int = 0
+    """Answers that could not be read (graded 0 unless a teacher decided them)."""
+    cause: str = ""
+    """The most common cause of the unreadable answers."""
+    decided: int = 0
+    """Unreadable answers a teacher scored (``grade --review``)."""
 
 
 @dataclass(frozen=True)
@@ -211,12 +265,45 @@ class TagStats:
 
 @dataclass(frozen=True)
 class VariantStats:
-    """Difficulty of one variant of a parametric (or shuffled) slot."""
+    """Difficulty of one variant of a parametric (or shuffled) slot.
+
+    Versions answered by fewer than :data:`MIN_VARIANT_N` students share one row, whose
+    ``variant`` says how many they are and ``pooled`` is how many.
+    """
 
     question: str
     variant: str
     n: int
     facility: float
+    pooled: int = 0
+
+
+@dataclass(frozen=True)
+class PickStats:
+    """One choice of a multiple-answer slot: how often it was picked, overall and by group."""
+
+    question: str
+    option: str
+    is_key: bool
+    n: int
+    """Students who picked it."""
+    prop: float | None
+    """Share of the students with a readable answer."""
+    p_upper: float | None
+    p_lower: float | None
+
+
+@dataclass(frozen=True)
+class WrongStats:
+    """A wrong answer of a numeric slot, with how many gave it."""
+
+    question: str
+    answer: str
+    """The value as typed (rounded to 6 significant digits), '' when each student had their own
+    numbers."""
+    tag: str
+    """The misconception of the mistake it matched, or ''."""
+    n: int
 
 
 @dataclass(frozen=True)
@@ -249,6 +336,12 @@ class Statistics:
     options: list[OptionStats]
     tags: list[TagStats]
     variants: list[VariantStats]
+    picks: list[PickStats] = field(default_factory=list)
+    wrong: list[WrongStats] = field(default_factory=list)
+
+    def counts(self, question: str) -> int:
+        """How many rows the option table of ``question`` counts (its n, when it has one)."""
+        return sum(o.n for o in self.options if o.question == question)
 
 
 # --- combine -------------------------------------------------------------------------------------
@@ -364,7 +457,11 @@ def combine(sums: Sums) -> Statistics:
     cts = np.array([m[4] for m in moments], dtype=np.float64)
     root_sum = float(np.sqrt(cts[cts >= 0]).sum()) if len(cts) else 0.0
     items: list[ItemStats] = []
-    for slot, (xm, v, vy, c, ct, cmax) in zip(sums.slots, moments, strict=True):
+    statuses = sums.statuses or [Counter() for _ in sums.slots]
+    causes = sums.causes or [Counter() for _ in sums.slots]
+    for slot, (xm, v, vy, c, ct, cmax), status, cause in zip(
+        sums.slots, moments, statuses, causes, strict=True
+    ):
         di = 100 * c / math.sqrt(v * vy) if v * vy > 0 else math.nan
         de = 100 * c / cmax if cmax > 0 else math.nan
         ew = 100 * math.sqrt(ct) / root_sum if ct >= 0 and root_sum > 0 else math.nan
@@ -387,6 +484,10 @@ def combine(sums: Sums) -> Statistics:
             efficiency=_safe(de),
             pbis=_safe(pbis),
             flags=(),
+            blank=status.get("blank", 0),
+            unreadable=status.get("invalid", 0),
+            decided=status.get(DECIDED, 0),
+            cause=_dominant(cause),
         )
         items.append(item)
     options = [
@@ -401,12 +502,100 @@ def combine(sums: Sums) -> Statistics:
         for t in _tags(slot, counter, sums, test)
     ]
     variants = [
-        VariantStats(slot.id, label, n, 100 * total / n / slot.points)
+        row
         for slot, counter in zip(sums.slots, sums.variants, strict=True)
         if len({k[0] for k in counter}) > 1
-        for label, n, total in _by_variant(counter)
+        for row in _variant_rows(slot, counter)
     ]
-    return Statistics(test=test, items=items, options=options, tags=tags, variants=variants)
+    picks = [
+        p
+        for slot, counter in zip(
+            sums.slots, sums.picks or [Counter()] * len(sums.slots), strict=True
+        )
+        for p in _picks(slot, counter, test)
+    ]
+    wrong = [
+        WrongStats(slot.id, answer, tag, n)
+        for slot, counter in zip(
+            sums.slots, sums.wrong or [Counter()] * len(sums.slots), strict=True
+        )
+        for (answer, tag), n in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))[
+            :WRONG_SHOWN
+        ]
+    ]
+    return Statistics(
+        test=test,
+        items=items,
+        options=options,
+        tags=tags,
+        variants=variants,
+        picks=picks,
+        wrong=wrong,
+    )
+
+
+def _dominant(causes: Counter[str]) -> str:
+    """The most common cause (ties: the first in alphabetical order), or ''."""
+    if not causes:
+        return ""
+    return min(causes.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+
+
+def _variant_rows(slot: SlotInfo, counter: Counter[tuple[str, float]]) -> list[VariantStats]:
+    """One row per version answered by enough students to tell; the others share one row."""
+    rows: list[tuple[str, int, float]] = []
+    few: list[tuple[str, int, float]] = []
+    for label, n, total in _by_variant(counter):
+        (rows if n >= MIN_VARIANT_N else few).append((label, n, total))
+    out = [
+        VariantStats(slot.id, label, n, 100 * total / n / slot.points) for label, n, total in rows
+    ]
+    if len(few) == 1 and not rows:
+        label, n, total = few[0]
+        out.append(VariantStats(slot.id, label, n, 100 * total / n / slot.points))
+    elif few:
+        n = sum(f[1] for f in few)
+        total = sum(f[2] for f in few)
+        out.append(
+            VariantStats(
+                slot.id,
+                f"{len(few)} versions with fewer than {MIN_VARIANT_N} students each",
+                n,
+                100 * total / n / slot.points,
+                pooled=len(few),
+            )
+        )
+    return out
+
+
+def _picks(slot: SlotInfo, counter: Counter[tuple[int, float]], test: TestStats) -> list[PickStats]:
+    """Per choice of a multiple-answer slot: picked by how many, and by each score group."""
+    if not counter or not slot.choices:
+        return []
+
+    def tally(choice: int) -> tuple[int, int, int]:
+        rows = [(t, n) for (c, t), n in counter.items() if c == choice]
+        every = sum(n for _, n in rows)
+        up = sum(n for t, n in rows if t >= test.upper_bound)
+        low = sum(n for t, n in rows if t < test.lower_bound)
+        return every, up, low
+
+    answered, n_up, n_low = tally(PICKS_ANSWERED)
+    out = []
+    for index, label in enumerate(slot.choices):
+        n, up, low = tally(index)
+        out.append(
+            PickStats(
+                question=slot.id,
+                option=label,
+                is_key=slot.choice_keys[index],
+                n=n,
+                prop=n / answered if answered else None,
+                p_upper=up / n_up if n_up else None,
+                p_lower=low / n_low if n_low else None,
+            )
+        )
+    return out
 
 
 def _by_variant(counter: Counter[tuple[str, float]]) -> list[tuple[str, int, float]]:
@@ -443,11 +632,12 @@ def _options(
     sd_t = pop_sd(t) if n_resp else math.nan
     sd_r = pop_sd(rest) if n_resp else math.nan
     out = []
-    rows = [(i, lab) for i, lab in enumerate(labels)] + [(OPTION_BLANK, "(blank)")]
+    rows = [(i, lab) for i, lab in enumerate(labels)]
+    rows += [(OPTION_UNREADABLE, "(unreadable)"), (OPTION_BLANK, "(blank)")]
     for code, label in rows:
         chose = opt == code
         n = int(w[chose].sum())
-        if code == OPTION_BLANK and n == 0:
+        if code < 0 and n == 0:
             continue
         if code >= 0:
             is_key = slot.keys[code]
@@ -528,6 +718,14 @@ def _tags(
 def _flag(item: ItemStats, options: list[OptionStats]) -> ItemStats:
     """Attach plain-language reasons to look at an item."""
     flags = []
+    given = item.n - item.blank
+    waiting = item.unreadable - item.decided
+    if waiting and item.unreadable >= 2 and item.unreadable >= UNREADABLE_SHARE * given:
+        how = f", most often {item.cause}" if item.cause else ""
+        flags.append(
+            f"{item.unreadable} of {given} answers could not be read{how}: {waiting} score 0 "
+            "until you decide them in review.csv"
+        )
     if item.discrimination is not None and item.discrimination < 0:
         flags.append(
             "students who did well on the rest of the test did worse on this item "
@@ -614,3 +812,38 @@ def cohens_kappa(
     if chance <= 1e-12:
         return None
     return 1.0 - float((weight * observed).sum()) / chance
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How the rubric's suggested scores of one free-text slot agree with a teacher's."""
+
+    question: str
+    n: int
+    """Answers a teacher scored."""
+    same: float
+    """Share of them the teacher scored exactly as the rubric suggested."""
+    kappa: float | None
+    """Cohen's κ with linear weights over the scores 0, 1, … points (None when undefined)."""
+
+
+def rubric_agreement(
+    question: str, pairs: Counter[tuple[float, float]], *, points: float
+) -> Agreement:
+    """The agreement of (suggested, teacher's) score pairs, each counted as often as given.
+
+    Categories are every whole score from 0 to ``points`` (and any other score given), so a
+    score nobody gave still stands between two that were.
+    """
+    first = [a for (a, _), n in pairs.items() for _ in range(n)]
+    second = [b for (_, b), n in pairs.items() for _ in range(n)]
+    steps = {float(k) for k in range(int(points) + 1)} if points == int(points) else set()
+    categories = sorted(steps | set(first) | set(second))
+    total = len(first)
+    same = sum(n for (a, b), n in pairs.items() if a == b)
+    return Agreement(
+        question=question,
+        n=total,
+        same=same / total if total else math.nan,
+        kappa=cohens_kappa(first, second, weights="linear", categories=categories),
+    )

@@ -79,11 +79,21 @@ class Verdict:
     """Free text: the rubric score is a suggestion a person should confirm."""
     value: float | None = None
     """Numeric answers: the value read."""
+    machine: Verdict | None = None
+    """Set when a teacher decided the score (``grade --review``): the machine's own verdict."""
 
     @property
     def is_correct(self) -> bool:
         """Full credit."""
         return self.status is Status.CORRECT
+
+    @property
+    def scored_by(self) -> str:
+        """Who set the score: ``teacher``, ``rubric`` (a suggestion awaiting review) or
+        ``machine``."""
+        if self.machine is not None:
+            return "teacher"
+        return "rubric" if self.needs_review else "machine"
 
 
 TRUE_WORDS = frozenset({"true", "t", "yes", "y", "1"})

@@ -40,7 +40,8 @@ def _errors(ctx: click.Context) -> Iterator[None]:
     except QuizgymError as exc:
         if ctx.find_root().params.get("debug"):
             raise
-        click.echo(escape_controls(f"Error: {exc}"), err=True)
+        for line in str(exc).splitlines() or [""]:  # an error per line, each on its own
+            click.echo(escape_controls(f"Error: {line}"), err=True)
         ctx.exit(EXIT_USAGE)
     except OSError as exc:  # a folder that cannot be made, a file that cannot be written
         if ctx.find_root().params.get("debug"):
@@ -451,7 +452,12 @@ def export(
 @click.option(
     "--accept-changes",
     is_flag=True,
-    help="With --issued: grade the issued versions against a bank edited since.",
+    help="Grade issued versions, and keep --review decisions, on a bank edited since.",
+)
+@click.option(
+    "--review",
+    type=click.Path(dir_okay=False, exists=True),
+    help="An edited review.csv: its scores replace the machine's for every such answer.",
 )
 @click.pass_context
 @_example("quizgym grade bert-mlm class.csv -o graded --issued out/issued.json")
@@ -470,13 +476,16 @@ def grade(
     seed: int | None,
     version: Literal["default", "per-student"] | None,
     accept_changes: bool,
+    review: str | None,
 ) -> None:
     """Grade a class: grades, responses, item analysis, report (and gradebooks).
 
     SUBMISSIONS are wide or long CSV or Parquet, JSON Lines, Canvas "Student Analysis" or Moodle
     "Responses" exports. When questions differ per student, say what was handed out: --issued,
-    --seed or --version (or a seed column on every row). Exits 1 when any row was rejected
-    (listed in rejected.csv) or a grade may be wrong (warnings, also in report.html).
+    --seed or --version (or a seed column on every row). Answers the machine is not sure of (free
+    text, unreadable answers) are listed once each in review.csv: score them there and grade
+    again with --review. Exits 1 when any row was rejected (listed in rejected.csv) or a grade
+    may be wrong (warnings, also in report.html).
     """
     from pathlib import Path
 
@@ -497,6 +506,7 @@ def grade(
             seed=seed,
             version=version,
             accept_changes=accept_changes,
+            review=Path(review) if review else None,
             progress=tick,
         )
     for rejection in run.rejected:

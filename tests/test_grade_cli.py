@@ -26,6 +26,7 @@ GOLDEN_FILES = [
     "responses.csv",
     "items.csv",
     "rejected.csv",
+    "review.csv",
     "gradebook-canvas.csv",
     "feedback/s02.md",
 ]
@@ -46,7 +47,8 @@ def test_grade_writes_the_designed_files(graded: tuple[Path, Any], update_golden
     out, result = graded
     assert result.exit_code == 1  # one row rejected
     assert result.stdout == (
-        "graded 12 students (108 responses) → out/; 1 row rejected (see rejected.csv)\n"
+        "graded 12 students (108 responses) → out/; 1 row rejected (see rejected.csv); "
+        "13 answers to review (11 in review.csv)\n"
     )
     assert result.stderr == "class.csv:14: duplicate student s12 (first at class.csv:13)\n"
     for name in GOLDEN_FILES:
@@ -63,7 +65,8 @@ def test_responses_follow_the_design_columns(graded: tuple[Path, Any]) -> None:
     with (out / "responses.csv").open(encoding="utf-8") as stream:
         rows = list(csv.DictReader(stream))
     assert (
-        ",".join(rows[0]) == "student,question,answer,verdict,score,max_score,read_as,feedback,tag"
+        ",".join(rows[0])
+        == "student,question,answer,verdict,score,max_score,read_as,feedback,tag,scored_by"
     )
     assert len(rows) == 12 * 9
     assert {r["verdict"] for r in rows} == {"correct", "partial", "incorrect", "invalid", "blank"}
@@ -237,7 +240,8 @@ def test_tiny_classes_still_get_every_file(
     )
     assert result.exit_code == code
     assert result.stdout.startswith(summary)
-    names = ["grades.csv", "responses.csv", "items.csv", "rejected.csv", "report.html", "run.json"]
+    names = ["grades.csv", "responses.csv", "items.csv", "rejected.csv", "report.html"]
+    names += ["review.csv", "run.json"]
     assert sorted(p.name for p in out.iterdir()) == sorted(names)
 
 
@@ -254,7 +258,7 @@ def test_tiny_classes_still_get_every_file(
     ],
 )
 def test_cells_a_spreadsheet_would_run_are_written_as_text(text: str, written: str) -> None:
-    from quizgym.grading.outputs import defuse
+    from quizgym.grading.cells import defuse
 
     assert defuse(text) == written
 
@@ -282,7 +286,7 @@ def test_compare_reads_back_defused_cells(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from quizgym.cli import cli
-    from quizgym.grading.outputs import defuse, undefuse
+    from quizgym.grading.cells import defuse, undefuse
 
     for text in ("@alice", "=1+1", "-ln(0.2)", "-2.30", "'quoted", "plain"):
         assert undefuse(defuse(text)) == text

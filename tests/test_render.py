@@ -304,7 +304,8 @@ def test_bad_roster_exits_2_naming_every_bad_row(
     Path("roster.csv").write_text(content, encoding="utf-8")
     result = CliRunner().invoke(cli, ["render", str(SMALL), "--roster", "roster.csv"])
     assert result.exit_code == 2
-    assert result.output == f"Error: {message}\n"
+    # One error per line, each marked as one.
+    assert result.output == "".join(f"Error: {line}\n" for line in message.splitlines())
     assert not Path("worksheets").exists()
 
 

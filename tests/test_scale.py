@@ -24,7 +24,7 @@ from quizgym.solver import bank_slots
 pa = require_module("pyarrow")
 pq = require_module("pyarrow.parquet")
 
-OUTPUTS = ("grades.csv", "responses.csv", "items.csv", "rejected.csv", "report.html")
+OUTPUTS = ("grades.csv", "responses.csv", "items.csv", "rejected.csv", "review.csv", "report.html")
 
 # What students type, right and wrong, for every kind of slot, and some garbage.
 POOL = [
@@ -190,7 +190,13 @@ def test_cli_grades_parquet_on_a_running_scheduler(
         ["grade", "bert-mlm", str(class_files["b.parquet"]), "-o", str(tmp_path), *PER_STUDENT]
         + ["--engine", "dask", "--scheduler", cluster, "--chunk-rows", "20"],
     )
-    assert result.output == f"graded 61 students (3172 responses) → {tmp_path}/\n"
+    with (tmp_path / "review.csv").open(encoding="utf-8", newline="") as stream:
+        queue = list(csv.DictReader(stream))
+    waiting = sum(int(r["count"]) for r in queue)
+    assert result.output == (
+        f"graded 61 students (3172 responses) → {tmp_path}/; {waiting} answers to review "
+        f"({len(queue)} in review.csv)\n"
+    )
     assert result.exit_code == 0
     grades = (tmp_path / "grades.csv").read_text(encoding="utf-8").splitlines()
     assert len(grades) == 62 and grades[8].startswith('"s00003",')

@@ -22,7 +22,7 @@ order and merge by addition.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar, cast
 
@@ -42,6 +42,7 @@ from quizgym.answers import (
 )
 from quizgym.arrays import IntArray, group
 from quizgym.expr import ParseFailure, Reading, read_answer
+from quizgym.grading.decisions import Decision, Decisions, answer_print, apply, version_of
 from quizgym.grading.table import ClassAnswers, Coded
 from quizgym.grading.versions import Versions
 from quizgym.model import Bank, MultipleChoice, SpotTheError, TrueFalse, slot_id
@@ -89,6 +90,9 @@ class GradedSlot:
     """The distinct versions of the question in this partition."""
     variant_codes: IntArray
     """Per student: index into ``variants`` (one version when the slot does not vary)."""
+    decided: frozenset[str] = frozenset()
+    """The teacher's decisions (:func:`~quizgym.grading.decisions.answer_print`) that scored
+    some response here."""
 
     @property
     def variant_labels(self) -> list[str]:
@@ -154,6 +158,7 @@ def grade_partition(
     answers: ClassAnswers,
     *,
     versions: Versions = SEEDS,
+    decisions: Decisions | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> GradedPartition:
     """Grade every response of a set of students.
@@ -162,6 +167,8 @@ def grade_partition(
         bank: the bank, compiled (a plain bank is compiled for this call).
         answers: the students and their answers (one partition or the whole class).
         versions: how each student's version is known (default: drawn from each row's seed).
+        decisions: a teacher's decisions (``grade --review``): each scores every response to
+            its slot and version with its answer text.
         progress: called with each slot's id once it is graded.
 
     Returns:
@@ -173,7 +180,7 @@ def grade_partition(
     for slot in graded_slots(book, answers):
         if keys is None and versions.draws and book.varies(slot.question):
             keys = student_keys(book.bank.bank, answers.students, versions.draw_seeds(answers))
-        graded.append(_grade_slot(book, slot, answers, versions, keys))
+        graded.append(_grade_slot(book, slot, answers, versions, keys, decisions))
         if progress is not None:
             progress(slot.id)
     return GradedPartition(answers, graded)
@@ -203,6 +210,7 @@ def _grade_slot(
     answers: ClassAnswers,
     versions: Versions,
     keys: npt.NDArray[np.uint64] | None,
+    decisions: Decisions | None,
 ) -> GradedSlot:
     question = slot.question
     column = answers.column(slot.id)
@@ -234,6 +242,11 @@ def _grade_slot(
             grade_response(bank, question, texts[t], variant=variants[v])
             for v, t in zip(pair_variants, pair_texts, strict=True)
         ]
+    decided: frozenset[str] = frozenset()
+    if decisions is not None and decisions.of(slot.id):
+        decided = _decide(
+            bank, slot, decisions.of(slot.id), verdicts, variants, pair_variants, texts, pair_texts
+        )
     options = np.full(len(unique), OPTION_NONE, dtype=np.int64)
     if isinstance(question, TrueFalse | MultipleChoice | SpotTheError):
         for k, (v, t) in enumerate(zip(pair_variants, pair_texts, strict=True)):
@@ -245,7 +258,38 @@ def _grade_slot(
         options=options[inverse.reshape(-1)] if n else options,
         variants=variants,
         variant_codes=vcodes,
+        decided=decided,
     )
+
+
+def _decide(
+    bank: CompiledBank,
+    slot: Slot,
+    decisions: Mapping[str, Decision],
+    verdicts: list[Verdict],
+    variants: list[Variant],
+    pair_variants: IntArray,
+    texts: Sequence[str | None],
+    pair_texts: IntArray,
+) -> frozenset[str]:
+    """Apply a teacher's decisions to the distinct pairs they are on, in place.
+
+    Returns:
+        The answer prints of the decisions applied.
+    """
+    varies = bank.varies(slot.question)
+    used: set[str] = set()
+    for k, (v, t) in enumerate(zip(pair_variants.tolist(), pair_texts.tolist(), strict=True)):
+        text = texts[t]
+        if text is None:
+            continue
+        label = version_of(slot.question, variants[v].label, text, varies=varies)
+        key = answer_print(slot.id, label, text)
+        decision = decisions.get(key)
+        if decision is not None:
+            verdicts[k] = apply(verdicts[k], decision)
+            used.add(key)
+    return frozenset(used)
 
 
 def _option(

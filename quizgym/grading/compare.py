@@ -17,7 +17,8 @@ from pathlib import Path
 
 from quizgym.answers import grade_response
 from quizgym.errors import QuizgymError, SubmissionError
-from quizgym.grading.outputs import undefuse, write_rows
+from quizgym.grading.cells import undefuse
+from quizgym.grading.outputs import write_rows
 from quizgym.grading.table import ClassAnswers
 from quizgym.solver import CompiledBank
 
@@ -153,6 +154,8 @@ def compare_runs(
             old_v = old["verdict"] if old else "(none)"
             old_s = old["score"] if old else ""
             why = f"{question}: {old_v} ({old_s}) → {new['verdict']} ({new['score']})"
+            if new.get("scored_by") == "teacher":
+                why += "; scored by a teacher (review)"
             if new["read_as"]:
                 why += f"; read as {new['read_as']}"
             if new["feedback"]:

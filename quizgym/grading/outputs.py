@@ -10,8 +10,6 @@ same bytes. Every field is quoted, so both writers agree byte for byte.
 from __future__ import annotations
 
 import csv
-import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +21,7 @@ import numpy.typing as npt
 from quizgym.analysis import Statistics
 from quizgym.errors import QuizgymError
 from quizgym.grading.batch import GradedPartition, factorize
+from quizgym.grading.cells import FORMULA_START, defuse, fmt
 from quizgym.grading.table import Rejection
 from quizgym.model import Bank
 from quizgym.names import claim_name, file_stem
@@ -51,14 +50,6 @@ Column = tuple[Sequence[str], npt.NDArray[np.signedinteger[Any]]]
 GRADEBOOKS = ("canvas", "moodle")
 
 
-def fmt(value: float | None, digits: int = 4) -> str:
-    """A number as people write it: ``1``, ``0.5``, ``0.3333``; empty for None or NaN."""
-    if value is None or not math.isfinite(value):
-        return ""
-    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
-    return "0" if text in {"-0", ""} else text
-
-
 def _numbers(values: npt.NDArray[np.float64], digits: int = 4) -> Column:
     unique, inverse = np.unique(values, return_inverse=True)
     return [fmt(float(v), digits) for v in unique], inverse.reshape(-1).astype(np.int64)
@@ -68,32 +59,9 @@ def _strings(values: Sequence[str]) -> Column:
     return factorize(values)
 
 
-_FORMULA_START = frozenset("=@+-\t\r")
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-
-
-def defuse(text: str) -> str:
-    """Keep a spreadsheet from running a cell as a formula (CSV injection).
-
-    Student text such as ``=HYPERLINK(…)`` or ``-ln(0.2)`` would be evaluated by Excel or
-    LibreOffice when a teacher opens the file; a leading apostrophe makes it plain text. Plain
-    numbers (``-2.30``) are left alone.
-    """
-    if text and text[0] in _FORMULA_START and not _NUMBER.fullmatch(text):
-        return "'" + text
-    return text
-
-
-def undefuse(text: str) -> str:
-    """The inverse of :func:`defuse`, for reading quizgym's own CSV files back."""
-    if text.startswith("'") and defuse(text[1:]) == text:
-        return text[1:]
-    return text
-
-
 def write_table(path: Path, header: Sequence[str], columns: Sequence[Column]) -> None:
     """Write a CSV whose columns are dictionaries of strings and codes (every field quoted)."""
-    starts = _FORMULA_START  # most cells cannot be formulas: test the first character inline
+    starts = FORMULA_START  # most cells cannot be formulas: test the first character inline
     columns = [
         ([defuse(w) if w[:1] in starts else w for w in words], codes) for words, codes in columns
     ]
@@ -180,11 +148,16 @@ RESPONSE_HEADER = (
     "read_as",
     "feedback",
     "tag",
+    "scored_by",
 )
 
 
 def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
-    """``responses.csv``: one row per student and slot, student by student."""
+    """``responses.csv``: one row per student and slot, student by student.
+
+    ``scored_by`` says who set the score: ``machine``, ``rubric`` (free text: the rubric's
+    suggestion, awaiting a teacher's review) or ``teacher`` (``grade --review``).
+    """
     codes: list[list[npt.NDArray[np.int32]]] = [[] for _ in RESPONSE_HEADER]
     words: list[dict[str, int]] = [{} for _ in RESPONSE_HEADER]
     students: list[str] = []  # distinct across the class: codes are row numbers
@@ -210,6 +183,7 @@ def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
                 [x.read_as for x in v],
                 [x.feedback for x in v],
                 [x.tag or "" for x in v],
+                [x.scored_by for x in v],
             ]
             for offset, table in enumerate(fields, start=3):
                 grid[offset][:, j] = encode(offset, table)[graded.codes]
@@ -234,6 +208,9 @@ ITEM_HEADER = (
     "question",
     "type",
     "n",
+    "blank",
+    "unreadable",
+    "unreadable_cause",
     "max_score",
     "facility",
     "sd",
@@ -254,6 +231,9 @@ def write_items(path: Path, stats: Statistics) -> None:
             i.question,
             i.type,
             str(i.n),
+            str(i.blank),
+            str(i.unreadable),
+            i.cause,
             fmt(i.max_score),
             fmt(i.facility, 2),
             fmt(i.sd, 2),

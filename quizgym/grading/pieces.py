@@ -33,11 +33,13 @@ from quizgym.analysis import Sums
 from quizgym.errors import QuizgymError, SubmissionError
 from quizgym.grading.batch import SEEDS, GradedPartition, grade_partition, partitions
 from quizgym.grading.compare import seeds_of
+from quizgym.grading.decisions import Decisions
 from quizgym.grading.fit import Fit, version_fit
 from quizgym.grading.outputs import feedback_name, tables, write_feedback
 from quizgym.grading.readers import layout_of, read_long, read_submissions, read_wide
 from quizgym.grading.readers.parquet import open_parquet, parquet_rows
 from quizgym.grading.readers.text import csv_head, records
+from quizgym.grading.review import Review, review_of
 from quizgym.grading.rows import Seen, undecodable
 from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
@@ -123,6 +125,8 @@ class Job:
     """Also write each student's feedback file."""
     versions: Versions = SEEDS
     """How each student's version of each question is known."""
+    decisions: Decisions | None = None
+    """A teacher's decisions from a review file (``grade --review``)."""
 
 
 @dataclass
@@ -140,9 +144,11 @@ class PieceResult:
     feedback: list[str] = field(default_factory=list)
     """With feedback: each student's base file name (``feedback_name``), in order."""
     seeds: dict[str, int] = field(default_factory=dict)
+    """The students given a seed, and their seed (``--compare`` shows their own keys)."""
     fit: Fit = field(default_factory=Fit)
     """How the piece's answers fit other versions than their own."""
-    """The students given a seed, and their seed (``--compare`` shows their own keys)."""
+    review: Review = field(default_factory=Review)
+    """The piece's answers a teacher should decide (or did)."""
 
 
 # --- reading --------------------------------------------------------------------------------------
@@ -537,7 +543,9 @@ def grade_piece(
     """
     book = compiled(bank)
     answers = read_piece(book.bank, piece, present=job.present, versions=job.versions)
-    graded = grade_partition(book, answers, versions=job.versions, progress=progress)
+    graded = grade_partition(
+        book, answers, versions=job.versions, decisions=job.decisions, progress=progress
+    )
     result = PieceResult(
         index=piece.index,
         students=len(answers),
@@ -545,6 +553,7 @@ def grade_piece(
         rejected=answers.rejected,
         seeds=seeds_of(answers),
         fit=version_fit(book, graded, job.versions),
+        review=review_of(book, graded),
     )
     if job.parts_dir is None:
         result.graded = graded
@@ -553,6 +562,10 @@ def grade_piece(
     for table in tables(gradebook=job.gradebook):
         result.files[table.name] = job.parts_dir / f"{stem}-{table.name}"
         table.write(result.files[table.name], book.bank, [graded])
+    # The queue goes to a part file too: a class in many pieces holds it once, when merged.
+    result.files["review"] = job.parts_dir / f"{stem}-review.jsonl"
+    result.review.write_part(result.files["review"])
+    result.review = Review(used=result.review.used)
     if job.feedback:
         result.files["feedback"] = job.parts_dir / f"{stem}-feedback"
         write_feedback(result.files["feedback"], book.bank, [graded])

@@ -28,6 +28,7 @@ from quizgym.analysis import Statistics, Sums, combine
 from quizgym.errors import QuizgymError
 from quizgym.grading.batch import GradedPartition, grade_partition
 from quizgym.grading.compare import Change, check_previous, regrade
+from quizgym.grading.decisions import read_decisions
 from quizgym.grading.engines import Progress, engine_named
 from quizgym.grading.fit import Fit
 from quizgym.grading.outputs import (
@@ -39,6 +40,7 @@ from quizgym.grading.outputs import (
 )
 from quizgym.grading.pieces import CHUNK_ROWS, Job, PieceResult, Plan, plan_loaded, plan_run
 from quizgym.grading.readers import read_submissions
+from quizgym.grading.review import Review, agreements, write_review
 from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
 from quizgym.grading.versions import resolve
@@ -46,11 +48,20 @@ from quizgym.issued import Issued, bank_hash, read_issued
 from quizgym.loader import load_bank
 from quizgym.model import Bank
 from quizgym.names import claim_name
-from quizgym.render.report import render_report
+from quizgym.render.report import ReviewSummary, render_report
 from quizgym.solver import CompiledBank, compile_bank
 from quizgym.version import __version__
 
 __all__ = ["GradeRun", "assemble", "grade_submissions"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReviewCounts:
+    """What ``review.csv`` holds: its rows, the answers awaiting a decision, those decided."""
+
+    rows: int = 0
+    waiting: int = 0
+    decided: int = 0
 
 
 @dataclass(frozen=True)
@@ -69,6 +80,8 @@ class GradeRun:
     the command exits 1 when there is one."""
     notes: list[str] = field(default_factory=list)
     """What the run assumed, for the teacher to see (the versions, an edited bank)."""
+    review: ReviewCounts = field(default_factory=ReviewCounts)
+    """What ``review.csv`` holds."""
 
     def summary(self) -> str:
         """One line for the terminal."""
@@ -87,6 +100,13 @@ class GradeRun:
             changed = len({c.student for c in self.changes})
             whose = "student's score" if changed == 1 else "students' scores"
             text += f"; {changed} {whose} changed (see changes.csv)"
+        if self.review.waiting:
+            waiting = self.review.waiting
+            text += f"; {waiting} {'answer' if waiting == 1 else 'answers'} to review"
+            text += f" ({self.review.rows} in review.csv)"
+        if self.review.decided:
+            decided = self.review.decided
+            text += f"; {decided} {'answer' if decided == 1 else 'answers'} scored by a teacher"
         if self.warnings:
             count = len(self.warnings)
             text += f"; {count} {'warning' if count == 1 else 'warnings'} (see report.html)"
@@ -109,6 +129,7 @@ def grade_submissions(
     seed: int | None = None,
     version: Literal["default", "per-student"] | None = None,
     accept_changes: bool = False,
+    review: Path | None = None,
     progress: Progress | None = None,
 ) -> GradeRun:
     """Grade a class and write DESIGN.md's output folder.
@@ -133,7 +154,10 @@ def grade_submissions(
         version: ``default``: everyone had the default version; ``per-student``: each student's
             own version, drawn without a seed.
         accept_changes: grade against a bank edited since ``issued`` (the issued versions are
-            kept; keys and feedback are the bank's as it is now).
+            kept; keys and feedback are the bank's as it is now), and keep the ``review``
+            decisions on questions edited since the review was written.
+        review: an edited ``review.csv``: its scores replace the machine's for every student who
+            gave the answer decided (:mod:`~quizgym.grading.decisions`).
         progress: called with (slots graded, slots to grade).
 
     Returns:
@@ -144,6 +168,7 @@ def grade_submissions(
             no run), or Dask is not installed.
         SubmissionError: a submissions file cannot be read at all.
         BankError: the bank has errors.
+        ReviewError: the review file is stale or has bad rows (nothing is written).
     """
     runner = engine_named(engine, scheduler=scheduler, workers=workers)
     check_gradebook(gradebook)
@@ -157,6 +182,10 @@ def grade_submissions(
     else:
         book = compile_bank(bank if isinstance(bank, Bank) else load_bank(bank))
     notes = [] if manifest is None else _check_manifest(book.bank, manifest, accept_changes)
+    decisions = None
+    if review is not None:
+        decisions = read_decisions(review, book, accept_changes=accept_changes)
+        notes += decisions.notes
     parquet = any(Path(s).suffix.lower() == ".parquet" for s in submissions)
     streamed = chunk_rows is not None or engine != "numpy" or parquet
     if streamed:
@@ -185,6 +214,7 @@ def grade_submissions(
             gradebook=gradebook,
             feedback=feedback,
             versions=versions,
+            decisions=decisions,
         )
         results = runner.map(book, plan, job, progress)
         run = assemble(book, plan, results, job, out_dir=stage, notes=notes)
@@ -287,14 +317,20 @@ def assemble(
     rejected: list[Rejection] = []
     students = 0
     fit = Fit()
+    review = Review()
     for result in ordered:
         sums = sums.merge(result.sums)
         fit = fit.merge(result.fit)
+        review = review.merge(result.review)
+        if "review" in result.files:
+            review.read_part(result.files["review"])
         rejected += result.rejected
         students += result.students
     # One order whatever the engine: the files as given, then the lines.
     rank = {source: k for k, source in enumerate(plan.sources)}
     rejected.sort(key=lambda r: (rank.get(r.source, len(rank)), r.line))
+    if job.decisions is not None:
+        job.decisions.check_used(review.used)
     warnings = fit.warnings() + _unreadable(sums)
     specs = tables(gradebook=job.gradebook)
     files = [out_dir / spec.name for spec in specs]
@@ -311,6 +347,8 @@ def assemble(
     stats = combine(sums)
     write_items(out_dir / "items.csv", stats)
     write_rejected(out_dir / "rejected.csv", rejected)
+    write_review(out_dir / "review.csv", bank, review)
+    counts = ReviewCounts(rows=len(review.entries), waiting=review.waiting, decided=review.decided)
     report = render_report(
         bank=bank.bank,
         stats=stats,
@@ -320,9 +358,15 @@ def assemble(
         students=students,
         warnings=warnings,
         notes=[*notes, job.versions.describe()],
+        review=ReviewSummary(
+            rows=counts.rows,
+            waiting=counts.waiting,
+            decided=counts.decided,
+            agreement=agreements(bank, review),
+        ),
     )
     (out_dir / "report.html").write_text(report, encoding="utf-8")
-    files += [out_dir / n for n in ("items.csv", "rejected.csv", "report.html")]
+    files += [out_dir / n for n in ("items.csv", "rejected.csv", "review.csv", "report.html")]
     if job.feedback:
         files.append(out_dir / "feedback")
     return GradeRun(
@@ -334,6 +378,7 @@ def assemble(
         files=files,
         warnings=warnings,
         notes=[*notes, job.versions.describe()],
+        review=counts,
     )
 
 

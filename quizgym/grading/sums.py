@@ -15,12 +15,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from quizgym.analysis import SlotInfo, Sums
+from quizgym.analysis import DECIDED, PICKS_ANSWERED, SlotInfo, Sums
+from quizgym.answers import Status, is_blank, read_choices
 from quizgym.arrays import group
-from quizgym.grading.batch import GradedPartition
+from quizgym.grading.batch import GradedPartition, GradedSlot
+from quizgym.grading.causes import cause_of
+from quizgym.model import MultipleChoice, Numeric
 
 __all__ = ["count", "partial_sums"]
 
+WRONG = (Status.INCORRECT, Status.PARTIAL)
 Factorized = tuple[npt.NDArray[Any], npt.NDArray[np.int64]]
 """A column as (its sorted distinct values, each row's index among them)."""
 
@@ -78,7 +82,10 @@ def partial_sums(graded: GradedPartition) -> Sums:
     """The sufficient statistics of one graded partition."""
     scores = graded.scores
     total = scores.sum(axis=1) if scores.size else np.zeros(len(graded.answers))
-    slots = [SlotInfo.of(g.slot.id, g.slot.question, g.slot.points) for g in graded.slots]
+    slots = [
+        SlotInfo.of(g.slot.id, g.slot.question, g.slot.points, numeric=g.slot.is_numeric)
+        for g in graded.slots
+    ]
     sums = Sums(slots=slots, n=len(graded.answers))
     # Each column is factorized once and its codes reused by every count it enters.
     totals = _factorized(total)
@@ -101,6 +108,72 @@ def partial_sums(graded: GradedPartition) -> Sums:
         statuses: Counter[str] = Counter()
         for verdict, n in zip(g.verdicts, per_verdict, strict=False):
             if n:
-                statuses[verdict.status.value] += n
+                machine = verdict.machine or verdict
+                statuses[machine.status.value] += n
+                if verdict.machine is not None and machine.status is Status.INVALID:
+                    statuses[DECIDED] += n
         sums.statuses.append(statuses)
+        answers = _Answers(graded, g, per_verdict)
+        sums.causes.append(_causes(g, answers))
+        sums.picks.append(_picks(g, answers, totals) if info.choices else Counter())
+        sums.wrong.append(_wrong(g, answers) if info.numeric else Counter())
     return sums
+
+
+class _Answers:
+    """One slot's distinct verdicts with a response that got each (to read it again)."""
+
+    def __init__(self, graded: GradedPartition, g: GradedSlot, per_verdict: list[int]) -> None:
+        self.counts = per_verdict
+        rows = np.full(len(g.verdicts), -1, dtype=np.int64)
+        rows[g.codes[::-1]] = np.arange(len(g.codes) - 1, -1, -1)  # the first row of each code
+        column = graded.answers.column(g.slot.id)
+        self.texts = [column[r] if r >= 0 else None for r in rows.tolist()]
+        self.variants = [g.variants[int(g.variant_codes[r])] if r >= 0 else None for r in rows]
+
+
+def _causes(g: GradedSlot, answers: _Answers) -> Counter[str]:
+    """The unreadable answers of a slot by cause."""
+    out: Counter[str] = Counter()
+    for verdict, text, n in zip(g.verdicts, answers.texts, answers.counts, strict=True):
+        if n and text is not None and (verdict.machine or verdict).status is Status.INVALID:
+            out[cause_of(g.slot.question, text)] += n
+    return out
+
+
+def _picks(g: GradedSlot, answers: _Answers, totals: Factorized) -> Counter[tuple[int, float]]:
+    """(choice, total) per choice each student picked; (PICKS_ANSWERED, total) per student who
+    gave a readable answer."""
+    question = g.slot.question
+    assert isinstance(question, MultipleChoice)
+    by_code = count(g.codes, totals)
+    picked: dict[int, list[int]] = {}
+    for code, (text, variant) in enumerate(zip(answers.texts, answers.variants, strict=True)):
+        if text is None or variant is None or is_blank(text):
+            continue
+        choices = read_choices(text, question, variant)
+        if not isinstance(choices, str):
+            picked[code] = [PICKS_ANSWERED, *choices]
+    out: Counter[tuple[int, float]] = Counter()
+    for (code, total), n in by_code.items():
+        for choice in picked.get(code, ()):
+            out[choice, total] += n
+    return out
+
+
+def _wrong(g: GradedSlot, answers: _Answers) -> Counter[tuple[str, str]]:
+    """The wrong (or partly right) readable numeric answers of a slot, by value and mistake."""
+    question = g.slot.question
+    # Whether each student may have their own numbers: from the bank, not from the students in
+    # this partition, so every partition counts alike.
+    varies = isinstance(question, Numeric) and any(
+        not isinstance(p, int | float) for p in question.params.values()
+    )
+    out: Counter[tuple[str, str]] = Counter()
+    for verdict, n in zip(g.verdicts, answers.counts, strict=True):
+        machine = verdict.machine or verdict
+        if not n or machine.status not in WRONG or machine.value is None:
+            continue
+        shown = "" if varies else f"{machine.value:.6g}"
+        out[shown, machine.tag or ""] += n
+    return out

@@ -17,11 +17,11 @@ from html import escape
 
 from markupsafe import Markup
 
-from quizgym.analysis import ItemStats, Statistics, TagStats
+from quizgym.analysis import Agreement, ItemStats, Statistics, TagStats
 from quizgym.model import Bank
 from quizgym.render.env import make_env
 
-__all__ = ["facility_chart", "histogram", "render_report"]
+__all__ = ["ReviewSummary", "facility_chart", "histogram", "render_report"]
 
 WIDTH, HEIGHT, PAD = 560, 260, 40
 
@@ -172,6 +172,59 @@ def _pct(value: float | None, digits: int = 0) -> str:
     return f"{value:.{digits}f}"
 
 
+@dataclass(frozen=True, kw_only=True)
+class ReviewSummary:
+    """What ``review.csv`` holds, and how the rubric agreed with the teacher's decisions."""
+
+    rows: int = 0
+    """Distinct answers listed."""
+    waiting: int = 0
+    """Students' answers awaiting a decision."""
+    decided: int = 0
+    """Students' answers a teacher scored."""
+    agreement: Sequence[Agreement] = ()
+
+
+FIRST_FLAGS = 6
+"""Flagged items listed in "What to check first" (all are in "Items to look at")."""
+
+
+def check_first(
+    *,
+    stats: Statistics,
+    rejected_rows: int,
+    ignored_columns: int,
+    warnings: Sequence[str],
+    review: ReviewSummary,
+) -> list[str]:
+    """The short list at the top of the report: what could make a grade wrong, most urgent
+    first, in plain words."""
+    out = list(warnings)
+    if rejected_rows:
+        out.append(
+            f"{rejected_rows} {'row' if rejected_rows == 1 else 'rows'} of the submissions could "
+            "not be graded and have no grade: see rejected.csv"
+        )
+    if ignored_columns:
+        out.append(
+            f"{ignored_columns} {'column' if ignored_columns == 1 else 'columns'} of the "
+            "submissions name no question and were ignored: see rejected.csv"
+        )
+    if review.waiting:
+        out.append(
+            f"{review.waiting} {'answer awaits' if review.waiting == 1 else 'answers await'} your "
+            f"decision ({review.rows} distinct, in review.csv): free text carries the rubric's "
+            "suggested score and unreadable answers score 0 until you decide them; grade again "
+            "with --review review.csv"
+        )
+    flagged = [i for i in stats.items if i.flags]
+    for item in flagged[:FIRST_FLAGS]:
+        out.append(f"{item.question}: {item.flags[0]}")
+    if len(flagged) > FIRST_FLAGS:
+        out.append(f"{len(flagged) - FIRST_FLAGS} more flagged items below (Items to look at)")
+    return out
+
+
 def render_report(
     *,
     bank: Bank,
@@ -182,6 +235,7 @@ def render_report(
     students: int,
     warnings: Sequence[str] = (),
     notes: Sequence[str] = (),
+    review: ReviewSummary | None = None,
 ) -> str:
     """The report as one HTML string (no external resources).
 
@@ -194,11 +248,15 @@ def render_report(
         students: students graded.
         warnings: grades that may be wrong, and why (shown first).
         notes: what the run assumed (how versions were chosen).
+        review: what review.csv holds (answers awaiting a decision, decisions applied).
     """
+    review = review or ReviewSummary()
     env = make_env(filters={"pct": _pct})
     template = env.get_template("report.html.j2")
     flagged = [i for i in stats.items if i.flags]
     with_options = {o.question for o in stats.options}
+    with_picks = {p.question for p in stats.picks}
+    with_wrong = {w.question for w in stats.wrong}
     return template.render(
         bank=bank,
         stats=stats,
@@ -213,4 +271,14 @@ def render_report(
         scatter=facility_chart(stats.items),
         tag_rows=_tag_summary(stats.tags),
         option_questions=[i.question for i in stats.items if i.question in with_options],
+        pick_questions=[i.question for i in stats.items if i.question in with_picks],
+        wrong_questions=[i.question for i in stats.items if i.question in with_wrong],
+        review=review,
+        first=check_first(
+            stats=stats,
+            rejected_rows=rejected_rows,
+            ignored_columns=ignored_columns,
+            warnings=warnings,
+            review=review,
+        ),
     )

@@ -1,0 +1,285 @@
+"""The review queue: every answer the machine is not sure of, for a teacher to decide once.
+
+``grade`` writes ``review.csv``: one row per distinct answer to a slot (and version) that is
+free text (the rubric's score is only a suggestion) or could not be read (``ture``, ``2,400``,
+``15%``, ``ABC`` for a one-answer question, a misspelt choice), with how many students gave it
+and who, the machine's reading, verdict and suggested score, the reason it is there (the cause,
+and what the student probably meant), the right answer, and empty ``score`` and ``comment``
+columns. Free-text answers that say the same thing share a ``group`` number
+(:func:`quizgym.similar.group_answers`), so a teacher can score a group at once.
+
+A teacher fills ``score`` (and perhaps ``comment``) on the rows they decide and grades again with
+``--review review.csv`` (:mod:`quizgym.grading.decisions`): each score applies to every student
+who gave that answer, every output is written again, ``responses.csv`` says who set each score
+(``scored_by``), and the new ``review.csv`` keeps the decisions, so it stays the one record of
+what was decided.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import astuple, dataclass, field
+from pathlib import Path
+
+from quizgym.analysis import Agreement, rubric_agreement
+from quizgym.answers import Status, Verdict
+from quizgym.grading.batch import GradedPartition
+from quizgym.grading.causes import cause_of, probably
+from quizgym.grading.cells import fmt
+from quizgym.grading.decisions import TEACHER_NOTE, answer_print, question_print, version_of
+from quizgym.grading.outputs import write_rows
+from quizgym.model import AnyQuestion, FreeText, MultipleChoice, SpotTheError
+from quizgym.solver import CompiledBank
+
+__all__ = ["HEADER", "Entry", "Review", "agreements", "review_of", "write_review"]
+
+HEADER = (
+    "question",
+    "version",
+    "answer",
+    "count",
+    "students",
+    "reason",
+    "read_as",
+    "verdict",
+    "suggested",
+    "max_score",
+    "expected",
+    "group",
+    "score",
+    "comment",
+    "fingerprint",
+)
+SHOWN_STUDENTS = 50
+"""At most this many student ids on a row (``count`` says how many gave the answer)."""
+
+Key = tuple[str, str, str]
+"""(slot id, version label or '' for a question that does not vary, answer text)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Graded:
+    """What was made of an uncertain answer: the machine's verdict, and a teacher's decision.
+
+    Small, with its texts interned: a class graded in many pieces holds one per distinct answer
+    and piece until the pieces are merged.
+    """
+
+    free: bool
+    """Free text: the machine's score is the rubric's suggestion."""
+    read_as: str
+    status: str
+    suggested: float
+    max_score: float
+    expected: str
+    decided: float | None
+    """The teacher's score, when decided."""
+    comment: str
+
+    @classmethod
+    def of(cls, verdict: Verdict) -> Graded:
+        """The record of a verdict (a teacher's, when decided: the machine's is ``machine``)."""
+        machine = verdict.machine or verdict
+        decided = verdict.machine is not None
+        comment = verdict.feedback if decided and verdict.feedback != TEACHER_NOTE else ""
+        return cls(
+            free=machine.needs_review,
+            read_as=sys.intern(machine.read_as),
+            status=machine.status.value,
+            suggested=machine.score,
+            max_score=machine.max_score,
+            expected=sys.intern(machine.expected),
+            decided=verdict.score if decided else None,
+            comment=sys.intern(comment),
+        )
+
+
+@dataclass
+class Entry:
+    """One distinct uncertain answer: how many gave it, who, and what was made of it."""
+
+    count: int
+    students: list[str]
+    """The first :data:`SHOWN_STUDENTS` who gave it, in the order of the submissions."""
+    graded: Graded
+
+
+@dataclass
+class Review:
+    """The uncertain answers of a partition, or of a class once merged."""
+
+    entries: dict[Key, Entry] = field(default_factory=dict)
+    used: set[tuple[str, str]] = field(default_factory=set)
+    """(slot, answer print) of each teacher's decision that scored some response."""
+
+    def add(self, key: Key, count: int, students: Sequence[str], graded: Graded) -> None:
+        """Count ``count`` more students who gave the answer ``key`` (``students`` among them)."""
+        mine = self.entries.get(key)
+        if mine is None:
+            self.entries[key] = Entry(count, list(students[:SHOWN_STUDENTS]), graded)
+        else:
+            mine.count += count
+            mine.students += students[: SHOWN_STUDENTS - len(mine.students)]
+
+    def merge(self, other: Review) -> Review:
+        """Both partitions' entries (counts added, students in order)."""
+        out = Review(used=self.used | other.used)
+        for review in (self, other):
+            for key, entry in review.entries.items():
+                out.add(key, entry.count, entry.students, entry.graded)
+        return out
+
+    def write_part(self, path: Path) -> None:
+        """Write the entries to a part file (a piece of a streamed run), one JSON list a line."""
+        with path.open("w", encoding="utf-8") as stream:
+            for key, entry in self.entries.items():
+                fields = [*key, entry.count, entry.students, *astuple(entry.graded)]
+                stream.write(json.dumps(fields, ensure_ascii=False) + "\n")
+
+    def read_part(self, path: Path) -> None:
+        """Add the entries of a part file :meth:`write_part` wrote."""
+        with path.open(encoding="utf-8") as stream:
+            for line in stream:
+                slot, version, answer, count, students, *fields = json.loads(line)
+                self.add((slot, version, answer), count, students, Graded(*fields))
+
+    @property
+    def waiting(self) -> int:
+        """How many students' answers await a decision."""
+        return sum(e.count for e in self.entries.values() if e.graded.decided is None)
+
+    @property
+    def decided(self) -> int:
+        """How many students' answers a teacher scored."""
+        return sum(e.count for e in self.entries.values() if e.graded.decided is not None)
+
+
+def uncertain(verdict: Verdict) -> bool:
+    """Whether a verdict belongs in the review queue."""
+    machine = verdict.machine or verdict
+    return machine.needs_review or machine.status is Status.INVALID
+
+
+def review_of(bank: CompiledBank, graded: GradedPartition) -> Review:
+    """The uncertain answers of one graded partition, by distinct (slot, version, answer)."""
+    review = Review()
+    for g in graded.slots:
+        review.used |= {(g.slot.id, p) for p in g.decided}
+        doubtful = [uncertain(v) for v in g.verdicts]
+        records: dict[int, Graded] = {}
+        if not any(doubtful):
+            continue
+        column = graded.answers.column(g.slot.id)
+        varies = bank.varies(g.slot.question)
+        for row, code in enumerate(g.codes.tolist()):
+            if not doubtful[code] or column[row] is None:
+                continue
+            text = column[row] or ""
+            label = g.variants[int(g.variant_codes[row])].label
+            key = (g.slot.id, version_of(g.slot.question, label, text, varies=varies), text)
+            entry = review.entries.get(key)
+            if entry is None:
+                if code not in records:
+                    records[code] = Graded.of(g.verdicts[code])
+                review.entries[key] = Entry(1, [graded.answers.students[row]], records[code])
+            else:
+                entry.count += 1
+                if len(entry.students) < SHOWN_STUDENTS:
+                    entry.students.append(graded.answers.students[row])
+    return review
+
+
+def reason(bank: CompiledBank, key: Key, graded: Graded) -> str:
+    """Why an answer is in the queue, in plain words."""
+    if graded.free:
+        return "free text: the score is the rubric's suggestion"
+    question = bank.slot(key[0]).question
+    cause = cause_of(question, key[2])
+    meant = probably(question, key[2])
+    why = f"could not be read: {cause}"
+    return f"{why}; probably meant {meant}" if meant and meant not in cause else why
+
+
+def write_review(path: Path, bank: CompiledBank, review: Review) -> None:
+    """``review.csv``: slots in bank order; in a slot, groups of similar free-text answers
+    together, the most common answers first.
+    """
+    order = {slot.id: k for k, slot in enumerate(bank.slots)}
+    by_slot: dict[str, list[tuple[Key, Entry]]] = {}
+    for key, entry in review.entries.items():
+        by_slot.setdefault(key[0], []).append((key, entry))
+    rows: list[list[str]] = []
+    for slot_id in sorted(by_slot, key=lambda s: order.get(s, len(order))):
+        items = sorted(by_slot[slot_id], key=lambda kv: (-kv[1].count, kv[0][1], kv[0][2]))
+        groups = _groups(bank, slot_id, items)
+        ranked = sorted(range(len(items)), key=lambda i: (groups[i] or 0, i))
+        printed = question_print(bank.slot(slot_id).question)
+        for i in ranked:
+            key, entry = items[i]
+            rows.append(_row(bank, key, entry, groups[i], printed))
+    write_rows(path, HEADER, rows)
+
+
+def _groups(bank: CompiledBank, slot_id: str, items: Sequence[tuple[Key, Entry]]) -> list[int]:
+    """Per entry: its group of similar free-text answers (1, 2, …), or 0."""
+    if not isinstance(bank.slot(slot_id).question, FreeText):
+        return [0] * len(items)
+    from quizgym.similar import group_answers
+
+    # Each answer as often as it was given, so groups are numbered by how many students they hold.
+    texts = [key[2] for key, entry in items for _ in range(entry.count)]
+    owner = [i for i, (_, entry) in enumerate(items) for _ in range(entry.count)]
+    out = [0] * len(items)
+    for number, members in enumerate(group_answers(texts), start=1):
+        for member in members:
+            out[owner[member]] = number
+    return out
+
+
+def _row(bank: CompiledBank, key: Key, entry: Entry, group: int, printed: str) -> list[str]:
+    slot, version, answer = key
+    more = entry.count - len(entry.students)
+    students = "; ".join(entry.students) + (f"; … and {more} more" if more else "")
+    graded = entry.graded
+    return [
+        slot,
+        version,
+        answer,
+        str(entry.count),
+        students,
+        reason(bank, key, graded),
+        graded.read_as,
+        graded.status,
+        fmt(graded.suggested),
+        fmt(graded.max_score),
+        _expected(bank.slot(slot).question, version, graded.expected),
+        str(group) if group else "",
+        fmt(graded.decided),
+        graded.comment,
+        f"q{printed}-a{answer_print(slot, version, answer)}",
+    ]
+
+
+def _expected(question: AnyQuestion, version: str, expected: str) -> str:
+    """The right answer as a row shows it: a shuffled question's row for every order names the
+    right choices by their text alone (their letters differ from student to student)."""
+    if version or not isinstance(question, MultipleChoice | SpotTheError) or not question.shuffle:
+        return expected
+    return "; ".join(c.text for c in question.choices if c.correct)
+
+
+def agreements(bank: CompiledBank, review: Review) -> list[Agreement]:
+    """Per free-text slot a teacher reviewed: how the rubric's suggestions agree with them."""
+    pairs: dict[str, Counter[tuple[float, float]]] = {}
+    for (slot, _, _), entry in review.entries.items():
+        graded = entry.graded
+        if graded.free and graded.decided is not None:
+            pairs.setdefault(slot, Counter())[graded.suggested, graded.decided] += entry.count
+    return [
+        rubric_agreement(slot.id, pairs[slot.id], points=slot.points)
+        for slot in bank.slots
+        if slot.id in pairs
+    ]
