@@ -3,9 +3,10 @@
 text2qti (the plain-text-to-Canvas tool a Canvas user would pick instead of quizgym) reads a
 Markdown-like quiz. This writes ``benchmarks/data/bert-mlm.text2qti.txt`` from ``bert-mlm``: the
 same 70 questions in the same mix (true/false and spot-the-error as multiple choice, choice
-feedback, numeric answers with auto's 0.1 % band (at least 0.0001, text2qti's smallest), free text as essays, explanations as
-feedback). text2qti has no multi-blank numeric question, so a multi-part question becomes one
-numerical question on its last part, its prompt naming every part.
+feedback, numeric answers with auto's 0.1 % band (at least 0.0001, text2qti's smallest), free
+text as essays, explanations as feedback). text2qti has no multi-blank numeric question, so a
+multi-part question becomes one numerical question on its last part, its prompt naming every
+part.
 
 Run: ``.venv/bin/python benchmarks/text2qti_quiz.py`` (the file is committed; rerun it only
 when the bank changes).

@@ -54,14 +54,18 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import mpmath
-import sympy
 from mpmath import mpf
-from sympy.printing.str import StrPrinter
 
 from quizgym.errors import AnswerParseError
+from quizgym.lazy import lazy
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = lazy("sympy")  # exact keys only: reading and evaluating answers never needs it
 
 __all__ = [
     "CONSTANTS",
@@ -249,7 +253,14 @@ class Constant:
     name: str
     mp: Callable[[], mpf]
     """The value at the working precision."""
-    sym: sympy.Expr
+    symbol: str
+    """sympy's name for it (``E``, ``pi``): looked up when an exact form is built."""
+
+    @property
+    def sym(self) -> sympy.Expr:
+        """The exact constant."""
+        value: sympy.Expr = getattr(sympy, self.symbol)
+        return value
 
 
 def _positive(name: str, x: mpf) -> mpf:
@@ -332,7 +343,7 @@ def _short(x: sympy.Expr) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-_LN = Function("ln", 1, 1, lambda x: mpmath.log(_positive("ln", x)), sympy.log)
+_LN = Function("ln", 1, 1, lambda x: mpmath.log(_positive("ln", x)), lambda x: sympy.log(x))
 _LOG10 = Function(
     "log10", 1, 1, lambda x: mpmath.log10(_positive("log10", x)), lambda x: sympy.log(x, 10)
 )
@@ -354,8 +365,8 @@ STUDENT_FUNCTIONS: Mapping[str, Function] = MappingProxyType(
 
 CONSTANTS: Mapping[str, Constant] = MappingProxyType(
     {
-        "e": Constant("e", lambda: +mpmath.e, sympy.E),
-        "pi": Constant("pi", lambda: +mpmath.pi, sympy.pi),
+        "e": Constant("e", lambda: +mpmath.e, "E"),
+        "pi": Constant("pi", lambda: +mpmath.pi, "pi"),
     }
 )
 
@@ -1469,29 +1480,36 @@ def to_sympy(parsed: Parsed, env: Mapping[str, sympy.Expr] | None = None) -> sym
     return exact
 
 
-class _Printer(StrPrinter):  # type: ignore[misc]  # sympy is untyped
-    """sympy's str printer in our notation: ln, e, ^, abs.
+@functools.cache
+def _printer() -> type:
+    """sympy's str printer in our notation (made on first use: it subclasses a sympy class)."""
+    from sympy.printing.str import StrPrinter
 
-    sympy dispatches on ``_print_<ClassName>``, hence the method names.
-    """
+    class _Printer(StrPrinter):  # type: ignore[misc]  # sympy is untyped
+        """sympy's str printer in our notation: ln, e, ^, abs.
 
-    def _print_log(self, expr: sympy.Expr) -> str:
-        return f"ln({self._print(expr.args[0])})"
+        sympy dispatches on ``_print_<ClassName>``, hence the method names.
+        """
 
-    def _print_Exp1(self, expr: sympy.Expr) -> str:  # noqa: N802
-        return "e"
+        def _print_log(self, expr: sympy.Expr) -> str:
+            return f"ln({self._print(expr.args[0])})"
 
-    def _print_Abs(self, expr: sympy.Expr) -> str:  # noqa: N802
-        return f"abs({self._print(expr.args[0])})"
+        def _print_Exp1(self, expr: sympy.Expr) -> str:  # noqa: N802
+            return "e"
 
-    def _print_Pow(self, expr: sympy.Expr, rational: bool = False) -> str:  # noqa: N802
-        text: str = super()._print_Pow(expr, rational)
-        return text.replace("**", "^")
+        def _print_Abs(self, expr: sympy.Expr) -> str:  # noqa: N802
+            return f"abs({self._print(expr.args[0])})"
+
+        def _print_Pow(self, expr: sympy.Expr, rational: bool = False) -> str:  # noqa: N802
+            text: str = super()._print_Pow(expr, rational)
+            return text.replace("**", "^")
+
+    return _Printer
 
 
 def to_text(expr: sympy.Expr) -> str:
     """Print a sympy expression the way our language reads it: ``ln(10)``, ``8*ln(2)``."""
-    text: str = _Printer().doprint(expr)
+    text: str = _printer()().doprint(expr)
     return text
 
 

@@ -23,10 +23,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Literal
 
-import sympy
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from quizgym.errors import QuizgymError
@@ -93,7 +93,7 @@ class IssuedVersion(_Record):
         """The variant this records (exact values, as issued)."""
         return Variant(
             question=question,
-            params={k: sympy.Rational(v) for k, v in self.params.items()},
+            params={k: Fraction(v) for k, v in self.params.items()},
             order=tuple(self.order),
         )
 

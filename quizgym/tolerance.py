@@ -20,14 +20,24 @@ forms agree on every input; a property test holds them to it.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
+from quizgym.lazy import lazy
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    FloatArray = npt.NDArray[np.float64]
+    BoolArray = npt.NDArray[np.bool_]
+else:
+    np = lazy("numpy")  # the array forms only: one answer is compared without numpy
 
 from quizgym.model import (
     AbsTolerance,
@@ -76,10 +86,11 @@ _MAX_SHIFT = 300  # |decimals| used for rounding; 10^±300 is still a normal flo
 _ROUND_SLACK = 1e-9  # in units of the last digit: 2.345 is 2.34499999... in binary
 _P10_LOW, _P10_HIGH = -345, 330
 _P10: list[float] = [float(f"1e{k}") for k in range(_P10_LOW, _P10_HIGH + 1)]
-_P10_ARRAY = np.array(_P10, dtype=np.float64)
 
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
+
+@functools.cache
+def _p10_array() -> FloatArray:
+    return np.array(_P10, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -101,7 +112,7 @@ def _pow10(k: int) -> float:
 
 
 def _pow10_array(k: npt.NDArray[np.int64]) -> FloatArray:
-    result: FloatArray = _P10_ARRAY[np.clip(k, _P10_LOW, _P10_HIGH) - _P10_LOW]
+    result: FloatArray = _p10_array()[np.clip(k, _P10_LOW, _P10_HIGH) - _P10_LOW]
     return result
 
 

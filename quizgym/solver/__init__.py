@@ -14,9 +14,7 @@ one-off use from a loaded bank; code that asks many questions of one bank compil
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from quizgym.model import AnyQuestion, Bank, Numeric, Part
 from quizgym.solver.compiled import (
@@ -39,6 +37,10 @@ from quizgym.solver.variants import (
     student_key,
     student_keys,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
     "DOMAIN_FUNCTIONS",

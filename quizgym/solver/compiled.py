@@ -20,11 +20,10 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import mpmath
-import numpy as np
-import numpy.typing as npt
-import sympy
 
 from quizgym.errors import AnswerParseError, BankError, Finding
 from quizgym.expr import (
@@ -37,6 +36,7 @@ from quizgym.expr import (
     parse,
     to_sympy,
 )
+from quizgym.lazy import lazy
 from quizgym.model import (
     AnyQuestion,
     Bank,
@@ -53,6 +53,13 @@ from quizgym.solver.functions import KEY_FUNCTIONS, STEP_FUNCTIONS
 from quizgym.solver.keys import Key, exact_key, tidy, to_mpf
 from quizgym.solver.mistakes import ResolvedMistake, close, derived_mistakes
 from quizgym.solver.variants import Draw, Signature, Variant
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+    import sympy
+else:
+    sympy = lazy("sympy")  # solving keys exactly; keys read back from the cache need none
 
 __all__ = ["Budget", "CompiledBank", "CompiledMistake", "KeyRefusedError", "Slot", "compile_bank"]
 
@@ -259,7 +266,7 @@ class CompiledBank:
         cache = (qid, variant.signature)
         found = self._keys.get(cache)
         if found is None:
-            env: dict[str, sympy.Expr] = dict(variant.params)
+            env = exact_params(variant)
             keys = []
             for slot in self.slots_of(qid):
                 assert slot.key is not None, f"{slot.id} is not a numeric slot"
@@ -314,6 +321,9 @@ class CompiledBank:
     def _resolve(self, slot: Slot, variant: Variant) -> tuple[ResolvedMistake, ...]:
         assert slot.key is not None, f"{slot.id} is not a numeric slot"
         key = self.key(slot, variant)
+        if key.exact is None:  # read back from the cache: derived mistakes need the exact form
+            del self._keys[(slot.question.id, variant.signature)]
+            key = self.key(slot, variant)
         resolved: list[ResolvedMistake] = []
         for mistake in slot.mistakes:
             value = self._mistake_value(slot, variant, mistake)
@@ -358,9 +368,12 @@ class CompiledBank:
 
     def env(self, slot: Slot, variant: Variant) -> dict[str, sympy.Expr]:
         """Names visible to a slot's key: the parameters and the earlier parts' exact keys."""
-        env: dict[str, sympy.Expr] = dict(variant.params)
+        env = exact_params(variant)
         if slot.part is not None:
             keys = self.keys(slot.question, variant)
+            if any(key.exact is None for key in keys):  # read back from the cache
+                del self._keys[(slot.question.id, variant.signature)]
+                keys = self.keys(slot.question, variant)
             for earlier, key in zip(self.slots_of(slot.question)[: slot.index], keys, strict=False):
                 assert earlier.part is not None and key.exact is not None
                 env[earlier.part] = key.exact
@@ -369,7 +382,7 @@ class CompiledBank:
     def values(self, slot: Slot, variant: Variant) -> dict[str, mpmath.mpf]:
         """:meth:`env` as 30-digit numbers (mpmath), for :func:`~quizgym.expr.evaluate`."""
         with mpmath.workdps(DPS):
-            env = {name: mpmath.mpf(int(v.p)) / int(v.q) for name, v in variant.params.items()}
+            env = {name: _mpf(v) for name, v in variant.params.items()}
         if slot.part is not None:
             keys = self.keys(slot.question, variant)
             for earlier, key in zip(self.slots_of(slot.question)[: slot.index], keys, strict=False):
@@ -387,7 +400,8 @@ class CompiledBank:
         """
         if slot.key is None or not slot.earlier:
             return None
-        env = {name: to_mpf(v) for name, v in variant.params.items()}
+        with mpmath.workdps(DPS):
+            env = {name: _mpf(v) for name, v in variant.params.items()}
         for name in slot.earlier:
             if name not in earlier_values:
                 return None
@@ -396,6 +410,19 @@ class CompiledBank:
             return float(evaluate(slot.key, env))
         except AnswerParseError:
             return None
+
+
+def exact_params(variant: Variant) -> dict[str, sympy.Expr]:
+    """A variant's parameter values as exact sympy rationals, for solving its keys."""
+    return {
+        name: sympy.Rational(value.numerator, value.denominator)
+        for name, value in variant.params.items()
+    }
+
+
+def _mpf(value: Fraction) -> mpmath.mpf:
+    """An exact rational at the working precision (the caller sets it)."""
+    return mpmath.mpf(value.numerator) / value.denominator
 
 
 def compile_bank(

@@ -6,10 +6,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import mpmath
-import sympy
 from mpmath import mpf
-from sympy.core.evalf import PrecisionExhausted
 
 from quizgym.errors import AnswerParseError
 from quizgym.expr import (
@@ -21,6 +21,12 @@ from quizgym.expr import (
     format_value,
     root_size,
 )
+from quizgym.lazy import lazy
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = lazy("sympy")  # exact keys only
 
 __all__ = ["DOMAIN_FUNCTIONS", "KEY_FUNCTIONS", "STEP_FUNCTIONS"]
 
@@ -62,6 +68,8 @@ def _round_half_up_mp(x: mpf) -> mpf:
 
 
 def _integer_part(x: sympy.Expr, name: str, *, up: bool) -> sympy.Expr:
+    from sympy.core.evalf import PrecisionExhausted
+
     """``floor(x)`` (or ``ceil`` when ``up``) of an exact number, in bounded time.
 
     sympy's own floor and ceiling can take unbounded time and memory (``floor(ln(2)·10^250)``

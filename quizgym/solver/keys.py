@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import mpmath
-import sympy
 
 from quizgym.errors import AnswerParseError
 from quizgym.expr import (
@@ -31,7 +31,13 @@ from quizgym.expr import (
     to_sympy,
     to_text,
 )
+from quizgym.lazy import lazy
 from quizgym.solver.functions import KEY_FUNCTIONS, STEP_FUNCTIONS
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = lazy("sympy")  # solving exactly; a key read back from the cache needs none
 
 __all__ = ["Key", "Solution", "display", "exact_key", "in_range", "solve", "tidy", "to_mpf"]
 

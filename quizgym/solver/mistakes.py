@@ -11,8 +11,6 @@ import math
 import re
 from dataclasses import dataclass
 
-import sympy
-
 from quizgym.solver.keys import Key
 from quizgym.tolerance import AUTO_ABS, AUTO_REL, within_rel
 
@@ -37,6 +35,8 @@ def close(a: float, b: float) -> bool:
 
 def derived_mistakes(key: Key, key_text: str) -> list[ResolvedMistake]:
     """The classic slips for a loss key (one that involves a logarithm)."""
+    import sympy  # a key with an exact form: sympy is imported already
+
     if key.exact is None or not key.exact.has(sympy.log):
         return []
     value = key.number

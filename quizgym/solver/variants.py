@@ -16,14 +16,13 @@ import itertools
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import overload
+from fractions import Fraction
+from typing import TYPE_CHECKING, overload
 
-import numpy as np
-import numpy.typing as npt
-import sympy
+import mpmath
 
-from quizgym.arrays import group
-from quizgym.expr import format_value
+from quizgym.expr import DPS, format_value
+from quizgym.lazy import lazy
 from quizgym.model import (
     LETTERS,
     PLACEHOLDER,
@@ -35,6 +34,12 @@ from quizgym.model import (
     ParamRange,
     SpotTheError,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+else:
+    np = lazy("numpy")  # a whole class's draws only
 
 __all__ = [
     "Draw",
@@ -53,17 +58,14 @@ _MIX1 = 0xBF58476D1CE4E5B9
 _MIX2 = 0x94D049BB133111EB
 
 
-def _number(value: float) -> sympy.Rational:
+def _number(value: float) -> Fraction:
     """An author's decimal as the exact rational it was written as (0.2 → 1/5)."""
-    return (
-        sympy.Rational(repr(float(value)))
-        if not float(value).is_integer()
-        else sympy.Integer(int(value))
-    )
+    return Fraction(repr(float(value))) if not float(value).is_integer() else Fraction(int(value))
 
 
-class ParamValues(Sequence[sympy.Rational]):
-    """Every value a parameter can take, as exact rationals; the first is the default.
+class ParamValues(Sequence[Fraction]):
+    """Every value a parameter can take, as exact rationals (:class:`~fractions.Fraction`, which
+    needs no sympy; exact keys convert them); the first is the default.
 
     A range's values are computed when asked for (``min + k·step``), so a range of 100,000 values
     costs nothing until a draw picks one.
@@ -72,10 +74,10 @@ class ParamValues(Sequence[sympy.Rational]):
     __slots__ = ("_count", "_start", "_step", "_values")
 
     def __init__(self, param: Param) -> None:
-        self._values: list[sympy.Rational] | None = None
+        self._values: list[Fraction] | None = None
         if isinstance(param, ParamRange):
             self._start, self._step = _number(param.min), _number(param.step)
-            self._count = int(sympy.floor((_number(param.max) - self._start) / self._step)) + 1
+            self._count = math.floor((_number(param.max) - self._start) / self._step) + 1
         else:
             choices = param.choices if isinstance(param, ParamChoices) else [param]
             self._values = [_number(v) for v in choices]
@@ -85,12 +87,12 @@ class ParamValues(Sequence[sympy.Rational]):
         return self._count
 
     @overload
-    def __getitem__(self, k: int) -> sympy.Rational: ...
+    def __getitem__(self, k: int) -> Fraction: ...
 
     @overload
-    def __getitem__(self, k: slice) -> list[sympy.Rational]: ...
+    def __getitem__(self, k: slice) -> list[Fraction]: ...
 
-    def __getitem__(self, k: int | slice) -> sympy.Rational | list[sympy.Rational]:
+    def __getitem__(self, k: int | slice) -> Fraction | list[Fraction]:
         if isinstance(k, slice):
             return [self[i] for i in range(*k.indices(self._count))]
         if not -self._count <= k < self._count:
@@ -100,7 +102,7 @@ class ParamValues(Sequence[sympy.Rational]):
             return self._values[k]
         return self._start + k * self._step
 
-    def __iter__(self) -> Iterator[sympy.Rational]:
+    def __iter__(self) -> Iterator[Fraction]:
         return (self[k] for k in range(self._count))
 
 
@@ -109,16 +111,15 @@ def param_values(param: Param) -> ParamValues:
     return ParamValues(param)
 
 
-def show_number(value: sympy.Expr) -> str:
+def show_number(value: Fraction) -> str:
     """Show a parameter value the way an author writes it: 0.2, 40, 0.125."""
-    if value.is_Integer:
-        return str(int(value))
-    from quizgym.solver.keys import to_mpf
+    if value.denominator == 1:
+        return str(value.numerator)
+    with mpmath.workdps(DPS):  # the 30-digit value, as an exact key's (to_mpf) would be
+        return format_value(mpmath.mpf(value.numerator) / value.denominator, 15)
 
-    return format_value(to_mpf(value), 15)
 
-
-Signature = tuple[tuple[str, sympy.Rational], ...]
+Signature = tuple[tuple[str, Fraction], ...]
 """A variant's parameter values in name order: what its keys depend on."""
 
 
@@ -127,7 +128,7 @@ class Variant:
     """One student's version of a question: parameter values and choice order."""
 
     question: str
-    params: Mapping[str, sympy.Rational] = field(default_factory=dict)
+    params: Mapping[str, Fraction] = field(default_factory=dict)
     order: tuple[int, ...] = ()
     """For shuffled choices: ``order[k]`` is the index in the bank of the k-th choice shown."""
 
@@ -344,6 +345,8 @@ class Draw:
             flat = np.zeros(count, dtype=np.int64)
             for column, radix in zip(draws.T, radices, strict=True):
                 flat = flat * radix + column.astype(np.int64)
+            from quizgym.arrays import group
+
             _, first, inverse = group(flat)
             unique, codes = draws[first], inverse
         else:
