@@ -14,9 +14,9 @@ from pathlib import Path
 from quizgym.errors import AnswerParseError, BankError, Finding, QuizgymError
 from quizgym.expr import parse
 from quizgym.issued import Issued, IssuedVersion, answers_of, read_issued
-from quizgym.loader import load_bank, resolve_bank, shortest
+from quizgym.loader import load_bank
 from quizgym.model import LETTERS, AnyQuestion, Bank, MultipleChoice, Numeric, SpotTheError
-from quizgym.resources import bundled_banks
+from quizgym.resources import bundled_banks, resolve_bank, shortest
 from quizgym.solver import (
     Budget,
     CompiledBank,

@@ -256,8 +256,11 @@ def issue(
     return Issued(
         bank=bank.bank,
         bank_version=bank.version,
-        bank_hash=bank_hash(bank),
-        question_hashes={q.id: question_hash(q) for q in questions},
+        bank_hash=book.memo("bank_hash", None, lambda: bank_hash(bank)),
+        question_hashes={
+            q.id: book.memo("question_hash", q.id, lambda q=q: question_hash(q))  # type: ignore[misc]
+            for q in questions
+        },
         issued_by=issued_by,
         mode=mode,
         seed=seed,

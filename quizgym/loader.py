@@ -18,7 +18,7 @@ import yaml
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from quizgym.errors import BankError, BankNotFoundError, Finding, QuizgymError
+from quizgym.errors import BankError, Finding, QuizgymError
 from quizgym.model import (
     QUESTION_TYPES,
     Bank,
@@ -31,7 +31,7 @@ from quizgym.model import (
     StrictModel,
     loc_key,
 )
-from quizgym.resources import bundled_banks
+from quizgym.resources import resolve_bank as resolve_bank  # its home was here
 
 Loc = tuple[str | int, ...]
 # Every field name of the bank format, for "did you mean …?" after an unknown field.
@@ -61,29 +61,6 @@ _UNION_HINTS = {
     "tolerance": "tolerance must be auto, {rel: R}, {abs: A}, {sigfigs: N} or {decimals: N}",
     "params": "a parameter is a number, {choices: [...]} or {min: A, max: B, step: S}",
 }
-
-
-def resolve_bank(name: str | Path) -> Path:
-    """Find a bank by path or by the name of a bundled bank.
-
-    Raises:
-        BankNotFoundError: neither a readable file nor a bundled bank.
-    """
-    path = Path(name)
-    if path.is_file():
-        return path
-    bundled = bundled_banks()
-    if str(name) in bundled:
-        return shortest(bundled[str(name)])
-    raise BankNotFoundError(str(name), sorted(bundled))
-
-
-def shortest(path: Path) -> Path:
-    """Show a path relative to the working folder when it lies inside it."""
-    try:
-        return path.relative_to(Path.cwd())
-    except ValueError:
-        return path
 
 
 def load_bank(name: str | Path) -> Bank:

@@ -46,7 +46,9 @@ class StrictModel(BaseModel):
     """Base of every bank model: unknown fields are errors; instances are immutable."""
 
     # allow_inf_nan=False: YAML reads 1e999 as infinity, which no point value or key can be.
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    # defer_build: the validators are built on first validation, not at import; a bank read back
+    # from the cache (model_construct) never needs them.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
 
 
 # --- tolerance --------------------------------------------------------------------------------

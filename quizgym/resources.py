@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from quizgym.errors import QuizgymError
+from quizgym.errors import BankNotFoundError, QuizgymError
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -30,3 +30,26 @@ def bundled_banks() -> dict[str, Path]:
     """Map each bundled bank's name (file stem) to its path."""
     folder = resource_dir("banks")
     return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
+
+
+def resolve_bank(name: str | Path) -> Path:
+    """Find a bank by path or by the name of a bundled bank.
+
+    Raises:
+        BankNotFoundError: neither a readable file nor a bundled bank.
+    """
+    path = Path(name)
+    if path.is_file():
+        return path
+    bundled = bundled_banks()
+    if str(name) in bundled:
+        return shortest(bundled[str(name)])
+    raise BankNotFoundError(str(name), sorted(bundled))
+
+
+def shortest(path: Path) -> Path:
+    """Show a path relative to the working folder when it lies inside it."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path

@@ -15,6 +15,11 @@ from hypothesis import settings
 settings.register_profile("quizgym", deadline=None)
 settings.load_profile("quizgym")
 
+# The compiled-bank cache is off for the suite (in this process and the commands it starts), so
+# each test computes what it checks and nothing lands in the user's cache folder; the tests of
+# the cache itself (test_cache.py) switch it on in a folder of their own.
+os.environ["QUIZGYM_CACHE"] = "off"
+
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",

@@ -150,15 +150,16 @@ def export_bank(
     """
     from quizgym.export.plan import issued_items, plan, split_parts
     from quizgym.issued import issue, write_issued
-    from quizgym.loader import load_bank
+    from quizgym.solver.cache import open_bank, save
 
     if check:
         from quizgym.export.scoring import TARGETS
 
         if to not in TARGETS:
             raise ExportError(f"--check scores numeric items as {', '.join(TARGETS)} do; not {to}")
-    loaded = load_bank(bank)
-    job = exporter(to, loaded, variants=variants, seed=seed)
+    book = open_bank(bank)  # from the cache when this bank was compiled before
+    loaded = book.bank
+    job = exporter(to, book, variants=variants, seed=seed)
     data = job.to_bytes()
     if output == "-":  # standard output, for piping
         target = Path("-")
@@ -187,6 +188,7 @@ def export_bank(
             pools=any(p.variants for p in pools),
         )
         issued = write_issued(target.with_name(target.name + ".issued.json"), manifest)
+    save(book)
     return ExportResult(
         target,
         to,

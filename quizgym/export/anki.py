@@ -33,6 +33,7 @@ from quizgym.model import (
     SpotTheError,
     TrueFalse,
 )
+from quizgym.solver import CompiledBank
 
 MODEL_ID = 1_742_318_011
 """The quizgym note type's id, fixed once: every export uses the same note type."""
@@ -98,7 +99,12 @@ class AnkiExporter(Exporter):
     suffix = ".apkg"
 
     def __init__(
-        self, bank: Bank, *, variants: int = 0, seed: int = 0, timestamp: float | None = None
+        self,
+        bank: Bank | CompiledBank,
+        *,
+        variants: int = 0,
+        seed: int = 0,
+        timestamp: float | None = None,
     ) -> None:
         """Prepare an export.
 
@@ -111,7 +117,7 @@ class AnkiExporter(Exporter):
         """
         super().__init__(bank, variants=variants, seed=seed)
         if timestamp is None:
-            path = Path(bank.path) if bank.path else None
+            path = Path(self.bank.path) if self.bank.path else None
             timestamp = int(path.stat().st_mtime) if path and path.is_file() else DEFAULT_TIMESTAMP
         self.timestamp = timestamp
 

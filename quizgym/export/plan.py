@@ -18,7 +18,7 @@ from decimal import ROUND_CEILING, Decimal
 
 from quizgym.answers import grade_response
 from quizgym.errors import BankError, ExportError, Finding
-from quizgym.export.accept import FINE, Run, accepted_runs, number_text
+from quizgym.export.accept import FINE, Grid, Run, accepted_runs, number_text
 from quizgym.model import (
     AnyQuestion,
     Bank,
@@ -188,7 +188,7 @@ def _blanks(bank: CompiledBank, question: Numeric, variant: Variant) -> tuple[Bl
                     mistake.feedback,
                     mistake.credit,
                     mistake.tag,
-                    accepted_runs(target=mistake.value, tolerance=tolerance, grid=FINE),
+                    runs_of(bank, target=mistake.value, tolerance=tolerance, grid=FINE),
                 )
             )
         part = slot.part
@@ -204,10 +204,22 @@ def _blanks(bank: CompiledBank, question: Numeric, variant: Variant) -> tuple[Bl
                 wrong=tuple(wrong),
                 explanation=variant.fill(slot.explanation or "") if part else None,
                 tolerance=tolerance,
-                runs=accepted_runs(target=key.number, tolerance=tolerance, grid=FINE),
+                runs=runs_of(bank, target=key.number, tolerance=tolerance, grid=FINE),
             )
         )
     return tuple(out)
+
+
+def runs_of(
+    bank: CompiledBank, *, target: float, tolerance: Tolerance, grid: Grid
+) -> tuple[Run, ...]:
+    """:func:`~quizgym.export.accept.accepted_runs`, worked out once per bank and kept with the
+    compiled bank (so a warm export reads them from the cache instead of asking the engine)."""
+    return bank.memo(
+        "accepted_runs",
+        (target, tolerance, grid),
+        lambda: accepted_runs(target=target, tolerance=tolerance, grid=grid),
+    )
 
 
 def split_parts(item: Item) -> list[Item]:

@@ -27,6 +27,7 @@ from quizgym.export.plan import (
     decimal_text,
     html_text,
     plan,
+    runs_of,
     split_parts,
     wrong_feedback_true_false,
 )
@@ -235,7 +236,9 @@ class Qti12Exporter(Exporter):
             # that covers the response as right, so only what the engine accepts may be a
             # condition: one plain range per run, on Canvas's own 4-decimal grid. Mistakes get
             # no condition; their feedback is folded into the general incorrect feedback.
-            for run in canvas_runs(slot):
+            for run in runs_of(
+                self.compiled, target=slot.key.number, tolerance=slot.tolerance, grid=CANVAS
+            ):
                 var = _condition(processing, go_on=False, score=100)
                 _range(var, number_text(run.low), number_text(run.high))
             if slot.wrong:

@@ -13,34 +13,84 @@ one-off use from a loaded bank; code that asks many questions of one bank compil
 
 from __future__ import annotations
 
+import importlib
+import sys
+import types
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-from quizgym.model import AnyQuestion, Bank, Numeric, Part
-from quizgym.solver.compiled import (
-    Budget,
-    CompiledBank,
-    CompiledMistake,
-    KeyRefusedError,
-    Slot,
-    compile_bank,
-)
-from quizgym.solver.functions import DOMAIN_FUNCTIONS, KEY_FUNCTIONS
-from quizgym.solver.keys import Key, Solution, display, exact_key, solve, tidy, to_mpf
-from quizgym.solver.mistakes import ResolvedMistake, derived_mistakes
-from quizgym.solver.variants import (
-    Draw,
-    ParamValues,
-    Variant,
-    param_values,
-    show_number,
-    student_key,
-    student_keys,
-)
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+
+    from quizgym.model import AnyQuestion, Bank, Numeric, Part
+    from quizgym.solver.compiled import (
+        Budget,
+        CompiledBank,
+        CompiledMistake,
+        KeyRefusedError,
+        Slot,
+        compile_bank,
+    )
+    from quizgym.solver.functions import DOMAIN_FUNCTIONS, KEY_FUNCTIONS
+    from quizgym.solver.keys import Key, Solution, display, exact_key, solve, tidy, to_mpf
+    from quizgym.solver.mistakes import ResolvedMistake, derived_mistakes
+    from quizgym.solver.variants import (
+        Draw,
+        ParamValues,
+        Variant,
+        param_values,
+        show_number,
+        student_key,
+        student_keys,
+    )
+
+# Each name is imported from its module when first asked for: ``quizgym solve`` needs the keys
+# module, not the bank format (pydantic) or the compiled bank.
+_HOMES = {
+    **dict.fromkeys(
+        ["Budget", "CompiledBank", "CompiledMistake", "KeyRefusedError", "Slot", "compile_bank"],
+        "compiled",
+    ),
+    **dict.fromkeys(["DOMAIN_FUNCTIONS", "KEY_FUNCTIONS"], "functions"),
+    **dict.fromkeys(["Key", "Solution", "display", "exact_key", "solve", "tidy", "to_mpf"], "keys"),
+    **dict.fromkeys(["ResolvedMistake", "derived_mistakes"], "mistakes"),
+    **dict.fromkeys(
+        [
+            "Draw",
+            "ParamValues",
+            "Variant",
+            "param_values",
+            "show_number",
+            "student_key",
+            "student_keys",
+        ],
+        "variants",
+    ),
+}
+
+
+class _Package(types.ModuleType):
+    """This package, whose ``compiled`` stays the function below when the module of the same
+    name is imported (the import system sets a package's attribute to each submodule it loads)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "compiled" and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DOMAIN_FUNCTIONS",
@@ -87,6 +137,8 @@ def compiled(bank: Bank | CompiledBank) -> CompiledBank:
     Raises:
         BankError: a key or mistake cannot be parsed.
     """
+    from quizgym.solver.compiled import CompiledBank, compile_bank
+
     if isinstance(bank, CompiledBank):
         return bank
     kept = bank._compiled
@@ -98,6 +150,8 @@ def compiled(bank: Bank | CompiledBank) -> CompiledBank:
 
 
 def _slug(bank: Bank | CompiledBank) -> str:
+    from quizgym.solver.compiled import CompiledBank
+
     return bank.bank.bank if isinstance(bank, CompiledBank) else bank.bank
 
 
@@ -109,6 +163,8 @@ def variant_of(
     seed: int | None = None,
 ) -> Variant:
     """The variant a student sees; the default variant when student and seed are both None."""
+    from quizgym.solver.variants import Draw
+
     return Draw.of(_slug(bank), question).variant(student=student, seed=seed)
 
 
@@ -121,11 +177,15 @@ def variant_codes(
     keys: npt.NDArray[np.uint64] | None = None,
 ) -> tuple[list[Variant], npt.NDArray[np.int64]]:
     """Many students' variants at once (see :meth:`Draw.variants`)."""
+    from quizgym.solver.variants import Draw
+
     return Draw.of(_slug(bank), question).variants(students=students, seeds=seeds, keys=keys)
 
 
 def varies(bank: Bank | CompiledBank, question: AnyQuestion) -> bool:
     """Whether students can see different versions of a question."""
+    from quizgym.solver.variants import Draw
+
     return Draw.of(_slug(bank), question).varies
 
 

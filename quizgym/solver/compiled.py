@@ -17,11 +17,11 @@ grades, renders or exports makes one and passes it down (the Dask engine makes o
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import mpmath
 
@@ -64,6 +64,7 @@ else:
 __all__ = ["Budget", "CompiledBank", "CompiledMistake", "KeyRefusedError", "Slot", "compile_bank"]
 
 Loc = tuple[str | int, ...]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -175,8 +176,13 @@ class Slot:
 class CompiledBank:
     """A bank with its slots, draws, and per-variant keys and mistakes (see the module docs).
 
-    Make one with :func:`compile_bank`; it is immutable apart from its caches.
+    Make one with :func:`compile_bank` (or :func:`quizgym.solver.cache.open_bank`, which reads
+    what an earlier command worked out from disk); it is immutable apart from its caches.
     """
+
+    STORED = ("_keys", "_mistakes", "_memo")
+    """The tables :mod:`quizgym.solver.cache` keeps on disk: everything worked out on demand.
+    Every other attribute is made by the constructor from the bank (a test holds the list)."""
 
     def __init__(
         self,
@@ -202,6 +208,10 @@ class CompiledBank:
         self._draws = {q.id: Draw.of(bank.bank, q) for q in bank.questions}
         self._keys: dict[tuple[str, Signature], tuple[Key, ...]] = {}
         self._mistakes: dict[tuple[str, Signature], tuple[ResolvedMistake, ...]] = {}
+        self._memo: dict[tuple[str, Hashable], Any] = {}
+        self.cache_key: str | None = None
+        """The key of this bank in the on-disk cache (set by ``open_bank``)."""
+        self._saved_sizes: tuple[int, ...] = (0, 0, 0)
 
     def __repr__(self) -> str:
         return f"<CompiledBank {self.bank.bank}: {len(self.slots)} slots>"
@@ -251,6 +261,54 @@ class CompiledBank:
     def varies(self, question: AnyQuestion | str) -> bool:
         """Whether students can see different versions of a question."""
         return self.draw(question).varies
+
+    # --- what is worked out on demand, and kept -------------------------------------------------
+
+    def memo(self, namespace: str, key: Hashable, compute: Callable[[], T]) -> T:
+        """A value derived from this bank, computed once and kept with the compiled bank (and so
+        in the on-disk cache): ``compute()`` must depend only on the bank, ``namespace`` and
+        ``key``, and return what :func:`quizgym.solver.cache.encode` stores."""
+        found = self._memo.get((namespace, key), _MISSING)
+        if found is _MISSING:
+            found = self._memo[(namespace, key)] = compute()
+        return found  # type: ignore[no-any-return]
+
+    def recall(self, namespace: str, key: Hashable) -> Any:
+        """A memo already made (None when there is none)."""
+        return self._memo.get((namespace, key))
+
+    def tables(self) -> dict[str, dict[Any, Any]]:
+        """The tables to store (see :attr:`STORED`), with every stored key's mistakes resolved
+        while its exact form is at hand (a key read back has none)."""
+        for qid, signature in list(self._keys):
+            keys = self._keys[(qid, signature)]
+            if any(key.exact is None for key in keys):
+                continue
+            variant = Variant(question=qid, params=dict(signature))
+            for slot in self.slots_of(qid):
+                try:
+                    self.mistakes(slot, variant)
+                except AnswerParseError:  # refused or undefined: worked out (and said) on use
+                    continue
+        return {name: dict(getattr(self, name)) for name in self.STORED}
+
+    def restore(self, tables: Mapping[str, Mapping[Any, Any] | None]) -> None:
+        """Fill the tables from the cache (what :meth:`tables` gave, decoded)."""
+        for name in self.STORED:
+            table = tables.get(name)
+            setattr(self, name, dict(table) if table else {})
+        self._saved_sizes = self._sizes()
+
+    def grew(self) -> bool:
+        """Whether something was worked out since the tables were restored or last saved."""
+        return self._sizes() != self._saved_sizes
+
+    def saved(self) -> None:
+        """Record that the tables as they are now are on disk."""
+        self._saved_sizes = self._sizes()
+
+    def _sizes(self) -> tuple[int, ...]:
+        return tuple(len(getattr(self, name)) for name in self.STORED)
 
     # --- keys and mistakes ----------------------------------------------------------------------
 
@@ -410,6 +468,9 @@ class CompiledBank:
             return float(evaluate(slot.key, env))
         except AnswerParseError:
             return None
+
+
+_MISSING = object()
 
 
 def exact_params(variant: Variant) -> dict[str, sympy.Expr]:

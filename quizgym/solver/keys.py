@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import mpmath
@@ -20,6 +21,9 @@ from quizgym.expr import (
     ROOT_COST,
     ExactLimitError,
     Parsed,
+    _Binary,
+    _Num,
+    _Unary,
     calls,
     check_budget,
     evaluate,
@@ -55,7 +59,9 @@ class Key:
     """The exact form in our notation, e.g. ``ln 10``, ``8 ln 2``, ``4.8`` (not ``24/5``)."""
     shown: str
     """How the key is shown to people: ``ln 10 ≈ 2.3026``, ``1.5``, ``6``."""
-    exact: sympy.Expr | None = field(default=None, compare=False, repr=False)
+    exact: sympy.Expr | None = field(
+        default=None, compare=False, repr=False, metadata={"stored": False}
+    )
     """The tidied sympy expression (None for a key read back from storage)."""
 
     @classmethod
@@ -264,18 +270,26 @@ def solve(text: str) -> Solution:
     """
     parsed = parse(text, functions=KEY_FUNCTIONS)
     approx = evaluate(parsed)
-    try:
-        with exact_budget(SOLVE_SECONDS, what="the exact form"):
-            exact = to_sympy(parsed)
-            value = to_mpf(exact)
-            check_budget()
-            shown = display(tidy(exact))
-    except (AnswerParseError, ArithmeticError) as exc:  # ArithmeticError: sympy's evalf
-        reason = exc.message if isinstance(exc, AnswerParseError) else str(exc)
-        note = f"no exact form: {reason.rstrip('.')}"
-        if calls(parsed) & STEP_FUNCTIONS:
-            note += "; the value is rounded from 30-digit arithmetic, which an exact half can fool"
-        return Solution(read_as=parsed.canonical, exact=None, value=approx, note=note)
+    rational = _rational(parsed.tree)
+    if rational is not None:  # plain arithmetic on decimals: exact without sympy
+        with mpmath.workdps(DPS):
+            value = mpmath.mpf(rational.numerator) / rational.denominator
+        shown = str(rational)  # as sympy prints a rational: 23/10, -3, 1/3
+    else:
+        try:
+            with exact_budget(SOLVE_SECONDS, what="the exact form"):
+                exact = to_sympy(parsed)
+                value = to_mpf(exact)
+                check_budget()
+                shown = display(tidy(exact))
+        except (AnswerParseError, ArithmeticError) as exc:  # ArithmeticError: sympy's evalf
+            reason = exc.message if isinstance(exc, AnswerParseError) else str(exc)
+            note = f"no exact form: {reason.rstrip('.')}"
+            if calls(parsed) & STEP_FUNCTIONS:
+                note += (
+                    "; the value is rounded from 30-digit arithmetic, which an exact half can fool"
+                )
+            return Solution(read_as=parsed.canonical, exact=None, value=approx, note=note)
     if not _reads_as(shown, value):
         note = (
             f"the exact form ({len(shown):,} characters) is too long to show"
@@ -284,6 +298,41 @@ def solve(text: str) -> Solution:
         )
         return Solution(read_as=parsed.canonical, exact=None, value=value, note=note)
     return Solution(read_as=parsed.canonical, exact=shown, value=value)
+
+
+_POWER_LIMIT = 64
+"""Largest integer exponent the rational path takes (larger ones go to sympy's guards)."""
+
+
+def _rational(node: object) -> Fraction | None:
+    """The exact value of a tree of decimals, signs, ``+ - * /`` and small integer powers; None
+    for anything else (functions, constants, names), which sympy works out.
+
+    Called after the guarded evaluation succeeded, so every value is in range and no divisor is
+    zero; the bounds on powers keep each fraction small.
+    """
+    if isinstance(node, _Num):
+        return Fraction(node.mantissa) * Fraction(10) ** node.exponent
+    if isinstance(node, _Unary):
+        operand = _rational(node.operand)
+        return None if operand is None else (operand if node.op == "+" else -operand)
+    if not isinstance(node, _Binary):
+        return None
+    a, b = _rational(node.left), _rational(node.right)
+    if a is None or b is None:
+        return None
+    if node.op == "+":
+        return a + b
+    if node.op == "-":
+        return a - b
+    if node.op == "*":
+        return a * b
+    if node.op == "/":
+        return a / b if b else None
+    if b.denominator != 1 or abs(b) > _POWER_LIMIT or (a == 0 and b < 0):
+        return None
+    size = max(abs(a.numerator).bit_length(), a.denominator.bit_length()) * abs(int(b))
+    return a ** int(b) if size <= EXACT_BITS else None
 
 
 def _reads_as(text: str, value: mpmath.mpf) -> bool:

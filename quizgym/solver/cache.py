@@ -1,0 +1,409 @@
+"""The compiled bank kept on disk, so that a command whose bank has not changed starts at once.
+
+Compiling a bank means validating it (YAML, pydantic) and solving its keys exactly (sympy): a
+second or so that every ``check``, ``export`` and ``practice`` would otherwise pay again. After a
+command has worked out what it needed, :func:`save` writes the bank as validated and every
+table the :class:`~quizgym.solver.CompiledBank` filled (exact keys with their 30-digit values
+and display forms, resolved mistakes per variant, and what the commands memoised with
+:meth:`~quizgym.solver.CompiledBank.memo`) to one file in the user cache folder; :func:`open_bank`
+reads it back when the bank's bytes and quizgym are the same, without importing sympy.
+
+**Keyed by content.** A file's name and its first line carry a SHA-256 of: the cache's format,
+quizgym's version, the size and modification time of each of quizgym's own source files (an
+edited checkout never reads what older code wrote), the same for sympy, mpmath and pydantic,
+and the bank file's bytes. Its path is not in the key: the same bank elsewhere is the same bank.
+
+**Never trusted.** The first line also holds a SHA-256 of the rest; a file whose digest, key or
+format does not match, that is truncated, or that does not decode, is ignored and replaced by
+the next save. Writers write a temporary file beside the target and rename it over the target
+(atomic on POSIX and Windows), so concurrent writers never interleave and a reader sees one
+whole file or the previous one.
+
+**Generic.** Tables are stored with one codec for the values the compiled bank holds: JSON
+scalars, tuples, lists, dicts (any hashable keys), sets, :class:`~fractions.Fraction`,
+:class:`~decimal.Decimal`, mpmath numbers (exactly, as their binary parts), enums, and any
+dataclass or pydantic model of quizgym, field by field. A new field is stored without new code; a
+value of another type raises :class:`TypeError` when saved, which the round-trip test turns into
+a failure. A dataclass field with ``metadata={"stored": False}`` (a key's sympy form) is left out
+and comes back as its default.
+
+The folder is ``$QUIZGYM_CACHE_DIR`` when set, else the user cache folder (platformdirs);
+``QUIZGYM_CACHE=off`` switches the cache off.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+import tempfile
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from quizgym.version import __version__
+
+if TYPE_CHECKING:
+    from quizgym.model import Bank
+    from quizgym.solver.compiled import Budget, CompiledBank
+
+__all__ = [
+    "CACHE_ENV",
+    "FORMAT",
+    "OFF_ENV",
+    "Stored",
+    "bank_key",
+    "cache_dir",
+    "decode",
+    "encode",
+    "open_bank",
+    "read",
+    "save",
+    "write",
+]
+
+FORMAT = "quizgym-compiled/1"
+"""The layout of a cache file; bump it when the layout changes."""
+CACHE_ENV = "QUIZGYM_CACHE_DIR"
+OFF_ENV = "QUIZGYM_CACHE"
+_LIBRARIES = ("sympy", "mpmath", "pydantic", "pydantic_core")
+"""Libraries whose output the cache holds (key texts, validated models)."""
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+def cache_dir() -> Path | None:
+    """The folder cache files go in, or None when the cache is switched off."""
+    if os.environ.get(OFF_ENV, "").strip().lower() in {"off", "0", "no", "false"}:
+        return None
+    chosen = os.environ.get(CACHE_ENV)
+    if chosen:
+        return Path(chosen)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("quizgym", appauthor=False)) / "compiled"
+
+
+def _stamp_files(root: Path) -> list[str]:
+    out = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                info = os.stat(path)
+                out.append(f"{os.path.relpath(path, root)}:{info.st_size}:{info.st_mtime_ns}")
+    return out
+
+
+def _library_stamp(name: str) -> str:
+    """Where a library is and when its ``__init__`` changed, found without importing it."""
+    spec = importlib.util.find_spec(name)
+    origin = spec.origin if spec is not None else None
+    if origin is None:
+        return f"{name}:absent"
+    info = os.stat(origin)
+    return f"{name}:{origin}:{info.st_size}:{info.st_mtime_ns}"
+
+
+_CODE_STAMP: list[str] = []
+
+
+def _code_stamp() -> str:
+    if not _CODE_STAMP:
+        parts = [FORMAT, __version__, *_stamp_files(_PACKAGE)]
+        parts += [_library_stamp(name) for name in _LIBRARIES]
+        _CODE_STAMP.append(hashlib.sha256("\n".join(parts).encode()).hexdigest())
+    return _CODE_STAMP[0]
+
+
+def bank_key(raw: bytes) -> str:
+    """The cache key of a bank file's bytes with this quizgym (see the module docs)."""
+    digest = hashlib.sha256(_code_stamp().encode())
+    digest.update(b"\0")
+    digest.update(raw)
+    return digest.hexdigest()
+
+
+# --- the codec ----------------------------------------------------------------------------------
+
+
+def _qualified(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def encode(value: Any) -> Any:
+    """A value as JSON data (see the module docs for the types it takes).
+
+    Raises:
+        TypeError: a value of a type the cache does not store.
+    """
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else {"float": repr(value)}
+    if isinstance(value, list):
+        return [encode(v) for v in value]
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return {"tuple": [encode(v) for v in value]}
+    if isinstance(value, dict):
+        return {"dict": [[encode(k), encode(v)] for k, v in value.items()]}
+    if isinstance(value, frozenset | set):
+        items = sorted((encode(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True))
+        return {"frozenset" if isinstance(value, frozenset) else "set": items}
+    if isinstance(value, Fraction):
+        return {"fraction": [value.numerator, value.denominator]}
+    if isinstance(value, Decimal):
+        return {"decimal": str(value)}
+    if isinstance(value, enum.Enum):
+        return {"enum": _qualified(type(value)), "value": encode(value.value)}
+    if type(value).__module__.startswith("mpmath") and hasattr(value, "_mpf_"):
+        sign, man, exp, bits = value._mpf_
+        return {"mpf": [sign, str(man), exp, bits]}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        _check_home(type(value))
+        fields = {
+            f.name: encode(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if f.metadata.get("stored", True)
+        }
+        return {"dataclass": _qualified(type(value)), "fields": fields}
+    fields_of = getattr(type(value), "model_fields", None)
+    if isinstance(fields_of, dict) and hasattr(value, "model_fields_set"):
+        _check_home(type(value))
+        return {
+            "model": _qualified(type(value)),
+            "fields": {name: encode(getattr(value, name)) for name in fields_of},
+            "set": sorted(value.model_fields_set),
+        }
+    raise TypeError(f"the compiled-bank cache cannot store {type(value).__qualname__}: {value!r}")
+
+
+def _check_home(cls: type) -> None:
+    if not cls.__module__.startswith("quizgym."):
+        raise TypeError(f"the compiled-bank cache stores only quizgym's own classes, not {cls}")
+
+
+def _class(name: str) -> Any:
+    module, _, qualname = name.partition(":")
+    if not module.startswith("quizgym."):
+        raise ValueError(f"not a quizgym class: {name}")
+    found: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    if not isinstance(found, type):
+        raise ValueError(f"not a class: {name}")
+    return found
+
+
+def decode(data: Any) -> Any:
+    """The value :func:`encode` encoded.
+
+    Raises:
+        ValueError, TypeError, KeyError, AttributeError, ImportError: data that is not an
+            encoding (a damaged or foreign file); callers treat every one as a miss.
+    """
+    if data is None or isinstance(data, bool | int | float | str):
+        return data
+    if isinstance(data, list):
+        return [decode(v) for v in data]
+    if not isinstance(data, dict):
+        raise TypeError(f"not an encoded value: {type(data).__name__}")
+    if "tuple" in data:
+        return tuple(decode(v) for v in data["tuple"])
+    if "dict" in data:
+        return {decode(k): decode(v) for k, v in data["dict"]}
+    if "frozenset" in data:
+        return frozenset(decode(v) for v in data["frozenset"])
+    if "set" in data and "model" not in data:
+        return {decode(v) for v in data["set"]}
+    if "float" in data:
+        return float(data["float"])
+    if "fraction" in data:
+        numerator, denominator = data["fraction"]
+        return Fraction(int(numerator), int(denominator))
+    if "decimal" in data:
+        return Decimal(data["decimal"])
+    if "enum" in data:
+        return _class(data["enum"])(decode(data["value"]))
+    if "mpf" in data:
+        import mpmath
+
+        sign, man, exp, bits = data["mpf"]
+        with mpmath.workprec(max(int(bits), 53)):  # every bit as stored, none rounded off
+            return mpmath.mpf((int(sign), int(man), int(exp), int(bits)))
+    if "dataclass" in data:
+        cls: type = _class(data["dataclass"])
+        if not dataclasses.is_dataclass(cls):
+            raise TypeError(f"not a dataclass: {data['dataclass']}")
+        stored = {name: decode(v) for name, v in data["fields"].items()}
+        instance = object.__new__(_class(data["dataclass"]))
+        for f in dataclasses.fields(cls):
+            if f.name in stored:
+                value = stored.pop(f.name)
+            elif f.default is not dataclasses.MISSING:
+                value = f.default
+            elif f.default_factory is not dataclasses.MISSING:
+                value = f.default_factory()
+            elif not f.metadata.get("stored", True):
+                value = None
+            else:
+                raise KeyError(f"{data['dataclass']}: no {f.name}")
+            object.__setattr__(instance, f.name, value)
+        if stored:
+            raise KeyError(f"{data['dataclass']}: unknown fields {sorted(stored)}")
+        return instance
+    if "model" in data:
+        model: Any = _class(data["model"])
+        fields = {name: decode(v) for name, v in data["fields"].items()}
+        if set(fields) != set(model.model_fields):
+            raise KeyError(f"{data['model']}: fields {sorted(fields)} are not the model's")
+        # Validated when it was stored; model_construct builds it without pydantic's validators.
+        return model.model_construct(_fields_set=set(data["set"]), **fields)
+    raise TypeError(f"not an encoded value: {sorted(data)}")
+
+
+# --- files ---------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Stored:
+    """A cache file read back and verified; each part decoded when asked for."""
+
+    key: str
+    parts: dict[str, Any]
+
+    def part(self, name: str) -> Any:
+        """A part decoded (None when the file has no such part)."""
+        data = self.parts.get(name)
+        return None if data is None else decode(data)
+
+
+def _path(folder: Path, key: str) -> Path:
+    return folder / f"{key[:40]}.json"
+
+
+def read(key: str, folder: Path | None = None) -> Stored | None:
+    """The cache file of ``key``, verified; None when missing, stale, damaged or switched off."""
+    folder = folder if folder is not None else cache_dir()
+    if folder is None:
+        return None
+    try:
+        raw = _path(folder, key).read_bytes()
+        head, _, body = raw.partition(b"\n")
+        magic, file_key, digest = head.decode("ascii").split(" ")
+        if magic != FORMAT or file_key != key:
+            return None
+        if hashlib.sha256(body).hexdigest() != digest:
+            return None  # truncated or damaged
+        parts = json.loads(body)
+        if not isinstance(parts, dict):
+            return None
+        return Stored(key=key, parts=parts)
+    except (OSError, ValueError, UnicodeError):
+        return None
+
+
+def write(key: str, parts: dict[str, Any], folder: Path | None = None) -> Path | None:
+    """Write the (encoded) parts as the cache file of ``key``, atomically; None when the cache is
+    switched off or its folder cannot be written (the command goes on without it)."""
+    folder = folder if folder is not None else cache_dir()
+    if folder is None:
+        return None
+    body = json.dumps(parts, ensure_ascii=False, separators=(",", ":")).encode()
+    head = f"{FORMAT} {key} {hashlib.sha256(body).hexdigest()}\n".encode("ascii")
+    target = _path(folder, key)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".writing-", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(head + body)
+            os.replace(temporary, target)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except OSError:
+        return None
+    return target
+
+
+# --- the compiled bank ---------------------------------------------------------------------------
+
+
+def open_bank(
+    name: str | Path, *, partial: bool = False, budget: Budget | None = None
+) -> CompiledBank:
+    """Load and compile a bank (a path or a bundled name), from the cache when it is fresh.
+
+    What the cache holds is used as is (the bank as validated, exact keys, mistakes, memos); the
+    rest is worked out on demand as with :func:`~quizgym.solver.compile_bank`. Call :func:`save`
+    when the command is done, so that the next one finds what this one worked out.
+
+    Raises:
+        BankNotFoundError: the bank does not exist.
+        QuizgymError: the file cannot be read.
+        BankError: the bank has errors (all of them, each with its line).
+    """
+    from quizgym.errors import QuizgymError
+    from quizgym.resources import resolve_bank
+    from quizgym.solver.compiled import compile_bank
+
+    path = resolve_bank(name)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise QuizgymError(f"{path}: cannot read: {exc.strerror}") from exc
+    key = bank_key(raw)
+    stored = read(key)
+    bank = _bank(stored, str(path)) if stored is not None else None
+    if bank is None:
+        from quizgym.loader import parse_bank
+
+        stored = None
+        bank = parse_bank(raw, path=str(path))
+    book = compile_bank(bank, partial=partial, budget=budget)
+    if stored is not None:
+        try:
+            book.restore({name: stored.part(name) for name in book.STORED})
+        except (ValueError, TypeError, KeyError, AttributeError, ImportError):
+            book.restore({})  # a damaged table: work everything out again
+    book.cache_key = key
+    bank._compiled = book
+    return book
+
+
+def _bank(stored: Stored, path: str) -> Bank | None:
+    """The bank a cache file holds, with its source map at ``path``; None when damaged."""
+    from quizgym.model import Bank, SourceMap
+
+    try:
+        bank = stored.part("bank")
+        positions = stored.part("positions")
+    except (ValueError, TypeError, KeyError, AttributeError, ImportError, RecursionError):
+        return None
+    if not isinstance(bank, Bank) or not isinstance(positions, dict):
+        return None
+    bank._source = SourceMap.model_construct(path=path, positions=positions)
+    return bank
+
+
+def save(book: CompiledBank) -> Path | None:
+    """Keep what a compiled bank worked out (when it came from :func:`open_bank` and worked out
+    something new); returns the file written, or None."""
+    key = getattr(book, "cache_key", None)
+    if key is None or not book.grew():
+        return None
+    parts = {
+        "bank": encode(book.bank),
+        "positions": encode(dict(book.bank._source.positions)),
+        **{name: encode(table) for name, table in book.tables().items()},
+    }
+    written = write(key, parts)
+    if written is not None:
+        book.saved()
+    return written
