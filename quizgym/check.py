@@ -10,28 +10,24 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from quizgym.errors import AnswerParseError, BankError, Finding, QuizgymError
-from quizgym.expr import parse
-from quizgym.issued import Issued, IssuedVersion, answers_of, read_issued
-from quizgym.loader import load_bank
-from quizgym.model import LETTERS, AnyQuestion, Bank, MultipleChoice, Numeric, SpotTheError
 from quizgym.resources import bundled_banks, resolve_bank, shortest
-from quizgym.solver import (
-    Budget,
-    CompiledBank,
-    Slot,
-    Variant,
-    compile_bank,
-    param_values,
-    show_number,
-)
-from quizgym.tolerance import compare, is_exact
+
+# A check whose report is in the cache reads the bank's bytes and prints: the bank format, the
+# expression language and the solver are imported by the functions that need them.
+if TYPE_CHECKING:
+    from quizgym.issued import Issued, IssuedVersion
+    from quizgym.model import AnyQuestion, Bank, Numeric
+    from quizgym.solver import Budget, CompiledBank, Slot, Variant
 
 STRESS_SECONDS = 5.0
 """Wall-clock time the variant stress test may take per bank (beyond each default variant)."""
-CHECK_BUDGET = Budget(key_seconds=2.0, bank_seconds=10.0)
+CHECK_KEY_SECONDS, CHECK_BANK_SECONDS = 2.0, 10.0
 """How long ``check`` lets exact solving take: each key, and all of one bank's."""
+REPORT_FORMAT = "check-report/1"
+"""The layout of a check report kept in the cache (see :func:`check_bank`)."""
 
 
 @dataclass
@@ -40,8 +36,13 @@ class BankReport:
 
     path: str
     bank: Bank | None
+    """The bank as loaded (None when it could not be, or when the report was read back from the
+    cache: ``slug`` and ``questions`` say what it was)."""
     findings: list[Finding] = field(default_factory=list)
     variants_checked: int = 0
+    slug: str | None = None
+    """The bank's slug (None when it could not be loaded)."""
+    questions: int = 0
 
     @property
     def errors(self) -> list[Finding]:
@@ -55,16 +56,16 @@ class BankReport:
 
     def summary(self) -> str:
         """One line: the bank, its size and the outcome."""
-        if self.bank is None:
+        if self.slug is None:
             return f"{self.path}: {len(self.errors)} error(s)"
-        count = len(self.bank.questions)
+        count = self.questions
         outcome = (
             "ok"
             if not self.findings
             else (f"{len(self.errors)} error(s), {len(self.warnings)} warning(s)")
         )
         extra = f", {self.variants_checked} variants checked" if self.variants_checked else ""
-        return f"{self.path}: {self.bank.bank}, {count} questions{extra}: {outcome}"
+        return f"{self.path}: {self.slug}, {count} questions{extra}: {outcome}"
 
 
 def expand_paths(names: Iterable[str]) -> list[Path]:
@@ -107,17 +108,85 @@ def check_bank(
     Returns:
         The report; never raises for problems inside the bank.
     """
+    options = (variant_seeds, stress_seconds)
+    kept = _kept_report(path, options) if issued is None else None
+    if kept is not None:
+        return kept
+    from quizgym.loader import parse_bank
+    from quizgym.solver.cache import bank_key, save
+
+    path = resolve_bank(path)
     try:
-        bank = load_bank(path)
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise QuizgymError(f"{path}: cannot read: {exc.strerror}") from exc
+    try:
+        bank = parse_bank(raw, path=str(path))
     except BankError as exc:
         return BankReport(path=str(path), bank=None, findings=exc.findings)
-    report = BankReport(path=str(path), bank=bank)
-    report.findings, report.variants_checked = lint_bank(
-        bank, variant_seeds=variant_seeds, stress_seconds=stress_seconds
+    report = BankReport(path=str(path), bank=bank, slug=bank.bank, questions=len(bank.questions))
+    report.findings, report.variants_checked, book, timed = _lint(
+        bank, variant_seeds=variant_seeds, stress_seconds=stress_seconds, budget=None
     )
+    # What was solved serves the next command on this bank (export, practice, render, grade).
+    book.cache_key = bank_key(raw)
+    save(book)
     if issued is not None:
         report.findings += lint_issued(bank, issued)
+    elif not timed:  # the same bytes and code give the same report, unless a clock cut it short
+        _keep_report(raw, options, report)
     return report
+
+
+def _report_key(raw: bytes, options: tuple[int, float]) -> str:
+    from quizgym.solver.cache import bank_key
+
+    return bank_key(raw + f"\0{REPORT_FORMAT}:{options}".encode())
+
+
+def _kept_report(path: Path, options: tuple[int, float]) -> BankReport | None:
+    """The report an earlier check of these same bytes left in the cache, or None."""
+    from quizgym.solver.cache import read
+
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    stored = read(_report_key(raw, options))
+    try:
+        record = stored.parts if stored is not None else None
+        if record is None or record.get("format") != REPORT_FORMAT:
+            return None
+        findings = [
+            Finding(str(path), int(line), int(col), str(message), str(severity))
+            for line, col, message, severity in record["findings"]
+        ]
+        return BankReport(
+            path=str(path),
+            bank=None,
+            findings=findings,
+            variants_checked=int(record["variants_checked"]),
+            slug=str(record["slug"]),
+            questions=int(record["questions"]),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _keep_report(raw: bytes, options: tuple[int, float], report: BankReport) -> None:
+    """Keep a report for the next check of the same bytes (when every finding is in this file)."""
+    from quizgym.solver.cache import write
+
+    if any(f.path != report.path for f in report.findings):
+        return
+    record = {
+        "format": REPORT_FORMAT,
+        "slug": report.slug,
+        "questions": report.questions,
+        "variants_checked": report.variants_checked,
+        "findings": [[f.line, f.col, f.message, f.severity] for f in report.findings],
+    }
+    write(_report_key(raw, options), record)
 
 
 def check_banks(
@@ -131,6 +200,8 @@ def check_banks(
     paths = expand_paths(names)
     manifest = None
     if issued is not None:
+        from quizgym.issued import read_issued
+
         if len(paths) != 1:
             raise QuizgymError(f"--issued {issued}: name the one bank it was issued from")
         manifest = read_issued(issued)
@@ -149,7 +220,7 @@ def lint_bank(
     *,
     variant_seeds: int = 200,
     stress_seconds: float = STRESS_SECONDS,
-    budget: Budget = CHECK_BUDGET,
+    budget: Budget | None = None,
 ) -> tuple[list[Finding], int]:
     """Hold every key to the author's numbers and stress-test the variants.
 
@@ -165,8 +236,23 @@ def lint_bank(
     Returns:
         The findings and the number of variants evaluated.
     """
+    findings, checked, _, _ = _lint(
+        bank, variant_seeds=variant_seeds, stress_seconds=stress_seconds, budget=budget
+    )
+    return findings, checked
 
+
+def _lint(
+    bank: Bank, *, variant_seeds: int, stress_seconds: float, budget: Budget | None
+) -> tuple[list[Finding], int, CompiledBank, bool]:
+    """:func:`lint_bank`, with the compiled bank it made and whether a time limit shaped the
+    findings (a budget that refused a key, or the stress test cut short)."""
+    from quizgym.model import LETTERS, MultipleChoice, Numeric, SpotTheError
+    from quizgym.solver import Budget, compile_bank
+
+    budget = budget or Budget(key_seconds=CHECK_KEY_SECONDS, bank_seconds=CHECK_BANK_SECONDS)
     book = compile_bank(bank, partial=True, budget=budget)
+    timed = False
     findings: list[Finding] = list(book.findings)
     checked = 0
     stress = _Stress(deadline=time.monotonic() + stress_seconds, seconds=stress_seconds)
@@ -181,6 +267,7 @@ def lint_bank(
                 checked += _lint_numeric(book, question, index, at, variant_seeds, stress)
             except BankError as exc:  # a key or mistake refused by a budget, already located
                 findings.extend(exc.findings)
+                timed = True
             except AnswerParseError as exc:
                 at(("questions", index, "answer"), f"{question.id}: {exc.message}")
     positions = [
@@ -200,7 +287,7 @@ def lint_bank(
             f"every single-answer choice question has its key at {letter}; vary it",
             "warning",
         )
-    return findings, checked
+    return findings, checked, book, timed or bool(stress.skipped)
 
 
 @dataclass
@@ -243,6 +330,10 @@ def _slot_loc(slot: Slot, index: int) -> tuple[str | int, ...]:
 def _lint_numeric(
     book: CompiledBank, question: Numeric, index: int, at: Locate, seeds: int, stress: _Stress
 ) -> int:
+    from quizgym.expr import parse
+    from quizgym.solver import param_values
+    from quizgym.tolerance import compare
+
     qid = question.id
     default = book.variant(question)
     slots = book.slots_of(question)
@@ -338,6 +429,8 @@ def _lint_numeric(
 
 
 def _params_text(variant: Variant) -> str:
+    from quizgym.solver import show_number
+
     return ", ".join(f"{k}={show_number(v)}" for k, v in variant.signature)
 
 
@@ -358,6 +451,9 @@ def lint_issued(bank: Bank, issued: Issued) -> list[Finding]:
     issued version moved (a warning naming the versions and how many students hold them), or a
     new render would draw other numbers (a warning: the manifest keeps the issued ones).
     """
+    from quizgym.issued import answers_of
+    from quizgym.solver import compile_bank
+
     findings: list[Finding] = []
 
     def at(qid: str, message: str, severity: str = "warning") -> None:
@@ -417,6 +513,8 @@ def _holders(issued: Issued, qid: str, index: int | None = None) -> str:
 
 def _unfit(question: AnyQuestion, record: IssuedVersion) -> str:
     """Why an issued version no longer fits the question ('' when it does)."""
+    from quizgym.model import MultipleChoice, Numeric, SpotTheError
+
     if isinstance(question, Numeric):
         issued_names, now = set(record.params), set(question.params)
         if issued_names != now:
@@ -432,6 +530,8 @@ def _unfit(question: AnyQuestion, record: IssuedVersion) -> str:
 
 
 def _same_answers(before: Sequence[str], now: Sequence[str]) -> bool:
+    from quizgym.tolerance import is_exact
+
     if len(before) != len(now):
         return False
     for a, b in zip(before, now, strict=True):
@@ -448,6 +548,9 @@ def _same_answers(before: Sequence[str], now: Sequence[str]) -> bool:
 
 def _redrawn(book: CompiledBank, issued: Issued, question: AnyQuestion) -> str:
     """How many issued students a new draw would give another version ('' for none)."""
+    from quizgym.issued import IssuedVersion
+    from quizgym.model import MultipleChoice, Numeric, SpotTheError
+
     if issued.mode != "per-student" or not isinstance(
         question, Numeric | MultipleChoice | SpotTheError
     ):

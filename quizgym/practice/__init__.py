@@ -46,13 +46,14 @@ def run_practice(
     Raises:
         QuizgymError: a bank or the database cannot be used.
     """
-    from quizgym.loader import load_bank
     from quizgym.practice.drill import practice
     from quizgym.practice.store import Store
     from quizgym.practice.ui import RichUI, make_console
     from quizgym.practice.views import clock_from
+    from quizgym.solver.cache import open_bank, save
 
-    loaded = [load_bank(name) for name in (banks or [DEFAULT_BANK])]
+    books = [open_bank(name) for name in (banks or [DEFAULT_BANK])]  # the cache when fresh
+    loaded = [book.bank for book in books]
     clock = clock_from(os.environ.get("QUIZGYM_NOW"))
     store = Store.open(db)
     console, ascii_only = make_console()
@@ -73,6 +74,8 @@ def run_practice(
         )
     finally:
         store.close()
+        for book in books:
+            save(book)  # the keys this session solved serve the next one
 
 
 def show_stats(banks: Sequence[str] = (), *, db: str | Path | None = None) -> list[BankStats]:

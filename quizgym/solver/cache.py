@@ -373,6 +373,7 @@ def open_bank(
         except (ValueError, TypeError, KeyError, AttributeError, ImportError):
             book.restore({})  # a damaged table: work everything out again
     book.cache_key = key
+    book.cached = stored is not None
     bank._compiled = book
     return book
 
@@ -393,17 +394,30 @@ def _bank(stored: Stored, path: str) -> Bank | None:
 
 
 def save(book: CompiledBank) -> Path | None:
-    """Keep what a compiled bank worked out (when it came from :func:`open_bank` and worked out
-    something new); returns the file written, or None."""
-    key = getattr(book, "cache_key", None)
-    if key is None or not book.grew():
+    """Keep what a compiled bank worked out, with what the cache file of the same bank held
+    already; returns the file written, or None (nothing new, no key, or the cache is off).
+
+    A bank gets its key from :func:`open_bank` (or from a caller that sets ``cache_key``)."""
+    key = book.cache_key
+    if key is None or (book.cached and not book.grew()):
         return None
+    tables = book.tables()
+    before = read(key)
+    if before is not None:  # another command kept other things (keep them: the key is the same)
+        for name, table in tables.items():
+            try:
+                kept = before.part(name)
+            except (ValueError, TypeError, KeyError, AttributeError, ImportError, RecursionError):
+                continue
+            if isinstance(kept, dict):
+                tables[name] = {**kept, **table}
     parts = {
         "bank": encode(book.bank),
         "positions": encode(dict(book.bank._source.positions)),
-        **{name: encode(table) for name, table in book.tables().items()},
+        **{name: encode(table) for name, table in tables.items()},
     }
     written = write(key, parts)
     if written is not None:
         book.saved()
+        book.cached = True
     return written

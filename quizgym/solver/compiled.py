@@ -211,6 +211,8 @@ class CompiledBank:
         self._memo: dict[tuple[str, Hashable], Any] = {}
         self.cache_key: str | None = None
         """The key of this bank in the on-disk cache (set by ``open_bank``)."""
+        self.cached = False
+        """Whether the on-disk cache holds this bank (it was read from it, or saved to it)."""
         self._saved_sizes: tuple[int, ...] = (0, 0, 0)
 
     def __repr__(self) -> str:
