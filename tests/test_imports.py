@@ -1,0 +1,114 @@
+"""What each quick command imports: held to a list, so start-up stays quick as the code grows.
+
+Each command runs in a fresh process, as a user runs it; "warm" means the compiled-bank cache
+holds the bank (one run before, in a cache folder of the test's own). A heavy library a command
+does not need (sympy 0.3 s to import, numpy 0.1 s, pydantic, …) is a failure here, not a slower
+start found months later. How long they take is measured by ``benchmarks/startup.py``, not here.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = (
+    "sympy",
+    "mpmath",
+    "numpy",
+    "pyarrow",
+    "jinja2",
+    "pydantic",
+    "yaml",
+    "rich",
+    "fsrs",
+    "sqlite3",
+    "Stemmer",
+    "weasyprint",
+    "pandas",
+)
+"""The libraries whose import a user waits for."""
+
+PROBE = """
+import atexit, os, sys
+heavy = {heavy!r}
+def report():
+    found = sorted({{m.split('.')[0] for m in sys.modules}} & set(heavy))
+    os.write(2, ("IMPORTED " + " ".join(found) + "\\n").encode())
+atexit.register(report)
+sys.argv = ["quizgym", *sys.argv[1:]]
+from quizgym.cli import main
+main()
+"""
+
+EXPORT = ["export", "bert-mlm", "--to", "qti12", "-o", "out.zip"]
+COMMANDS: dict[str, tuple[list[str], set[str]]] = {
+    "--help": (["--help"], set()),
+    "solve a decimal": (["solve", "2.30"], {"mpmath"}),
+    "solve an exact form": (["solve", "ln 10"], {"mpmath", "sympy"}),
+    "check (warm)": (["check", "bert-mlm"], set()),
+    "export (warm)": (EXPORT, {"mpmath", "pydantic"}),
+    # the first prompt, then q: the bank as validated (pydantic), the terminal (rich), the
+    # scheduler and its store; the answer engine's numbers (mpmath) for the keys
+    "practice (first prompt)": (
+        ["practice", "--seed", "1"],
+        {"mpmath", "pydantic", "rich", "fsrs", "sqlite3"},
+    ),
+}
+
+
+def _run(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[set[str], str]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE.format(heavy=HEAVY), *args],
+        cwd=cwd,
+        env=env,
+        input="q\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    line = next(x for x in done.stderr.splitlines() if x.startswith("IMPORTED"))
+    return set(line.split()[1:]), done.stdout
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """A working folder and an environment whose cache holds the bundled bank."""
+    folder = tmp_path_factory.mktemp("imports")
+    env = {
+        **os.environ,
+        "QUIZGYM_CACHE_DIR": str(folder / "cache"),
+        "QUIZGYM_DB": str(folder / "progress.sqlite3"),
+        "TERM": "dumb",
+        "NO_COLOR": "1",
+    }
+    env.pop("QUIZGYM_CACHE", None)
+    for args, _ in COMMANDS.values():
+        _run(args, folder, env)
+    return folder, env
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_a_quick_command_imports_only_what_it_needs(
+    name: str, warm: tuple[Path, dict[str, str]]
+) -> None:
+    folder, env = warm
+    args, allowed = COMMANDS[name]
+    imported, out = _run(args, folder, env)
+    assert imported <= allowed, f"{name} imports {sorted(imported - allowed)} too"
+    assert out  # it did its work: help, a value, a report, a file, a prompt
+
+
+def test_the_first_run_does_the_work_with_sympy(tmp_path: Path) -> None:
+    # Cold, check works every key out exactly: the cache saves time, never the work itself.
+    env = {**os.environ, "QUIZGYM_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("QUIZGYM_CACHE", None)
+    imported, out = _run(["check", "bert-mlm"], tmp_path, env)
+    assert "sympy" in imported
+    assert "bert-mlm, 70 questions" in out
+    again, out_again = _run(["check", "bert-mlm"], tmp_path, env)
+    assert "sympy" not in again and out_again == out
