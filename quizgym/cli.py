@@ -314,6 +314,21 @@ def _progress(label: str) -> Iterator[Callable[[int, int], None] | None]:
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
 @click.option("--title", help="Heading (default: the bank's title).")
 @click.option("--templates", type=click.Path(file_okay=False), help="Your own templates first.")
+@click.option(
+    "--combine",
+    is_flag=True,
+    help="Also write worksheets.pdf: every worksheet in roster order, to print in one go.",
+)
+@click.option(
+    "--duplex", is_flag=True, help="In worksheets.pdf, start every sheet on a fresh page."
+)
+@click.option(
+    "-j",
+    "--jobs",
+    "workers",
+    type=click.IntRange(1),
+    help="Lay out PDFs in at most this many processes.  [default: one per core]",
+)
 @click.pass_context
 @_example("quizgym render bert-mlm --roster class.csv --seed 7 --key --format pdf -o out")
 def render(
@@ -325,16 +340,20 @@ def render(
     templates: str | None,
     **options: Any,
 ) -> None:
-    """Print worksheets and answer keys: HTML, Markdown or PDF, one per student with --roster."""
+    """Print worksheets and answer keys: HTML, Markdown or PDF, one per student with --roster.
+
+    PDFs are laid out on every core at once; --combine adds one PDF of the whole class.
+    """
     from pathlib import Path
 
-    from quizgym.loader import load_bank
     from quizgym.render import render_files
+    from quizgym.solver.cache import open_bank, save
 
     options["formats"] = options["formats"] or _render_defaults()["formats"]
     with _errors(ctx), _progress("rendering") as progress:
+        book = open_bank(bank)
         result = render_files(
-            load_bank(bank),
+            book,
             out_dir=Path(out_dir),
             ids=[i.strip() for i in ids.split(",") if i.strip()],
             roster=Path(roster) if roster else None,
@@ -342,6 +361,7 @@ def render(
             progress=progress,
             **options,
         )
+        save(book)
     click.echo(result.summary())
 
 

@@ -134,3 +134,50 @@ def test_first_page_in_chromium_is_drawn_and_nothing_overflows(tmp_path: Path) -
     # Text reaches down the page, not only a heading at the top.
     lower = image.crop((0, A4_PX[1] // 2, A4_PX[0], A4_PX[1]))
     assert sum(lower.histogram()[:128]) > 1000
+
+
+def test_a_class_is_laid_out_in_parallel_and_combined_for_printing(tmp_path: Path) -> None:
+    require_module("weasyprint")
+    from pypdf import PdfReader
+
+    from quizgym.render import render_files
+
+    roster = tmp_path / "class.csv"
+    roster.write_text("student\nann\nbob\ncy\n", encoding="utf-8")
+    out = tmp_path / "out"
+    result = render_files(
+        load_bank(SMALL),
+        out_dir=out,
+        formats=["pdf"],
+        roster=roster,
+        seed=3,
+        date="2026-01-05",
+        combine=True,
+        duplex=True,
+        workers=2,
+    )
+    assert result.combined == out / "worksheets.pdf"
+    assert "all worksheets in worksheets.pdf" in result.summary()
+    own = [PdfReader(out / f"worksheet-{s}.pdf") for s in ("ann", "bob", "cy")]
+    combined = PdfReader(out / "worksheets.pdf")
+    start = 0
+    for reader in own:  # each student's pages, in roster order, each on a fresh sheet
+        for k, page in enumerate(reader.pages):
+            assert combined.pages[start + k].extract_text() == page.extract_text()
+        start += len(reader.pages) + len(reader.pages) % 2
+    assert len(combined.pages) == start
+    # laid out here, one at a time, each sheet says the same
+    alone = render_files(
+        load_bank(SMALL),
+        out_dir=tmp_path / "alone",
+        formats=["pdf"],
+        roster=roster,
+        seed=3,
+        date="2026-01-05",
+        workers=1,
+    )
+    for path in alone.files:
+        if path.suffix == ".pdf":
+            here = [p.extract_text() for p in PdfReader(path).pages]
+            there = [p.extract_text() for p in PdfReader(out / path.name).pages]
+            assert here == there

@@ -6,8 +6,9 @@ date.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -161,8 +162,8 @@ def render_key(
     return _tidy(text, fmt)
 
 
-def html_to_pdf(html: str) -> bytes:
-    """Print an HTML worksheet or key to PDF with WeasyPrint (page size from its CSS).
+def _weasyprint() -> Any:
+    """WeasyPrint, imported.
 
     Raises:
         QuizgymError: WeasyPrint or its system libraries (Pango) are missing.
@@ -175,8 +176,112 @@ def html_to_pdf(html: str) -> bytes:
         ) from exc
     except OSError as exc:  # WeasyPrint imports, but Pango cannot be loaded
         raise QuizgymError(f"PDF output needs Pango (libpango-1.0-0): {exc}") from exc
-    pdf: bytes = weasyprint.HTML(string=html, base_url=".").write_pdf()
+    return weasyprint
+
+
+def html_to_pdf(html: str) -> bytes:
+    """Print an HTML worksheet or key to PDF with WeasyPrint (page size from its CSS).
+
+    Raises:
+        QuizgymError: WeasyPrint or its system libraries (Pango) are missing.
+    """
+    pdf: bytes = _weasyprint().HTML(string=html, base_url=".").write_pdf()
     return pdf
+
+
+def cores() -> int:
+    """The CPU cores this process may use (its affinity where the system tells it)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on every system (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
+
+
+def print_pdfs(
+    pages: Sequence[str],
+    *,
+    workers: int | None = None,
+    done: Callable[[int], None] | None = None,
+) -> list[bytes]:
+    """Lay out HTML documents as PDFs, across CPU cores: one process per core at most.
+
+    Laying out a page is the slow part of a PDF (WeasyPrint, ~1 s for a 70-question worksheet)
+    and each document is independent, so documents are laid out in worker processes while this
+    one waits. One document, or ``workers=1``, is laid out here.
+
+    Args:
+        pages: the HTML of each document.
+        workers: at most this many processes (default: the cores this process may use).
+        done: called with each document's index as soon as it is laid out.
+
+    Returns:
+        The PDFs, in the order of ``pages``.
+
+    Raises:
+        QuizgymError: WeasyPrint or its system libraries (Pango) are missing.
+    """
+    count = min(len(pages), workers or cores())
+    if count <= 1:
+        out = []
+        for index, html in enumerate(pages):
+            out.append(html_to_pdf(html))
+            if done:
+                done(index)
+        return out
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    _weasyprint()  # one clear error when it is missing (and, forked, workers start with it)
+    results: list[bytes | None] = [None] * len(pages)
+    with ProcessPoolExecutor(max_workers=count) as pool:
+        futures = {pool.submit(html_to_pdf, html): index for index, html in enumerate(pages)}
+        try:
+            for future in as_completed(futures):
+                index = futures[future]
+                results[index] = future.result()
+                if done:
+                    done(index)
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+    return [r for r in results if r is not None]
+
+
+def combine_pdfs(documents: Sequence[bytes], *, duplex: bool = False) -> bytes:
+    """One PDF of several, in order (a class's worksheets to print in one go).
+
+    Args:
+        documents: the PDFs.
+        duplex: pad each document to an even number of pages with a blank one, so that printed
+            on both sides every document starts on a fresh sheet.
+
+    Raises:
+        QuizgymError: pypdf is missing.
+    """
+    try:
+        from pypdf import PdfReader, PdfWriter
+    except ImportError as exc:
+        raise QuizgymError(
+            f'a combined PDF needs pypdf ({exc}); install it with: pip install "quizgym[pdf]"'
+        ) from exc
+    import io
+
+    writer = PdfWriter()
+    for data in documents:
+        reader = PdfReader(io.BytesIO(data))
+        for page in reader.pages:
+            writer.add_page(page)
+        if duplex and len(reader.pages) % 2:
+            box = reader.pages[-1].mediabox
+            writer.add_blank_page(width=box.width, height=box.height)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def _pdf_jobs(documents: Sequence[tuple[Path, str | bytes]]) -> Iterator[tuple[Path, str | bytes]]:
+    """The PDF documents, one per job, in job order."""
+    return (d for d in documents if d[0].suffix == ".pdf")
 
 
 def today() -> str:
@@ -195,16 +300,19 @@ class Rendered:
     files: tuple[Path, ...]
     issued: Path | None = None
     """The issue manifest: which version of each question each sheet carries."""
+    combined: Path | None = None
+    """Every worksheet in one PDF (``combine``)."""
 
     def summary(self) -> str:
         """One line for the terminal."""
         kinds = sorted({p.suffix.lstrip(".") for p in self.files})
         keys = f" and {self.keys} key{'s' if self.keys != 1 else ''}" if self.keys else ""
         issued = f"; versions recorded in {self.issued.name}" if self.issued else ""
+        combined = f"; all worksheets in {self.combined.name}" if self.combined else ""
         return (
             f"{self.out_dir}: {self.worksheets} worksheet{'s' if self.worksheets != 1 else ''}"
             f"{keys} ({', '.join(kinds)}), {self.questions} question"
-            f"{'s' if self.questions != 1 else ''} each{issued}"
+            f"{'s' if self.questions != 1 else ''} each{combined}{issued}"
         )
 
 
@@ -225,6 +333,9 @@ def render_files(
     paper: str = "a4",
     title: str | None = None,
     templates: Path | None = None,
+    combine: bool = False,
+    duplex: bool = False,
+    workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Rendered:
     """Write worksheets (one per student with a roster) and answer keys into a folder.
@@ -250,6 +361,11 @@ def render_files(
         paper: ``a4`` or ``letter``.
         title: the heading; the bank's title when None.
         templates: a folder of templates that override the bundled ones by name.
+        combine: also write ``worksheets.pdf``, every worksheet in roster order, to print the
+            class in one go (implies PDF output).
+        duplex: in ``worksheets.pdf``, pad each worksheet to an even number of pages, so that
+            printed on both sides every student's sheet starts on a fresh page.
+        workers: PDFs are laid out in at most this many processes (default: one per core).
         progress: called with (done, total) after each file.
 
     Returns:
@@ -259,6 +375,8 @@ def render_files(
         QuizgymError: bad options, roster or templates; nothing is written then.
     """
     bad = [f for f in formats if f not in FORMATS]
+    if combine and "pdf" not in formats:
+        formats = [*formats, "pdf"]
     if bad or not formats:
         raise QuizgymError(f"unknown format {', '.join(bad)} (formats: {', '.join(FORMATS)})")
     if templates is not None and not templates.is_dir():
@@ -291,24 +409,48 @@ def render_files(
 
     # Everything is rendered before anything is written: a template error leaves no half folder.
     documents: list[tuple[Path, str | bytes]] = []
+    printing: list[int] = []  # the documents still HTML that become PDFs
     total = len(jobs) * len(formats)
+    finished = 0
+
+    def tick() -> None:
+        nonlocal finished
+        finished += 1
+        if progress:
+            progress(finished, total)
+
     try:
         for stem, kind, who in jobs:
             html = produce(kind, who, "html") if {"html", "pdf"} & set(formats) else ""
             for fmt in formats:
                 content: str | bytes = html
                 if fmt == "pdf":
-                    content = html_to_pdf(html)
+                    printing.append(len(documents))
                 elif fmt == "md":
                     content = produce(kind, who, "md")
                 documents.append((out_dir / f"{stem}.{fmt}", content))
-                if progress:
-                    progress(len(documents), total)
+                if fmt != "pdf":
+                    tick()
     except jinja2.TemplateSyntaxError as exc:
         raise QuizgymError(f"{exc.filename or exc.name}:{exc.lineno}: {exc.message}") from exc
     except jinja2.TemplateError as exc:
         raise QuizgymError(f"template error: {exc}") from exc
+    pdfs = print_pdfs(
+        [str(documents[i][1]) for i in printing], workers=workers, done=lambda _: tick()
+    )
+    for index, pdf in zip(printing, pdfs, strict=True):
+        documents[index] = (documents[index][0], pdf)
+    combined = out_dir / "worksheets.pdf" if combine else None
+    if combined is not None:
+        sheets = [
+            content
+            for (_, content), (_, kind, _) in zip(_pdf_jobs(documents), jobs, strict=True)
+            if kind == "worksheet" and isinstance(content, bytes)
+        ]
+        combined_pdf = combine_pdfs(sheets, duplex=duplex)
     out_dir.mkdir(parents=True, exist_ok=True)
+    if combined is not None:
+        combined.write_bytes(combined_pdf)
     for path, content in documents:
         if isinstance(content, bytes):
             path.write_bytes(content)
@@ -325,4 +467,5 @@ def render_files(
         len(questions),
         tuple(p for p, _ in documents),
         issued=issued,
+        combined=combined,
     )
