@@ -418,6 +418,7 @@ def test_command_forwards_every_option(monkeypatch: pytest.MonkeyPatch, tmp_path
     args = ["render", str(SMALL), "--format", "pdf", "--tag", "loss", "--type", "numeric"]
     args += ["--ids", "a, b", "--count", "2", "--seed", "9", "--paper", "letter", "--date", ""]
     args += ["--key-per-student", "--title", "Quiz 3", "-o", str(tmp_path / "o")]
+    args += ["--combine", "--duplex", "--jobs", "3"]
     result = CliRunner().invoke(cli, args)
     assert result.output == "Error: stop here\n" and result.exit_code == 2
     assert {k: v for k, v in seen.items() if k not in ("bank", "progress")} == {
@@ -435,6 +436,9 @@ def test_command_forwards_every_option(monkeypatch: pytest.MonkeyPatch, tmp_path
         "paper": "letter",
         "title": "Quiz 3",
         "templates": None,
+        "combine": True,
+        "duplex": True,
+        "workers": 3,
     }
 
 

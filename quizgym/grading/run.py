@@ -45,11 +45,11 @@ from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
 from quizgym.grading.versions import resolve
 from quizgym.issued import Issued, bank_hash, read_issued
-from quizgym.loader import load_bank
 from quizgym.model import Bank
 from quizgym.names import claim_name
 from quizgym.render.report import ReviewSummary, render_report
 from quizgym.solver import CompiledBank, compile_bank
+from quizgym.solver.cache import open_bank, save
 from quizgym.version import __version__
 
 __all__ = ["GradeRun", "assemble", "grade_submissions"]
@@ -179,8 +179,10 @@ def grade_submissions(
         check_previous(compare, out_dir)
     if isinstance(bank, CompiledBank):
         book = bank
+    elif isinstance(bank, Bank):
+        book = compile_bank(bank)
     else:
-        book = compile_bank(bank if isinstance(bank, Bank) else load_bank(bank))
+        book = open_bank(bank)  # keys and mistakes from the cache when the bank is unchanged
     notes = [] if manifest is None else _check_manifest(book.bank, manifest, accept_changes)
     decisions = None
     if review is not None:
@@ -223,6 +225,7 @@ def grade_submissions(
             seeds = {s: d for result in results for s, d in result.seeds.items()}
             changes = regrade(book, compare, stage, seeds)
         written = _publish(stage, out_dir, run, book)
+    save(book)
     return replace(run, out_dir=out_dir, files=written, changes=changes)
 
 
