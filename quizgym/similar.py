@@ -161,8 +161,12 @@ def group_answers(
         raise QuizgymError(f"no grouping method {method!r}: use one of {', '.join(METHODS)}")
     limit = THRESHOLDS[method] if threshold is None else threshold
     by_text: dict[str, list[int]] = {}
+    folded: dict[str, str] = {}  # a class types the same answer many times: fold each once
     for index, text in enumerate(texts):
-        by_text.setdefault(" ".join(fold(text).split()), []).append(index)
+        plain = folded.get(text)
+        if plain is None:
+            plain = folded[text] = " ".join(fold(text).split())
+        by_text.setdefault(plain, []).append(index)
     # Distinct answers, most common first, then in the order they were first typed.
     distinct = sorted(by_text.items(), key=lambda item: (-len(item[1]), item[1][0]))
     if not distinct:

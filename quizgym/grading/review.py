@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import astuple, dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from quizgym.analysis import Agreement, rubric_agreement
 from quizgym.answers import Status, Verdict
 from quizgym.grading.batch import GradedPartition
@@ -174,21 +176,31 @@ def review_of(bank: CompiledBank, graded: GradedPartition) -> Review:
             continue
         column = graded.answers.column(g.slot.id)
         varies = bank.varies(g.slot.question)
-        for row, code in enumerate(g.codes.tolist()):
-            if not doubtful[code] or column[row] is None:
+        labels = [v.label for v in g.variants]  # once per version, not once per student
+        versions: dict[tuple[int, str], str] = {}
+        codes, variant_codes = g.codes.tolist(), g.variant_codes.tolist()
+        students = graded.answers.students
+        rows = np.flatnonzero(np.asarray(doubtful, dtype=np.bool_)[g.codes]).tolist()
+        for row in rows:  # the uncertain answers only, in the order of the submissions
+            if column[row] is None:
                 continue
             text = column[row] or ""
-            label = g.variants[int(g.variant_codes[row])].label
-            key = (g.slot.id, version_of(g.slot.question, label, text, varies=varies), text)
+            code, variant = codes[row], int(variant_codes[row])
+            version = versions.get((variant, text))
+            if version is None:
+                version = versions[(variant, text)] = version_of(
+                    g.slot.question, labels[variant], text, varies=varies
+                )
+            key = (g.slot.id, version, text)
             entry = review.entries.get(key)
             if entry is None:
                 if code not in records:
                     records[code] = Graded.of(g.verdicts[code])
-                review.entries[key] = Entry(1, [graded.answers.students[row]], records[code])
+                review.entries[key] = Entry(1, [students[row]], records[code])
             else:
                 entry.count += 1
                 if len(entry.students) < SHOWN_STUDENTS:
-                    entry.students.append(graded.answers.students[row])
+                    entry.students.append(students[row])
     return review
 
 
