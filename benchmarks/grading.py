@@ -391,6 +391,25 @@ def same_bytes_fresh(path: Path, prepared: Path, out: Path) -> float:
     return time.perf_counter() - start
 
 
+PEAK = (
+    "import resource, sys, atexit\n"
+    "atexit.register(lambda: print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,"
+    " file=sys.stderr))\n"
+    "sys.argv = ['quizgym', *sys.argv[1:]]\n"
+    "from quizgym.cli import main\n"
+    "main()\n"
+)
+
+
+def chunked_peak(path: Path, out: Path, chunk_rows: int) -> int:
+    """Peak memory (MB) of ``quizgym grade --chunk-rows`` in a fresh process."""
+    command = [sys.executable, "-c", PEAK, "grade", "bert-mlm", str(path), "-o", str(out)]
+    command += ["--version", "per-student", "--chunk-rows", str(chunk_rows)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    line = next(x for x in done.stderr.splitlines() if x.startswith("PEAK"))
+    return int(line.split()[1]) // 1024  # ru_maxrss is in KiB on Linux
+
+
 def review_cost(path: Path, out: Path) -> tuple[float, float, int]:
     """``grade_submissions`` in this process, timing the review queue's share of it.
 
@@ -472,6 +491,11 @@ def main() -> None:
     parser.add_argument("--responses", type=int, default=10_000_000, help="with --engine dask")
     parser.add_argument("--workers", type=int, default=2, help="with --engine dask")
     parser.add_argument("--chunk-rows", type=int, default=100_000, help="with --engine dask")
+    parser.add_argument(
+        "--memory",
+        action="store_true",
+        help="also the peak memory of grade --chunk-rows 20000 on a quarter and the whole class",
+    )
     args = parser.parse_args()
     if args.engine == "dask":
         scale(args.responses, args.workers, args.chunk_rows)
@@ -528,6 +552,19 @@ def main() -> None:
             f"review queue (review_of + review.csv, {rows:,} rows): {spent:.2f} s "
             f"of {total:.2f} s in process ({100 * spent / total:.0f} %)"
         )
+        if args.memory:
+            quarter = folder / "quarter.csv"
+            with data.open(encoding="utf-8") as source, quarter.open("w", encoding="utf-8") as out:
+                for k, line in enumerate(source):
+                    if k > args.students // 4:
+                        break
+                    out.write(line)
+            small = chunked_peak(quarter, folder / "chunked-quarter", 20_000)
+            whole = chunked_peak(data, folder / "chunked-whole", 20_000)
+            print(
+                f"peak memory, grade --chunk-rows 20000: {small} MB for {args.students // 4:,} "
+                f"students, {whole} MB for {args.students:,} (flat: {whole / small:.2f}x)"
+            )
 
 
 if __name__ == "__main__":
