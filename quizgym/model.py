@@ -364,7 +364,9 @@ class Bank(StrictModel):
     defaults: Defaults = Field(default_factory=Defaults, description="bank-wide defaults")
     questions: list[Question] = Field(min_length=1, description="the questions")
 
-    _source: SourceMap = PrivateAttr(default_factory=SourceMap)
+    # model_construct: an empty map needs no validation (which would build SourceMap's validator
+    # for a bank read back from the cache).
+    _source: SourceMap = PrivateAttr(default_factory=lambda: SourceMap.model_construct())
     _compiled: object = PrivateAttr(default=None)
     """The bank's compiled form, kept by :func:`quizgym.solver.compiled` for the one-off
     conveniences that take a plain bank (a bank is immutable, so it never goes stale)."""
