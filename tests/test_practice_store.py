@@ -366,3 +366,35 @@ def test_ctrl_c_during_a_write_comes_after_the_commit(tmp_path: Path) -> None:
     assert not store.conn.in_transaction
     with sqlite3.connect(tmp_path / "p.sqlite3") as other:
         assert other.execute("SELECT count(*) FROM session").fetchone()[0] == 1
+
+
+RACE = """
+import sys, time
+from quizgym.practice.store import Store
+at = float(sys.argv[2])
+while time.time() < at:
+    pass
+Store.open(sys.argv[1]).close()
+"""
+
+
+def test_two_drills_starting_at_once_on_a_new_file_both_open_it(tmp_path: Path) -> None:
+    # The second drill waits for the first's write lock while it creates the schema, then finds
+    # the schema there: it must open the file, not call it damaged.
+    import subprocess
+    import sys
+    import time
+
+    for round_ in range(4):
+        db = tmp_path / f"progress-{round_}.sqlite3"
+        at = str(time.time() + 0.5)  # both past their imports, then off at the same instant
+        runs = [
+            subprocess.Popen(
+                [sys.executable, "-c", RACE, str(db), at], stderr=subprocess.PIPE, text=True
+            )
+            for _ in range(2)
+        ]
+        for run in runs:
+            _, err = run.communicate(timeout=60)
+            assert run.returncode == 0, err
+        assert Store.read_only(db) is not None

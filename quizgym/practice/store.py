@@ -358,9 +358,18 @@ class Store:
         conn.execute("PRAGMA busy_timeout=5000")
         if self._version("open the progress database") == 0:
             # One script, one transaction: a crash mid-migration leaves an empty file.
-            conn.executescript(
-                f"BEGIN IMMEDIATE;{_SCHEMA}PRAGMA user_version = {SCHEMA_VERSION};COMMIT;"
-            )
+            try:
+                conn.executescript(
+                    f"BEGIN IMMEDIATE;{_SCHEMA}PRAGMA user_version = {SCHEMA_VERSION};COMMIT;"
+                )
+            except sqlite3.OperationalError:
+                # Two drills started at once on a new file: the other one created it while this
+                # one waited for the write lock. Its schema stands; anything else is an error.
+                if not conn.in_transaction:
+                    raise
+                conn.execute("ROLLBACK")
+                if self._version("open the progress database") != SCHEMA_VERSION:
+                    raise
         if self.path != ":memory:":
             conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=FULL")
