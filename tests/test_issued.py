@@ -14,6 +14,7 @@ import random
 import re
 import shutil
 import zipfile
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -624,3 +625,35 @@ def test_the_manifest_the_sheet_and_the_grader_agree_for_every_student(
     run_ = grade_submissions(book, [answers], out_dir=folder / "g", issued=path)
     assert run_.rejected == [] and run_.stats.test.mean == 2
     shutil.rmtree(folder)
+
+
+def test_compare_shows_each_student_their_own_issued_key(
+    roster: tuple[Path, list[list[str]]], tmp_path: Path
+) -> None:
+    """--compare after a key edit names the answer each student's own issued version expects,
+    not one drawn again from their id."""
+    issued, rows = roster
+    answers = write_csv(tmp_path / "class.csv", rows)
+    before = tmp_path / "before"
+    assert (
+        run("grade", str(STATS), str(answers), "-o", str(before), "--issued", str(issued)).exit_code
+        == 0
+    )
+    edited = tmp_path / "stats.yaml"
+    edited.write_text(
+        STATS.read_text(encoding="utf-8").replace("answer: n * p", "answer: n * p + 1"),
+        encoding="utf-8",
+    )
+    result = run(
+        "grade", str(edited), str(answers), "-o", str(tmp_path / "after"), "--issued", str(issued),
+        "--accept-changes", "--compare", str(before),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = manifest(issued)
+    with (tmp_path / "after" / "changes.csv").open(encoding="utf-8") as stream:
+        changes = {row["student"]: row for row in csv.DictReader(stream)}
+    assert set(changes) == {s["id"] for s in data["students"]}
+    for student in data["students"]:
+        version = data["versions"]["num-expected-heads"][student["versions"]["num-expected-heads"]]
+        n, p = (Fraction(x) for x in (version["params"]["n"], version["params"]["p"]))
+        assert changes[student["id"]]["reason"].endswith(f"; expected {float(n * p + 1):g}")

@@ -221,7 +221,7 @@ def grade_submissions(
         changes = None
         if compare is not None:
             seeds = {s: d for result in results for s, d in result.seeds.items()}
-            changes = regrade(book, compare, stage, seeds)
+            changes = regrade(book, compare, stage, seeds, versions)
         written = _publish(stage, out_dir, run, book)
     return replace(run, out_dir=out_dir, files=written, changes=changes)
 

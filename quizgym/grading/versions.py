@@ -95,6 +95,28 @@ class Versions:
         seeds = self.draw_seeds(answers)
         return bank.variants(question, students=answers.students, seeds=seeds, keys=keys)
 
+    def variant_of(
+        self, bank: CompiledBank, question: AnyQuestion, student: str, seed: int | None
+    ) -> Variant | None:
+        """One student's version of a question under this rule (``seed``: their row's).
+
+        None when only the submissions could say (the LMS item a student drew from a pool).
+        """
+        if not bank.varies(question) or self.rule == "default":
+            return bank.variant(question)
+        if self.rule == "issued" and self.issued is not None:
+            table = self.issued.versions.get(question.id)
+            if not table or self.issued.mode == "pools":
+                return None
+            index = 0
+            record = self.issued.student(student)
+            if self.issued.mode != "single" and record is not None:
+                index = record.versions.get(question.id, 0)
+            return table[index].variant(question.id)
+        if seed is None and self.rule == "drawn":
+            seed = self.seed
+        return bank.variant(question, student=student, seed=seed)
+
     @property
     def draws(self) -> bool:
         """Whether versions are drawn per student (from seeds), as opposed to looked up."""
