@@ -24,6 +24,9 @@ from collections.abc import Sequence
 from dataclasses import astuple, dataclass, field
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
+
 from quizgym.analysis import Agreement, rubric_agreement
 from quizgym.answers import Status, Verdict
 from quizgym.grading.batch import GradedPartition
@@ -164,31 +167,41 @@ def uncertain(verdict: Verdict) -> bool:
 
 
 def review_of(bank: CompiledBank, graded: GradedPartition) -> Review:
-    """The uncertain answers of one graded partition, by distinct (slot, version, answer)."""
+    """The uncertain answers of one graded partition, by distinct (slot, version, answer).
+
+    Each distinct verdict is looked at once; its students are found with NumPy, and listed in the
+    order of the submissions (so a class graded in pieces lists them as a whole one does).
+    """
     review = Review()
+    students = graded.answers.students
     for g in graded.slots:
         review.used |= {(g.slot.id, p) for p in g.decided}
-        doubtful = [uncertain(v) for v in g.verdicts]
-        records: dict[int, Graded] = {}
-        if not any(doubtful):
+        doubtful = np.array([uncertain(v) for v in g.verdicts], dtype=bool)
+        if not doubtful.any():
             continue
+        rows = np.flatnonzero(doubtful[g.codes])
+        by_code = rows[np.argsort(g.codes[rows], kind="stable")]
+        codes, starts, counts = np.unique(g.codes[by_code], return_index=True, return_counts=True)
         column = graded.answers.column(g.slot.id)
         varies = bank.varies(g.slot.question)
-        for row, code in enumerate(g.codes.tolist()):
-            if not doubtful[code] or column[row] is None:
+        found: dict[Key, tuple[list[npt.NDArray[np.int64]], Graded]] = {}
+        for code, start, count in zip(
+            codes.tolist(), starts.tolist(), counts.tolist(), strict=True
+        ):
+            members = by_code[start : start + count]
+            text = column[int(members[0])]
+            if text is None:
                 continue
-            text = column[row] or ""
-            label = g.variants[int(g.variant_codes[row])].label
+            label = g.variants[int(g.variant_codes[members[0]])].label
             key = (g.slot.id, version_of(g.slot.question, label, text, varies=varies), text)
-            entry = review.entries.get(key)
-            if entry is None:
-                if code not in records:
-                    records[code] = Graded.of(g.verdicts[code])
-                review.entries[key] = Entry(1, [graded.answers.students[row]], records[code])
+            if key in found:
+                found[key][0].append(members)
             else:
-                entry.count += 1
-                if len(entry.students) < SHOWN_STUDENTS:
-                    entry.students.append(graded.answers.students[row])
+                found[key] = ([members], Graded.of(g.verdicts[code]))
+        for key, (parts, record) in found.items():
+            members = np.sort(np.concatenate(parts)) if len(parts) > 1 else parts[0]
+            shown = [students[r] for r in members[:SHOWN_STUDENTS].tolist()]
+            review.add(key, len(members), shown, record)
     return review
 
 
