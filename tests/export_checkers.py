@@ -21,6 +21,7 @@ from conftest import require_tool
 
 from quizgym.answers import mistakes_for
 from quizgym.model import Bank, Numeric
+from quizgym.richtext import plain_text
 from quizgym.solver import keys_of, slots, variant_of
 from quizgym.tolerance import interval
 
@@ -54,6 +55,12 @@ def strip_tags(text: str) -> str:
 def plain(text: str) -> str:
     """Compare texts with whitespace folded (HTML rendering folds it too)."""
     return " ".join(text.split())
+
+
+def said(text: str) -> str:
+    """What bank text (Markdown) says, as plain text with whitespace folded: backslash escapes
+    read, emphasis markers gone (the engine's public ``plain_text``)."""
+    return plain(plain_text(text))
 
 
 def parse_gift(path: Path) -> list[dict[str, object]]:

@@ -19,6 +19,7 @@ from export_checkers import (
     plain,
     qti12_dtd,
     qti21_schema,
+    said,
     strip_namespaces,
     strip_tags,
 )
@@ -125,16 +126,16 @@ def test_qti12_valid_and_matches_bank(bank: Bank) -> None:
             assert labels == [c.text for c in question.choices]
             for choice in question.choices:
                 if choice.feedback:
-                    assert plain(choice.feedback) in _feedback12(item)
+                    assert said(choice.feedback) in _feedback12(item)
             if not multiple:
                 assert len(_score_100(item)) == 1
             if isinstance(question, SpotTheError):
-                assert plain(question.statement) in plain(stem)
+                assert said(question.statement) in plain(stem)
         elif isinstance(question, FreeText):
             assert meta["question_type"] == "essay_question"
-            assert plain(question.model_answer) in _feedback12(item)
+            assert said(question.model_answer) in _feedback12(item)
         if not isinstance(question, SpotTheError):
-            assert plain(stem) == plain(question.prompt)
+            assert plain(stem) == said(question.prompt)
 
 
 def _meta(item: Any) -> dict[str, str]:
@@ -207,7 +208,7 @@ def test_qti21_valid_and_matches_bank(bank: Bank) -> None:
             m.get("identifier"): plain(m.text or "") for m in item.iter(f"{Q21}modalFeedback")
         }
         if question.explanation:
-            assert feedback["GENERAL"] == plain(question.explanation) or isinstance(
+            assert feedback["GENERAL"] == said(question.explanation) or isinstance(
                 question, SpotTheError
             )
         if isinstance(question, Numeric):
@@ -255,9 +256,9 @@ def test_qti21_valid_and_matches_bank(bank: Bank) -> None:
                 assert right == [letters[i] for i, c in enumerate(question.choices) if c.correct]
                 for i, choice in enumerate(question.choices):
                     if choice.feedback:
-                        assert feedback[letters[i]] == plain(choice.feedback)
+                        assert feedback[letters[i]] == said(choice.feedback)
                 if isinstance(question, SpotTheError):
-                    assert plain(question.statement) in plain(
+                    assert said(question.statement) in plain(
                         " ".join(item.find(f"{Q21}itemBody").itertext())
                     )
 

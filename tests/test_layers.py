@@ -19,7 +19,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "quizgym"
 LAYERS: list[set[str]] = [
     {"errors", "arrays", "names", "terminal"},  # exceptions and small helpers
     {"model", "resources"},  # the bank format; the bundled files
-    {"loader", "schema", "selection", "expr", "tolerance"},  # reading banks and answers
+    {
+        "loader",
+        "schema",
+        "selection",
+        "expr",
+        "tolerance",
+        "richtext",
+    },  # reading banks, answers, text
     {"solver"},  # the compiled bank: keys, variants, mistakes
     {"answers", "analysis", "issued"},  # one response → a verdict; statistics; what was handed out
     {"check", "practice", "render", "export"},  # what the commands do with a bank
