@@ -16,6 +16,7 @@ from quizgym.issued import Issued, IssuedVersion, answers_of, read_issued
 from quizgym.loader import load_bank, resolve_bank, shortest
 from quizgym.model import LETTERS, AnyQuestion, Bank, MultipleChoice, Numeric, SpotTheError
 from quizgym.resources import bundled_banks
+from quizgym.richtext import text_findings
 from quizgym.solver import (
     CompiledBank,
     Slot,
@@ -134,7 +135,9 @@ def lint_bank(bank: Bank, *, variant_seeds: int = 200) -> tuple[list[Finding], i
     Checks: every key and mistake parses and evaluates; ``value`` agrees with the default
     variant's key under the question's tolerance; no mistake lies within tolerance of the key or of
     another mistake, for any variant drawn; parametric questions yield distinct, finite variants;
-    the correct choices are not all in the same position.
+    the correct choices are not all in the same position; and the bank's text
+    (:func:`quizgym.richtext.text_findings`): every image is a file beside the bank with alt
+    text, every formula prints, no text is past the layout limits.
 
     Returns:
         The findings and the number of variants evaluated.
@@ -161,6 +164,7 @@ def lint_bank(bank: Bank, *, variant_seeds: int = 200) -> tuple[list[Finding], i
         and not (isinstance(q, MultipleChoice) and q.multiple)
         and not q.shuffle
     ]
+    findings += text_findings(bank)
     if len(positions) >= 4 and len(set(positions)) == 1:
         letter = LETTERS[positions[0]]
         at(

@@ -14,7 +14,8 @@ The filters a template may use:
   ``lead`` (HTML) starts the first paragraph (``Correction:``);
 - ``text|md``, ``text|md(variables, indent=2)``: Markdown, inline when one paragraph, blocks
   otherwise (``indent`` indents the lines after the first, inside a list item);
-- ``text|md_quote``: Markdown as a block quote, italic when one paragraph.
+- ``text|md_quote``: Markdown as a block quote, italic when one paragraph;
+- ``text|one_paragraph``: whether the text is a single paragraph (it fits inside a line).
 """
 
 from __future__ import annotations
@@ -178,7 +179,12 @@ def _md_quote_filter(context: Any, text: Any) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in out.split("\n"))
 
 
+def _one_paragraph(text: Any) -> bool:
+    return parse(str(text)).inline is not None
+
+
 FILTERS: dict[str, Callable[..., Any]] = {
+    "one_paragraph": _one_paragraph,
     "math": _math_filter,
     "rich": _rich_filter,
     "md": _md_filter,

@@ -302,10 +302,14 @@ def _row(kids: list[ET.Element]) -> str:
         piece = _plain(kid)
         name = kid.tag.removeprefix(_Q)
         before = kids[index - 1] if index else None
-        if before is not None and name != "mo" and out and not out.endswith(" "):
+        opens = name == "mo" and piece in {"(", "[", "{", "|", "∣"}
+        if before is not None and (name != "mo" or opens) and out and not out.endswith(" "):
             kind = before.tag.removeprefix(_Q)
             large = kind in _SCRIPTED and _plain(before)[:1] in _LARGE
-            if large or (kind in _SCRIPTED and name in _SCRIPTED | {"mi", "mn", "mrow"}):
+            glued = opens or piece[:1] in ")]}"  # (x − x̄)², not (x − x̄ )²
+            if large or (
+                not glued and kind in _SCRIPTED and name in _SCRIPTED | {"mi", "mn", "mrow"}
+            ):
                 out += " "
         if name == "mo" and piece in _SPACED:
             previous = before.tag.removeprefix(_Q) if before is not None else ""
