@@ -7,6 +7,7 @@ shipped (:func:`image_findings`), with the same ``path:line:col`` messages.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from quizgym.richtext.parse import parse
 from quizgym.richtext.tex import tex_problems
 
 Loc = tuple[str | int, ...]
+_BRACED = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 
 def question_fields(question: AnyQuestion, base: Loc = ()) -> Iterator[tuple[Loc, str]]:
@@ -88,11 +90,13 @@ def _place(bank: Bank, loc: Loc, needle: str, back: str = "") -> tuple[str, int,
     except OSError:
         return path, line, col
     lines = _lines(path, stamp)
-    for number in range(line - 1, min(len(lines), line + 400)):
-        at = lines[number].find(needle)
-        if at >= 0:
-            start = lines[number].rfind(back, 0, at) if back else -1
-            return path, number + 1, (start if start >= 0 else at) + 1
+    # As written, or as a double-quoted YAML string writes it (a backslash doubled).
+    for wanted in dict.fromkeys((needle, needle.replace("\\", "\\\\"))):
+        for number in range(line - 1, min(len(lines), line + 400)):
+            at = lines[number].find(wanted)
+            if at >= 0:
+                start = lines[number].rfind(back, 0, at) if back else -1
+                return path, number + 1, (start if start >= 0 else at) + 1
     return path, line, col
 
 
@@ -146,11 +150,9 @@ def text_findings(bank: Bank) -> list[Finding]:
 
 def _glued(text: str, params: set[str]) -> list[str]:
     """Parameter names written as ``{name}`` where the placeholder rule reads them as TeX."""
-    import re
-
-    every = {m.group(1) for m in re.finditer(r"\{([a-z_][a-z0-9_]*)\}", text)}
-    filled = set(PLACEHOLDER.findall(text))
-    return sorted((every - filled) & params)
+    filled = {m.start() for m in PLACEHOLDER.finditer(text)}
+    names = [m.group(1) for m in _BRACED.finditer(text) if m.start() not in filled]
+    return sorted(set(names) & params)
 
 
 def _label(bank: Bank, loc: Loc) -> str:
