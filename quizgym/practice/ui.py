@@ -148,9 +148,11 @@ class RichUI:
 
     # --- bank text (Markdown) -------------------------------------------------------------
 
-    def rich(self, text: str, style: str = "", *, lead: Text | None = None) -> RenderableType:
+    def rich(
+        self, text: str, style: str = "", *, lead: Text | None = None, indent: int = 0
+    ) -> RenderableType:
         """Bank text as renderables: its first paragraph after ``lead`` on one line, then its
-        other blocks (tables, lists, formulas) below."""
+        other blocks (tables, lists, formulas) below, indented by ``indent``."""
         blocks = list(parse(text).blocks)
         first = Text() if lead is None else lead.copy()
         head = blocks[0] if blocks else None
@@ -158,6 +160,8 @@ class RichUI:
             first.append_text(self.inline(head.children, style))
             blocks.pop(0)
         rest = [self.block(b, style) for b in blocks]
+        if indent:
+            rest = [Padding(r, (0, 0, 0, indent)) for r in rest]
         if not first.plain and rest:
             return Group(*rest)
         return Group(first, *rest) if rest else first
@@ -214,7 +218,7 @@ class RichUI:
         if isinstance(block, CodeBlock | Verbatim):
             return self.t(block.text, style)
         if isinstance(block, MathBlock):
-            return Padding(self.t(tex_to_text(block.tex), style), (0, 0, 0, 4))
+            return self.t("    " + tex_to_text(block.tex), style)  # set off, as on paper
         if isinstance(block, TableBlock):
             table = Table(
                 box=box.ASCII if self.ascii_only else box.SQUARE,
@@ -256,7 +260,7 @@ class RichUI:
             else:
                 body.append(Padding(self.rich(view.statement, "italic"), (0, 0, 0, 2)))
         for letter, text in view.choices:
-            body.append(self.rich(text, lead=self.t(f"{letter}. ", "bold")))
+            body.append(self.rich(text, lead=self.t(f"{letter}. ", "bold"), indent=3))
         if view.multiple:
             body.append(self.t("(several may be right)", "dim"))
         self.console.print()
@@ -308,7 +312,7 @@ class RichUI:
         self.say(("Rubric:", "bold"))
         for criterion in question.rubric:
             self.say_text(f"{criterion.criterion} ({criterion.points:g} pt)", "  - ")
-        self.say((f"Suggested from the rubric ({verdict.read_as}): ", "dim"), verdict.feedback)
+        self.say_text(verdict.feedback, (f"Suggested from the rubric ({verdict.read_as}): ", "dim"))
 
     def show_outcome(self, outcome: Outcome) -> None:
         """Explanation, correction and when the item comes back."""

@@ -12,8 +12,10 @@ The filters a template may use:
 - ``text|rich("class", tag="p", lead="")``: an element of that class around the text: one
   paragraph is ``<p class="…">`` (or ``tag``), anything longer a ``<div class="…">`` of blocks;
   ``lead`` (HTML) starts the first paragraph (``Correction:``);
-- ``text|md``, ``text|md(variables, indent=2)``: Markdown, inline when one paragraph, blocks
-  otherwise (``indent`` indents the lines after the first, inside a list item);
+- ``text|md``, ``text|md(variables, indent=2, wrap="**")``: Markdown, inline when one
+  paragraph, blocks otherwise (``indent`` indents the lines after the first, inside a list
+  item; ``wrap`` puts one paragraph in emphasis, ``*`` or ``**``, spelled ``_``/``__`` when the
+  text has emphasis of its own; blocks are not wrapped);
 - ``text|md_quote``: Markdown as a block quote, italic when one paragraph;
 - ``text|one_paragraph``: whether the text is a single paragraph (it fits inside a line).
 """
@@ -165,8 +167,16 @@ def _rich_filter(
 
 
 @jinja2.pass_context
-def _md_filter(context: Any, text: Any, variables: Any = (), indent: int = 0) -> str:
+def _md_filter(
+    context: Any, text: Any, variables: Any = (), indent: int = 0, wrap: str = ""
+) -> str:
     out = math_markdown(str(text), frozenset(variables), target=_target(context))
+    if wrap and parse(str(text)).inline is not None:
+        # Emphasis inside the same emphasis would close it early (*a *b* c*): the other
+        # spelling (_, __) nests.
+        if wrap in out:
+            wrap = wrap.replace("*", "_")
+        return f"{wrap}{out}{wrap}"
     return out.replace("\n", "\n" + " " * indent) if indent else out
 
 
