@@ -403,3 +403,38 @@ def test_chromium_draws_the_formulas_and_the_table(bank: Any, kind: str, tmp_pat
     image = Image.open(shot).convert("L")
     inked = sum(image.histogram()[:200]) / (A4_PX[0] * A4_PX[1])
     assert 0.02 < inked < 0.5, inked
+
+
+# --- GitHub's own renderer reads the Markdown worksheets back -----------------------------------
+
+
+def _cmark(text: str) -> str:
+    cmark = require_tool("cmark-gfm")
+    done = subprocess.run(
+        [cmark, "-e", "table", "-e", "tasklist", "--unsafe"],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+@pytest.mark.parametrize("kind", ["worksheet", "key"])
+def test_cmark_gfm_reads_the_markdown_as_meant(bank: Any, kind: str) -> None:
+    page = _cmark(_document(bank, kind, "md"))
+    rows = re.search(r"<table>.*?</table>", page, flags=re.DOTALL)
+    assert rows is not None and rows.group(0).count("<tr>") == 6
+    assert '<img src="figures/histogram.png" alt="A histogram of 40 marks' in page
+    # Formulas reach the page whole (GitHub's math then draws them): no emphasis, no escapes.
+    assert "$\\bar{x} = \\frac{1}{n}\\sum_{i=1}^{n} x_i$" in page
+    assert "<em>two decimal places</em>" in page or kind == "key"
+    assert "<code>1.5 × IQR</code>" in page
+    # Choice B's own list is a list inside the choice, not a code block.
+    assert re.search(r"It satisfies both:</p>\s*<ul>\s*<li>at least half", page)
+    assert "<pre>" not in page
+    tags = set(re.findall(r"</?([a-z0-9]+)", page))
+    assert tags <= {
+        "h1", "h3", "p", "strong", "em", "code", "hr", "small", "table", "thead", "tbody", "tr",
+        "th", "td", "img", "ul", "ol", "li", "input", "blockquote", "sub", "sup", "br",
+    }, tags  # fmt: skip

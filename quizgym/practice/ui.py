@@ -74,6 +74,12 @@ _ASCII = str.maketrans(
         "∈": " in ",
         "∉": " not in ",
         "Σ": "sum",
+        "∑": "sum",
+        "∏": "prod",
+        "∣": "|",
+        "√": "sqrt",
+        "∞": "inf",
+        "⋅": "*",
         "≤": "<=",
         "≥": ">=",
         "≠": "!=",
@@ -183,7 +189,7 @@ class RichUI:
             elif isinstance(piece, Code):
                 out.append_text(self.t(piece.text, f"{style} bold".strip()))
             elif isinstance(piece, Math):
-                out.append_text(self.t(tex_to_text(piece.tex), style))
+                out.append_text(self.t(tex_to_text(piece.tex, not self.ascii_only), style))
             elif isinstance(piece, Emph):
                 out.append_text(self.inline(piece.children, f"{style} italic".strip()))
             elif isinstance(piece, Strong):
@@ -218,7 +224,8 @@ class RichUI:
         if isinstance(block, CodeBlock | Verbatim):
             return self.t(block.text, style)
         if isinstance(block, MathBlock):
-            return self.t("    " + tex_to_text(block.tex), style)  # set off, as on paper
+            formula = tex_to_text(block.tex, not self.ascii_only)
+            return self.t("    " + formula, style)  # set off, as on paper
         if isinstance(block, TableBlock):
             table = Table(
                 box=box.ASCII if self.ascii_only else box.SQUARE,

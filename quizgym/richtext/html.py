@@ -233,10 +233,12 @@ def _svg(piece: Math, style: HtmlStyle, *, block: bool) -> str:
             f"width: {drawing.width:.2f}px; height: {drawing.height:.2f}px; "
             f"vertical-align: {-drawing.depth:.2f}px"
         )
+        # The text first, in a box of no width that the drawing then covers: the text layer
+        # holds the characters in reading order, and nothing of them shows.
         inner = (
-            f'<span class="math-svg"><img src="data:image/svg+xml;base64,{data}" '
-            f'alt="{attr(tex_to_text(piece.tex))}" style="{size}">'
-            f'<span class="math-text">{text}</span></span>'
+            f'<span class="math-svg"><span class="math-text">{text}</span>'
+            f'<img src="data:image/svg+xml;base64,{data}" '
+            f'alt="{attr(tex_to_text(piece.tex))}" style="{size}"></span>'
         )
     if block or piece.display:
         return f'<span class="math-display">{inner}</span>'

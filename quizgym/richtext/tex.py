@@ -14,6 +14,7 @@ Every function is a pure function of its text and memoised; none raises for a ba
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import html
 import re
@@ -226,6 +227,7 @@ _ACCENTS = {
     "\u2192": "\u20d7",  # vector arrow: v⃗
     "\u02c7": "\u030c",  # caron
 }
+_SMALL: contextvars.ContextVar[bool] = contextvars.ContextVar("small_scripts", default=True)
 _SPACED = set("=<>≤≥≈≠≡∼≃→←↔⇒⇐⇔∈∉⊂⊆⊃⊇∝×÷±∓·+−∣|") | {"-"}
 _FUNCTIONS = re.compile(r"[A-Za-z]{2,}")
 
@@ -237,7 +239,7 @@ def _atom(text: str) -> bool:
 
 def _script(text: str, table: dict[str, str], mark: str) -> str:
     text = text.replace(" ", "")  # scripts read tight: Σ_{i∈M}, not Σ_{i ∈ M}
-    if text and all(ch in table for ch in text):
+    if text and _SMALL.get() and all(ch in table for ch in text):
         return "".join(table[ch] for ch in text)
     if _atom(text):
         return f"{mark}{text}"
@@ -335,17 +337,22 @@ def _row(kids: list[ET.Element]) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def tex_to_text(tex: str) -> str:
+def tex_to_text(tex: str, small_scripts: bool = True) -> str:
     """The formula as plain Unicode text a person reads: ``\\bar{x}`` → ``x̄``.
 
     Subscripts and superscripts use Unicode's small digits and letters where they exist
-    (``x_i`` → ``xᵢ``, ``2^{-3}`` → ``2⁻³``) and ``_``/``^`` otherwise (``Σ_{i∈M}``);
-    a fraction reads ``a/b``. A formula that cannot be read is its TeX source.
+    (``x_i`` → ``xᵢ``, ``2^{-3}`` → ``2⁻³``) and ``_``/``^`` otherwise (``Σ_{i∈M}``), or
+    always, without ``small_scripts`` (a terminal that prints ASCII: ``x_i``); a fraction reads
+    ``a/b``. A formula that cannot be read is its TeX source.
     """
     formula = read_tex(tex)
     if formula.element is None:
         return tex
-    return " ".join(_plain(formula.element).split())
+    token = _SMALL.set(small_scripts)
+    try:
+        return " ".join(_plain(formula.element).split())
+    finally:
+        _SMALL.reset(token)
 
 
 # --- SVG, for PDF ---------------------------------------------------------------------------------
