@@ -14,6 +14,7 @@ import io
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import zipfile
@@ -438,3 +439,98 @@ def test_cmark_gfm_reads_the_markdown_as_meant(bank: Any, kind: str) -> None:
         "h1", "h3", "p", "strong", "em", "code", "hr", "small", "table", "thead", "tbody", "tr",
         "th", "td", "img", "ul", "ol", "li", "input", "blockquote", "sub", "sup", "br",
     }, tags  # fmt: skip
+
+
+# --- hostile Markdown, in every output ----------------------------------------------------
+
+WIDE = "|" + "a|" * 400 + "\\n|" + "-|" * 400 + "\\n" + "x\\n" * 600
+DEEP = "".join("  " * i + "- deeper\\n" for i in range(12))
+HOSTILE_BANK = f"""\
+bank: hostile-rich
+title: Hostile rich text
+questions:
+  - id: tf-script
+    type: true_false
+    prompt: "<script>alert(1)</script> <img src=x onerror=alert(1)> [x](javascript:alert(1))"
+    answer: true
+    explanation: "<iframe src=javascript:alert(1)></iframe> [y](JaVaScRiPt:alert(2))"
+  - id: mc-tricks
+    type: multiple_choice
+    prompt: "$\\\\text{{</math><script>alert(3)</script>}}$, $\\\\href{{javascript:alert(4)}}{{x}}$"
+    choices:
+      - {{text: "<a href='javascript:alert(5)'>a</a>", correct: true}}
+      - {{text: "![x](javascript:alert(6))", feedback: "<svg onload=alert(7)>"}}
+  - id: tf-wide
+    type: true_false
+    prompt: "{WIDE}"
+    answer: false
+  - id: tf-deep
+    type: true_false
+    prompt: "{DEEP}"
+    answer: false
+"""
+EVIL = re.compile(
+    r"<(script|iframe|object|embed)\b|<[^>]*\son\w+\s*="
+    r"|<[^>]*\b(href|src)\s*=\s*[\"']?\s*(javascript|data:text)",
+    re.I,
+)  # a tag that runs code, an event handler, or a link that runs code, inside any tag
+
+
+def _inert(text: str, where: str) -> None:
+    found = EVIL.search(text)
+    assert found is None, (where, text[max(0, found.start() - 80) : found.end() + 80])
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+    path = tmp_path_factory.mktemp("hostile") / "hostile.yaml"
+    path.write_text(HOSTILE_BANK, encoding="utf-8")
+    return path, load_bank(path)
+
+
+def test_hostile_markdown_is_inert_and_bounded_in_every_output(
+    hostile: tuple[Path, Any], tmp_path: Path
+) -> None:
+    import time
+
+    path, bank = hostile
+    size = len(HOSTILE_BANK)
+    outputs: dict[str, str] = {}
+    start = time.perf_counter()
+    questions = select_questions(bank)
+    for kind in ("worksheet", "key"):
+        for fmt in ("html", "md"):
+            render = render_worksheet if kind == "worksheet" else render_key
+            outputs[f"{kind}.{fmt}"] = render(bank, questions, fmt=fmt, date=DATE)
+        outputs[f"{kind}.md as GitHub shows it"] = _cmark(outputs[f"{kind}.md"])
+    from lxml import etree
+
+    for fmt in ("gift", "blackboard"):  # their fields are HTML as written
+        outputs[fmt] = exporter(fmt, bank).to_bytes().decode()
+    # Moodle XML and QTI 1.2 carry HTML as the text of XML elements: read it out of the XML.
+    quiz = etree.fromstring(exporter("moodle", bank).to_bytes())
+    outputs["moodle"] = "\n".join(t.text or "" for t in quiz.iter("text"))
+    qti12 = zipfile.ZipFile(io.BytesIO(exporter("qti12", bank).to_bytes()))
+    assessment = etree.fromstring(qti12.read("quizgym-hostile-rich/quizgym-hostile-rich.xml"))
+    outputs["qti12"] = "\n".join(t.text or "" for t in assessment.iter("{*}mattext"))
+    # QTI 2.1 items are XHTML themselves.
+    outputs["qti21"] = listing(zipfile.ZipFile(io.BytesIO(exporter("qti21", bank).to_bytes())))
+    anki = zipfile.ZipFile(exporter("anki", bank).save(tmp_path / "h.apkg"))
+    (tmp_path / "c.anki2").write_bytes(anki.read("collection.anki2"))
+    connection = sqlite3.connect(tmp_path / "c.anki2")
+    outputs["anki"] = "\n".join(r[0] for r in connection.execute("SELECT flds FROM notes"))
+    connection.close()
+    result = CliRunner().invoke(cli, ["check", str(path)])
+    outputs["check"] = result.output
+    answers = tmp_path / "class.csv"
+    answers.write_text("student,tf-script,mc-tricks,tf-wide,tf-deep\ns1,true,A,false,false\n")
+    CliRunner().invoke(cli, ["grade", str(path), str(answers), "-o", str(tmp_path / "g")])
+    outputs["report"] = (tmp_path / "g" / "report.html").read_text(encoding="utf-8")
+    assert time.perf_counter() - start < 30
+    for where, text in outputs.items():
+        _inert(text, where)
+        assert len(text) < 40 * size, (where, len(text))  # each output is bounded by its input
+    # What check says about it, at its lines.
+    assert "a table of 400 columns (quizgym lays out at most 20)" in outputs["check"]
+    assert "lists or quotes nested more than 8 deep" in outputs["check"]
+    assert "links in formulas (\\href) are not printed" in outputs["check"]

@@ -118,7 +118,7 @@ def _block(block: Block, style: MarkdownStyle) -> str:
         fence = "`" * max(3, _longest(block.text, "`") + 1)
         return f"{fence}\n{block.text}\n{fence}"
     if isinstance(block, MathBlock):
-        return f"$$\n{block.tex}\n$$"
+        return f"$$\n{_tex(block.tex)}\n$$"
     if isinstance(block, Table):
         return _table(block, style)
     if isinstance(block, Rule):
@@ -154,7 +154,7 @@ def _inline(piece: Inline, style: MarkdownStyle) -> str:
         pad = " " if text.startswith("`") or text.endswith("`") else ""
         return f"{fence}{pad}{text}{pad}{fence}"
     if isinstance(piece, Math):
-        tex = _SPACE.sub(" ", piece.tex)
+        tex = _tex(_SPACE.sub(" ", piece.tex))
         return f"$${tex}$$" if piece.display else f"${tex}$"
     if isinstance(piece, Emph):
         return f"*{_inlines(piece.children, style)}*"
@@ -170,6 +170,14 @@ def _inline(piece: Inline, style: MarkdownStyle) -> str:
     if isinstance(piece, Break):
         return "<br>"
     raise AssertionError(piece)  # pragma: no cover
+
+
+def _tex(tex: str) -> str:
+    """TeX as Markdown carries it: a ``<`` that could start a tag is ``\\lt`` (MathJax and
+    KaTeX read it), so a reader without mathematics never sees a tag in a formula (``a < b``
+    stays as written); an ``&`` that would start an entity gets a space."""
+    tex = re.sub(r"<(?=[A-Za-z/!?])", r"\\lt ", tex)
+    return re.sub(r"&(?=#?\w+;)", "& ", tex)
 
 
 def _url(url: str) -> str:
