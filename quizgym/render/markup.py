@@ -101,6 +101,7 @@ def _html_style(target: Target, variables: frozenset[str]) -> HtmlStyle:
     )
 
 
+@functools.lru_cache(maxsize=16384)
 def math_html(
     text: str, variables: frozenset[str] = frozenset(), *, target: Target = DEFAULT
 ) -> Markup:
@@ -110,6 +111,7 @@ def math_html(
     return Markup(to_html(parse(str(text)), _html_style(target, variables)))  # noqa: S704
 
 
+@functools.lru_cache(maxsize=16384)
 def math_markdown(
     text: str, variables: frozenset[str] = frozenset(), *, target: Target = DEFAULT
 ) -> str:
@@ -148,10 +150,16 @@ def _rich_filter(
     lead: Any = "",
     variables: Any = (),
 ) -> Markup:
-    style = _html_style(_target(context), frozenset(variables))
-    doc = parse(str(text))
+    return _rich(str(text), cls, tag, str(escape(lead)), frozenset(variables), _target(context))
+
+
+@functools.lru_cache(maxsize=16384)
+def _rich(
+    text: str, cls: str, tag: str, lead_html: str, variables: frozenset[str], target: Target
+) -> Markup:
+    style = _html_style(target, variables)
+    doc = parse(text)
     css = f' class="{escape(cls)}"' if cls else ""
-    lead_html = str(escape(lead))
     if doc.inline is not None:
         body = to_html(doc, style)
         return Markup(f"<{tag}{css}>{lead_html}{body}</{tag}>")  # noqa: S704
