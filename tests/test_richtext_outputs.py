@@ -285,7 +285,7 @@ def test_qti21_is_valid_with_mathml_and_packs_the_image(bank: Any, update_golden
 
     package = zipfile.ZipFile(io.BytesIO(exporter("qti21", bank).to_bytes()))
     check_golden("rich.qti21.txt", listing(package), update_goldens)
-    assert package.read("items/figures/histogram.png") == IMAGE
+    assert package.read("media/figures/histogram.png") == IMAGE
     manifest = etree.fromstring(package.read("imsmanifest.xml"))
     assert cp_schema().validate(manifest), cp_schema().error_log  # type: ignore[attr-defined]
     files = sorted(f.get("href") for f in manifest.iter("{*}file"))
@@ -300,7 +300,7 @@ def test_qti21_is_valid_with_mathml_and_packs_the_image(bank: Any, update_golden
     assert maths >= 8
     histogram = etree.fromstring(package.read("items/tf-histogram.xml"))
     image = histogram.find(".//{*}img")
-    assert image is not None and image.get("src") == "figures/histogram.png"
+    assert image is not None and image.get("src") == "../media/figures/histogram.png"
 
 
 def test_anki_imports_the_image_and_mathjax(
@@ -534,3 +534,13 @@ def test_hostile_markdown_is_inert_and_bounded_in_every_output(
     assert "a table of 400 columns (quizgym lays out at most 20)" in outputs["check"]
     assert "lists or quotes nested more than 8 deep" in outputs["check"]
     assert "links in formulas (\\href) are not printed" in outputs["check"]
+
+
+@pytest.mark.parametrize("fmt", ["moodle", "gift", "qti12", "qti21"])
+def test_export_check_scores_the_rich_bank_as_quizgym_does(fmt: str, tmp_path: Path) -> None:
+    target = tmp_path / f"rich.{fmt}"
+    result = CliRunner().invoke(
+        cli, ["export", str(RICH), "--to", fmt, "--check", "-o", str(target)]
+    )
+    assert result.exit_code == 0, result.output
+    assert re.search(r"ok: 3 numeric blanks, \d+ typed answers, .* 0 scored wrong", result.output)

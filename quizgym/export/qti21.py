@@ -57,8 +57,12 @@ def item_href(item: Item) -> str:
     return f"items/{ncname(item.ident)}.xml"
 
 
+MEDIA = "media"
+"""The package's folder of images, beside ``items/`` (which holds items only)."""
+
+
 def _image_url(found: ImageFile) -> str:
-    return quote(found.name)  # beside the items: items/figures/x.png
+    return f"../{MEDIA}/{quote(found.name)}"  # relative to the item: items/x.xml
 
 
 def _fill(parent: ET.Element, text: str, media: Media, *, inline: bool = True) -> None:
@@ -378,7 +382,7 @@ class Qti21Exporter(Exporter):
             )  # fmt: skip
             sub(resource, "file", href=item_href(item))
             for name in images.get(item.ident, []):
-                sub(resource, "file", href=f"items/{name}")
+                sub(resource, "file", href=f"{MEDIA}/{name}")
         return xml_bytes(root)
 
     @property
@@ -389,7 +393,7 @@ class Qti21Exporter(Exporter):
         return self._media
 
     def to_bytes(self) -> bytes:
-        """The zip: manifest, test, items and their images (beside the items), fixed dates."""
+        """The zip: manifest, test, items and their images (in ``media/``), fixed dates."""
         pools = self.pools()
         written: list[tuple[str, bytes]] = []
         images: dict[str, list[str]] = {}
@@ -405,7 +409,7 @@ class Qti21Exporter(Exporter):
             ("assessment.xml", self.test(pools)),
         ]
         entries += written
-        entries += [(f"items/{name}", found.data()) for name, found in sorted(files.items())]
+        entries += [(f"{MEDIA}/{name}", found.data()) for name, found in sorted(files.items())]
         return write_zip(entries)
 
 
