@@ -25,6 +25,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import require_module, require_tool
 from export_checkers import cp_schema, parse_gift, qti12_dtd, qti21_schema, strip_namespaces
+from practice_helpers import run
 
 from quizgym.cli import cli
 from quizgym.export import exporter
@@ -526,8 +527,16 @@ def test_hostile_markdown_is_inert_and_bounded_in_every_output(
     answers.write_text("student,tf-script,mc-tricks,tf-wide,tf-deep\ns1,true,A,false,false\n")
     CliRunner().invoke(cli, ["grade", str(path), str(answers), "-o", str(tmp_path / "g")])
     outputs["report"] = (tmp_path / "g" / "report.html").read_text(encoding="utf-8")
+    drill = run(tmp_path / "p.sqlite3", ["t", "", "A", "", "f", "", "f", "", "q"], str(path))
+    assert drill.exit_code == 0, drill.output
+    outputs["drill"] = drill.output
     assert time.perf_counter() - start < 30
+    assert "<script>alert(1)</script>" in drill.output  # printed as the text it is
+    assert "\x1b" not in drill.output
     for where, text in outputs.items():
+        if where == "drill":  # a terminal runs no HTML: its text only has to be there, bounded
+            assert len(text) < 40 * size
+            continue
         _inert(text, where)
         assert len(text) < 40 * size, (where, len(text))  # each output is bounded by its input
     # What check says about it, at its lines.
