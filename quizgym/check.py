@@ -17,6 +17,7 @@ from quizgym.issued import Issued, IssuedVersion, answers_of, read_issued
 from quizgym.loader import load_bank, resolve_bank, shortest
 from quizgym.model import LETTERS, AnyQuestion, Bank, MultipleChoice, Numeric, SpotTheError
 from quizgym.resources import bundled_banks
+from quizgym.richtext import text_findings
 from quizgym.solver import (
     Budget,
     CompiledBank,
@@ -156,7 +157,9 @@ def lint_bank(
     Checks: every key and mistake parses and evaluates; ``value`` agrees with the default
     variant's key under the question's tolerance; no mistake lies within tolerance of the key or of
     another mistake, for any variant drawn; parametric questions yield distinct, finite variants;
-    the correct choices are not all in the same position.
+    the correct choices are not all in the same position; and the bank's text
+    (:func:`quizgym.richtext.text_findings`): every image is a file beside the bank with alt
+    text, every formula prints, no text is past the layout limits.
 
     Every default variant is checked. The further draws of the stress test stop once
     ``stress_seconds`` have passed, with a warning naming what was not stress-tested; exact
@@ -193,6 +196,7 @@ def lint_bank(
     if stress.skipped:
         first = stress.skipped[0]
         at(("questions", first[0]), stress.message(), "warning")
+    findings += text_findings(bank)
     if len(positions) >= 4 and len(set(positions)) == 1:
         letter = LETTERS[positions[0]]
         at(

@@ -359,6 +359,12 @@ class Bank(StrictModel):
     title: str = Field(min_length=1, description="human title")
     version: int = Field(default=1, ge=1, description="bump when keys change")
     description: str | None = Field(default=None, description="what the bank covers")
+    instructions: str | None = Field(
+        default=None,
+        min_length=1,
+        description="a note printed under the heading of every worksheet (Markdown), "
+        "after quizgym's own advice on how to answer",
+    )
     defaults: Defaults = Field(default_factory=Defaults, description="bank-wide defaults")
     questions: list[Question] = Field(min_length=1, description="the questions")
 
@@ -418,13 +424,21 @@ def loc_key(loc: tuple[str | int, ...]) -> str:
     return "/".join(str(part) for part in loc)
 
 
-PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+PLACEHOLDER = re.compile(r"(?<![A-Za-z\\_^}\]])\{([a-z_][a-z0-9_]*)\}")
+r"""A ``{name}`` placeholder: an identifier in braces that is not a TeX group.
+
+Braces straight after a letter, a backslash, ``_``, ``^``, ``}`` or ``]`` belong to TeX
+(``\bar{x}``, ``x_{i}``, ``e^{k}``, ``\frac{a}{b}``, ``\sqrt[3]{x}``, ``\{x\}``), so
+they stay literal. Anywhere else, in text or in a formula (``$P = {p1}$``), ``{name}`` is a
+placeholder; a parameter inside a TeX group is written in braces of its own: ``e^{{k}}``.
+"""
 
 
 def placeholders(text: str) -> list[str]:
-    """Return the ``{name}`` placeholders of a prompt, in order.
+    r"""Return the ``{name}`` placeholders of a prompt, in order.
 
-    Only identifiers in braces are placeholders, so ``M = {3, 5}`` in a prompt stays literal.
+    Only identifiers in braces are placeholders, so ``M = {3, 5}`` in a prompt stays literal,
+    and only braces that are not TeX's (see :data:`PLACEHOLDER`), so ``$\bar{x}$`` does too.
     """
     return PLACEHOLDER.findall(text)
 
