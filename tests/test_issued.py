@@ -657,3 +657,25 @@ def test_compare_shows_each_student_their_own_issued_key(
         version = data["versions"]["num-expected-heads"][student["versions"]["num-expected-heads"]]
         n, p = (Fraction(x) for x in (version["params"]["n"], version["params"]["p"]))
         assert changes[student["id"]]["reason"].endswith(f"; expected {float(n * p + 1):g}")
+
+
+def test_an_lms_report_of_rich_text_is_matched_by_its_text_without_a_manifest(
+    tmp_path: Path,
+) -> None:
+    """Questions with formulas, emphasis and an image: an LMS shows the text of the HTML the
+    export wrote (``\\(m\\)``, the alt text gone), and the report is matched without a manifest."""
+    rich = Path(__file__).parent / "data" / "rich" / "rich.yaml"
+    out = tmp_path / "quiz.xml"
+    assert run("export", str(rich), "--to", "moodle", "-o", str(out)).exit_code == 0
+    texts = {i["question"]: i["text"] for i in manifest(Path(f"{out}.issued.json"))["items"]}
+    answers = {"tf-histogram": "False", "ste-variance": "the n", "free-outlier": "an outlier"}
+    assert "\\(" in texts["ste-variance"]  # the formula as Moodle's filter reads it
+    header = ["Surname", "First name", "ID number", "Email address", "State", "Grade/10.00"]
+    row = ["Student", "0", "m0", "m0@example.org", "Finished", "3.00"]
+    for n, slot in enumerate(answers, start=1):
+        header += [f"Question {n}", f"Response {n}"]
+        row += [texts[slot], answers[slot]]
+    report = write_csv(tmp_path / "responses.csv", [header, row])
+    result = run("grade", str(rich), str(report), "-o", str(tmp_path / "g"), "--version", "default")
+    assert "ignored" not in result.output, result.output
+    assert list(grades(tmp_path / "g")["m0"])[4:] == list(answers)

@@ -32,6 +32,7 @@ from quizgym.grading.rows import UNDECODABLE, clean_id, row_problem, undecodable
 from quizgym.grading.table import ClassAnswers
 from quizgym.issued import Issued
 from quizgym.model import Bank, MultipleChoice, Numeric, SpotTheError, slot_id
+from quizgym.richtext import HtmlStyle, html_plain, parse, plain_text, to_html
 
 __all__ = ["Matcher", "read_canvas", "read_moodle"]
 
@@ -44,6 +45,17 @@ def _fold(text: str) -> str:
     whitespace dropped (an LMS strips tags without leaving the space a line break made)."""
     plain = html.unescape(re.sub(r"<[^>]+>", " ", text))
     return "".join(unicodedata.normalize("NFKC", plain).casefold().split())
+
+
+def _shown_forms(body: str) -> list[str]:
+    """A bank text folded as an LMS may show it: as written, as the HTML an export writes (its
+    formulas as ``\\(…\\)`` TeX or as MathML's characters, images as their alt text), and as
+    plain text (formulas in Unicode)."""
+    forms = [_fold(body), _fold(plain_text(body))]
+    for math in ("tex", "mathml"):
+        style = HtmlStyle(math=math, image=lambda image: image.src)
+        forms.append(_fold(html_plain(to_html(parse(body), style, inline=False))))
+    return list(dict.fromkeys(f for f in forms if f))
 
 
 @dataclass(frozen=True)
@@ -80,7 +92,8 @@ class Matcher:
                 body = question.prompt
                 if isinstance(question, SpotTheError):
                     body = f"{question.statement}\n{question.prompt}"
-                self._entries.append((_fold(body), Found(question.id)))
+                for form in _shown_forms(body):
+                    self._entries.append((form, Found(question.id)))
 
     def find(self, text: str) -> Found | str:
         """The slot a text is, or the reason it cannot be told.
