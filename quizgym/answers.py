@@ -155,9 +155,11 @@ def read_choices(
     for token in tokens:
         token = token.strip().rstrip(").").lstrip("(")
         index: int | None = None
-        if len(token) == 1 and token.upper() in LETTERS[: len(order)]:
+        # ASCII only: "²", "①", "₁" and "٣" are digits to str.isdigit() but not to int(), and a
+        # letter such as "ı" upper-cases to "I"; none of them is guessed at.
+        if len(token) == 1 and token.isascii() and token.upper() in LETTERS[: len(order)]:
             index = LETTERS.index(token.upper())
-        elif token.isdigit() and 1 <= int(token) <= len(order):
+        elif _NUMBER.fullmatch(token) and 1 <= int(token) <= len(order):
             index = int(token) - 1
         if index is None:
             last = LETTERS[len(order) - 1]
@@ -170,6 +172,10 @@ def read_choices(
     if not multiple and len(picked) != 1:
         return "Choose exactly one answer."
     return picked
+
+
+_NUMBER = re.compile(r"[0-9]{1,4}")
+"""A choice's 1-based number as typed (a few ASCII digits: int() of 5,000 would refuse)."""
 
 
 def _fold(text: str) -> str:
