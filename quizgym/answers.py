@@ -145,11 +145,13 @@ def read_choices(
     multiple = isinstance(question, MultipleChoice) and question.multiple
     tokens = [response.strip()]
     if multiple:
-        # Several answers: separated by commas or semicolons (each may be a choice's text),
-        # or letters and numbers separated by spaces ("A C").
-        pieces = [p.strip() for p in re.split(r"[,;]", response) if p.strip()]
-        if all(_fold(p) in texts for p in pieces):
-            return list(dict.fromkeys(texts[_fold(p)] for p in pieces))
+        # Several answers: one per line, or separated by commas or semicolons (each may be a
+        # choice's text; one per line lets a text hold a comma), or letters and numbers
+        # separated by spaces ("A C").
+        for separator in (r"\n", r"[,;\n]"):
+            pieces = [p.strip() for p in re.split(separator, response) if p.strip()]
+            if pieces and all(_fold(p) in texts for p in pieces):
+                return list(dict.fromkeys(texts[_fold(p)] for p in pieces))
         tokens = [t for t in re.split(r"[\s,;]+", response.strip()) if t]
     picked: list[int] = []
     for token in tokens:

@@ -498,8 +498,12 @@ def grade(
             accept_changes=accept_changes,
             progress=tick,
         )
-    for rejection in run.rejected:
-        click.echo(f"{rejection.source}:{rejection.line}: {rejection.reason}", err=True)
+    from quizgym.grading.rows import summarize
+
+    for note in run.reading:
+        click.echo(f"note: {note}", err=True)
+    for line in summarize(run.rejected):
+        click.echo(line, err=True)
     for warning in run.warnings:
         click.echo(f"warning: {warning}", err=True)
     click.echo(run.summary())
