@@ -39,6 +39,9 @@ class Census:
     """Some record spans more than one line."""
     blank: int = 0
     """Blank lines (or blank records) skipped."""
+    broken: int = 0
+    """Records the CSV rules reject whole (a quote that swallows rows or is never closed, a
+    record too long): a file with none is one pyarrow may read."""
 
 
 def _scan(line: bytes, inside: bool, delimiter: int) -> tuple[bool, int, bool, bool]:
@@ -97,7 +100,7 @@ class _CsvCount:
     def __init__(self, delimiter: str) -> None:
         self.mark = ord(delimiter)
         self.width: int | None = None  # the header's cells, once it is read
-        self.records = self.blank = 0
+        self.records = self.blank = self.broken = 0
         self.multiline = False
         # the open record: a quoted value is open; its bytes, lines, delimiters, content
         self.open = False
@@ -111,6 +114,7 @@ class _CsvCount:
         self.open = False
         if rejected:
             self.records += self.width is not None
+            self.broken += 1
             return
         cells = 0 if self.empty and self.lines == 1 else self.delimiters + 1
         if cells == 0 or (cells == 1 and not self.content):
@@ -154,7 +158,7 @@ class _CsvCount:
         if len(raw) > MAX_RECORD:
             self.line(b"", len(raw), True)
             return
-        for part in _LONE_CR.split(raw) if b"\r" in raw[:-2] else (raw,):
+        for part in _LONE_CR.split(raw) if b"\r" in raw else (raw,):
             if part:
                 self.line(part.rstrip(b"\r\n"), len(part), False)
 
@@ -217,7 +221,9 @@ def count_csv(path: Path, *, delimiter: str = ",") -> Census:
             count.close(rejected=True)  # a quote never closed
     except OSError as exc:
         raise SubmissionError(path, exc.strerror or "cannot read") from exc
-    return Census(records=count.records, multiline=count.multiline, blank=count.blank)
+    return Census(
+        records=count.records, multiline=count.multiline, blank=count.blank, broken=count.broken
+    )
 
 
 def _full_row(line: bytes, delimiter: int, width: int) -> bool:
@@ -229,27 +235,42 @@ def _full_row(line: bytes, delimiter: int, width: int) -> bool:
 
 
 def count_jsonl(path: Path) -> Census:
-    """Count a JSON Lines file's records: its lines that are not blank (ASCII whitespace).
+    """Count a JSON Lines file's records: its lines (split at ``\n``) that are not blank
+    (ASCII whitespace); a line longer than ``MAX_RECORD`` bytes is one record whatever it holds.
 
     Raises:
         SubmissionError: the file cannot be read.
     """
     records = blank = 0
+
+    def line(text: bytes, size: int) -> None:
+        nonlocal records, blank
+        if size > MAX_RECORD or text.strip(_WHITESPACE):
+            records += 1
+        else:
+            blank += 1
+
     try:
         with path.open("rb") as stream:
-            at_start = True
-            while raw := stream.readline(MAX_RECORD + 1):
-                if at_start and raw.startswith(_BOM):
-                    raw = raw[3:]
-                at_start = False
-                if len(raw) > MAX_RECORD:  # one record, however long: read to its end
-                    while not raw.endswith(b"\n") and (raw := stream.readline(1 << 20)):
+            pending, first = b"", True
+            while block := stream.read(_BLOCK):
+                if first and block.startswith(_BOM):
+                    block = block[3:]
+                first = False
+                *whole, pending = (pending + block).split(b"\n")
+                for text in whole:
+                    line(text, len(text) + 1)
+                if len(pending) > MAX_RECORD:  # skip to the end of the line, not kept
+                    while (block := stream.read(_BLOCK)) and b"\n" not in block:
                         pass
-                    records += 1
-                elif raw.strip(_WHITESPACE):
-                    records += 1
-                else:
-                    blank += 1
+                    line(b"", MAX_RECORD + 1)
+                    pending = block[block.find(b"\n") + 1 :] if block else b""
+                    first = False
+            *whole, last = pending.split(b"\n")  # what followed a line too long, at the end
+            for text in whole:
+                line(text, len(text) + 1)
+            if last:
+                line(last, len(last))
     except OSError as exc:
         raise SubmissionError(path, exc.strerror or "cannot read") from exc
     return Census(records=records, blank=blank)

@@ -40,7 +40,8 @@ from quizgym.grading.readers import layout_of, read_long, read_submissions, read
 from quizgym.grading.readers.parquet import column_kind, describe, open_parquet, parquet_rows
 from quizgym.grading.readers.text import Head, Record, csv_head, csv_records
 from quizgym.grading.readers.wide import WideHeader
-from quizgym.grading.rows import ROSTER, Seen, column_of_type, strip_id
+from quizgym.grading.rows import ROSTER, Seen, column_of_type, duplicate_student, strip_id
+from quizgym.grading.rows import kind_of as _kind
 from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
 from quizgym.grading.versions import Versions, rejections
@@ -191,7 +192,9 @@ def read_piece(
         dropped = dict(piece.drops)
         keep = [k for k, origin in enumerate(answers.origins) if origin[1] not in dropped]
         kept = answers.take(keep)
-        kept.rejected = answers.rejected + [
+        kept.rejected = [
+            replace(r, reason=dropped[r.line]) if r.line in dropped else r for r in answers.rejected
+        ] + [
             Rejection(piece.source, line, answers.students[k], dropped[line], answers.records[k])
             for k, (_, line) in enumerate(answers.origins)
             if line in dropped
@@ -340,6 +343,14 @@ def plan_run(
                     drops.append((origin[1], reason))
                 elif piece.layout == "long":
                     first_line[piece.source, student] = origin[1]
+            # A row the piece itself found a duplicate names the first row of the run, as the
+            # in-memory reader does (the piece's first may be a row an earlier piece had).
+            for rejection in answers.rejected:
+                first = seen.first(rejection.student)
+                if _kind(rejection.reason) == "duplicate student" and first is not None:
+                    again = duplicate_student(rejection.student, first)
+                    if again != rejection.reason:
+                        drops.append((rejection.line, again))
             if drops:
                 piece = replace(piece, drops=tuple(drops))
             pieces.append(piece)

@@ -40,6 +40,7 @@ __all__ = [
     "duplicate_student",
     "id_problem",
     "invalid_json",
+    "kind_of",
     "list_answer",
     "lms_column",
     "lms_twice",
@@ -368,7 +369,7 @@ def bad_escape() -> Reason:
 def wrong_id_type(value: object) -> Reason:
     """A JSON student id that is neither text nor a whole number (a list, an object…)."""
     return Reason(
-        f"a student id must be text or a whole number, not {_json_kind(value)}",
+        f"a student id must be text or a whole number, not {_jsonkind_of(value)}",
         "an id that is not text",
     )
 
@@ -376,7 +377,7 @@ def wrong_id_type(value: object) -> Reason:
 def wrong_answer_type(slot: str, value: object) -> Reason:
     """A JSON answer that is not text, a number, true/false or a list of those."""
     return Reason(
-        f"the answer to {slot} must be text, a number or a list of them, not {_json_kind(value)}",
+        f"the answer to {slot} must be text, a number or a list of them, not {_jsonkind_of(value)}",
         "an answer that is not text",
     )
 
@@ -384,11 +385,12 @@ def wrong_answer_type(slot: str, value: object) -> Reason:
 def wrong_field_type(key: str, value: object) -> Reason:
     """A JSON seed or roster value of the wrong type."""
     return Reason(
-        f"{key} must be text or a whole number, not {_json_kind(value)}", "a value that is not text"
+        f"{key} must be text or a whole number, not {_jsonkind_of(value)}",
+        "a value that is not text",
     )
 
 
-def _json_kind(value: object) -> str:
+def _jsonkind_of(value: object) -> str:
     if isinstance(value, bool):
         return "true/false"
     if isinstance(value, float):
@@ -421,11 +423,11 @@ def summarize(rejected: Sequence[_Rejected], *, most: int = 20, shown: int = 10)
     except that a kind of reason given more than ``most`` times shows its first ``shown`` and
     one line for the rest (``rejected.csv`` lists every one).
     """
-    kinds = Counter(_kind(r.reason) for r in rejected)
+    kinds = Counter(kind_of(r.reason) for r in rejected)
     printed: Counter[str] = Counter()
     lines: list[str] = []
     for rejection in rejected:
-        kind = _kind(rejection.reason)
+        kind = kind_of(rejection.reason)
         printed[kind] += 1
         if kinds[kind] <= most or printed[kind] <= shown:
             lines.append(f"{rejection.source}:{rejection.line}: {rejection.reason}")
@@ -436,7 +438,8 @@ def summarize(rejected: Sequence[_Rejected], *, most: int = 20, shown: int = 10)
     return lines
 
 
-def _kind(reason: str) -> str:
+def kind_of(reason: str) -> str:
+    """The kind of a reason (its text, for a reason not worded here)."""
     return reason.kind if isinstance(reason, Reason) else reason
 
 
@@ -459,6 +462,10 @@ class Seen:
             return duplicate_student(student, first)
         self._new[student] = origin
         return None
+
+    def first(self, student: str) -> Origin | None:
+        """Where a student was first read, or None."""
+        return self._new.get(student) or self._earlier(student)
 
     def __contains__(self, student: object) -> bool:
         return isinstance(student, str) and (

@@ -78,10 +78,10 @@ def _lines(path: Path, encoding: str) -> Iterator[tuple[int, str | None, int]]:
     try:
         with path.open("rb") as stream:
             number = 0
+            if stream.read(3) != _BOM:  # the limit counts the line without it
+                stream.seek(0)
             while raw := stream.readline(MAX_RECORD + 1):
                 number += 1
-                if number == 1 and raw.startswith(_BOM):
-                    raw = raw[3:]
                 if len(raw) > MAX_RECORD:
                     size = len(raw)
                     while not raw.endswith(b"\n") and (raw := stream.readline(1 << 20)):

@@ -271,7 +271,8 @@ def _read_wide_arrow(
     except ImportError:  # pragma: no cover - the parquet extra is not installed
         return False
     header = head.cells
-    simple = head.line == 1 and head.next_line == 2 and not census.multiline and not census.blank
+    simple = head.line == 1 and head.next_line == 2
+    simple = simple and not (census.multiline or census.blank or census.broken)
     if not head.survey.clean or not simple or len(header) > _MOST_ARROW_COLUMNS:
         return False
     if len(set(header)) != len(header):
