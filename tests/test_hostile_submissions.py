@@ -481,3 +481,21 @@ def test_control_characters_in_an_id_reject_the_row(
     assert [(r.line, r.student) for r in run.rejected] == [(3, shown)] + careful * [(4, "s9")]
     assert run.rejected[0].reason.startswith("a student id with a control or invisible character")
     assert run.students == 1
+
+
+@pytest.mark.slow
+def test_dask_grades_hostile_files_as_the_numpy_engine_does(tmp_path: Path) -> None:
+    from conftest import require_module
+
+    require_module("dask.dataframe")
+    require_module("distributed")
+    data = stray_quote_class(tmp_path / "c.csv", closed_later=True)
+    data.write_text(data.read_text() + "s90,true,²\ns91," + "y" * 140_000 + ",x\n")
+    jsonl = tmp_path / "a.jsonl"
+    jsonl.write_text("\n".join(line for line, _, _ in JSONL_BAD) + "\n", encoding="utf-8")
+    runs = {}
+    for engine in ("numpy", "dask"):
+        runs[engine] = grade([data, jsonl], tmp_path / engine, engine=engine, chunk_rows=7)
+    assert runs["numpy"].students == runs["dask"].students == 72
+    for name in ("grades.csv", "responses.csv", "rejected.csv"):
+        assert (tmp_path / "numpy" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes()
