@@ -108,7 +108,8 @@ class _CsvCount:
         self.content = self.empty = False
         # a line of blanks and tabs (not the delimiter) only, with its ending: a blank line
         space = re.escape(bytes(c for c in b" \t\x0b\x0c" if c != self.mark))
-        self.blank_line = re.compile(rb"\n(?=[" + space + rb"]*\r?\n)")
+        self.blank_first = re.compile(rb"[" + space + rb"]*\r?\n")
+        self.blank_after = re.compile(rb"\n(?=[" + space + rb"]*\r?\n)")
 
     def close(self, rejected: bool) -> None:
         self.open = False
@@ -162,26 +163,26 @@ class _CsvCount:
             if part:
                 self.line(part.rstrip(b"\r\n"), len(part), False)
 
-    def lines_of(self, data: bytes) -> None:
-        """Whole lines (``data`` ends with ``\n``): runs without a quote or a lone ``\r``,
-        outside any record, are counted at once."""
-        at, end = 0, len(data)
-        lone_cr = b"\r" in data and data.count(b"\r") != data.count(b"\r\n")
+    def lines_of(self, data: bytes, end: int) -> None:
+        """Whole lines (``data[:end]`` ends with a line feed): runs without a quote or a lone
+        carriage return, outside any record, are counted at once."""
+        at = 0
+        lone_cr = b"\r" in data and data.count(b"\r", 0, end) != data.count(b"\r\n", 0, end)
         while at < end:
             if not self.open and self.width is not None:
-                special = data.find(b'"', at)
-                if lone_cr and (cr := _LONE_CR_AT.search(data, at)) is not None:
+                special = data.find(b'"', at, end)
+                if lone_cr and (cr := _LONE_CR_AT.search(data, at, end)) is not None:
                     special = cr.start() if special < 0 else min(special, cr.start())
                 stop = end if special < 0 else data.rfind(b"\n", at, special) + 1
                 if stop > at and stop - at <= MAX_RECORD:
-                    run = data[at:stop]
-                    lines = run.count(b"\n")
-                    blank = len(self.blank_line.findall(b"\n" + run))
+                    lines = data.count(b"\n", at, stop)
+                    blank = len(self.blank_after.findall(data, at, stop))
+                    blank += self.blank_first.match(data, at, stop) is not None
                     self.records += lines - blank
                     self.blank += blank
                     at = stop
                     continue
-            after = data.find(b"\n", at) + 1 or end
+            after = data.find(b"\n", at, end) + 1 or end
             self.raw(data[at:after])
             at = after
 
@@ -200,9 +201,9 @@ def count_csv(path: Path, *, delimiter: str = ",") -> Census:
                 if first and block.startswith(_BOM):
                     block = block[3:]
                 first = False
-                data = pending + block
+                data = pending + block if pending else block
                 cut = data.rfind(b"\n") + 1
-                count.lines_of(data[:cut])
+                count.lines_of(data, cut)
                 pending = data[cut:]
                 if len(pending) > MAX_RECORD:  # a line too long: skip to its end, not kept
                     size, pending = len(pending), b""
@@ -214,7 +215,7 @@ def count_csv(path: Path, *, delimiter: str = ",") -> Census:
                         size += len(block)
                     count.line(b"", size, True)
             cut = pending.rfind(b"\n") + 1
-            count.lines_of(pending[:cut])
+            count.lines_of(pending, cut)
             if pending[cut:]:
                 count.raw(pending[cut:])
         if count.open:

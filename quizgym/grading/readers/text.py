@@ -115,7 +115,7 @@ def survey(path: Path) -> Survey:
                 if first and block.startswith(_BOM):
                     block = block[3:]
                 first = False
-                if valid:
+                if valid and not (block.isascii() and decoder.getstate()[0] == b""):
                     try:
                         decoder.decode(block)
                     except UnicodeDecodeError:
