@@ -325,7 +325,7 @@ def record_too_long(start: int, end: int, size: int) -> Reason:
     """A record over :data:`MAX_RECORD` bytes (read no further than the limit)."""
     where = f"line {start}" if start == end else f"lines {start}–{end}"
     return Reason(
-        f"a record of more than {MAX_RECORD:,} bytes ({where}, {size:,} bytes read)",
+        f"a record of more than {MAX_RECORD:,} bytes ({where}: {size:,} bytes)",
         "a record too long",
     )
 

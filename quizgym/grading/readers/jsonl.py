@@ -48,6 +48,8 @@ from quizgym.grading.table import ClassAnswers
 __all__ = ["read_jsonl"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_STUDENT = re.compile(r'^\s*\{\s*"student"\s*:\s*"([^"\\]{1,200})"')
+"""A line too long to read: the student it names first, when it does so plainly."""
 _BOM = b"\xef\xbb\xbf"
 _KEYS = frozenset({"student", "seed", "answers", *ROSTER})
 _ASCII_SPACE = b" \t\r\n\x0b\x0c"
@@ -72,8 +74,9 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return made
 
 
-def _lines(path: Path, encoding: str) -> Iterator[tuple[int, str | None, int]]:
-    """(line number, text or None when longer than MAX_RECORD, bytes) of each line."""
+def _lines(path: Path, encoding: str) -> Iterator[tuple[int, str, int, bool]]:
+    """(line number, text (a line too long: its student, if it names one first), bytes, too
+    long) of each line that is not blank."""
     errors = "surrogateescape" if encoding == "utf-8" else "replace"
     try:
         with path.open("rb") as stream:
@@ -83,12 +86,13 @@ def _lines(path: Path, encoding: str) -> Iterator[tuple[int, str | None, int]]:
             while raw := stream.readline(MAX_RECORD + 1):
                 number += 1
                 if len(raw) > MAX_RECORD:
-                    size = len(raw)
+                    size, head = len(raw), raw[:4096]
                     while not raw.endswith(b"\n") and (raw := stream.readline(1 << 20)):
                         size += len(raw)
-                    yield number, None, size
+                    found = _STUDENT.search(head.decode(encoding, errors="replace"))
+                    yield number, found[1] if found else "", size, True
                 elif raw.strip(_ASCII_SPACE):
-                    yield number, raw.decode(encoding, errors=errors), len(raw)
+                    yield number, raw.decode(encoding, errors=errors), len(raw), False
     except OSError as exc:
         raise SubmissionError(path, exc.strerror or "cannot read") from exc
 
@@ -107,9 +111,10 @@ def read_jsonl(answers: ClassAnswers, source: str, path: Path, *, encoding: str 
     Raises:
         SubmissionError: the file cannot be read.
     """
-    for number, raw, size in _lines(path, encoding):
-        if raw is None:
-            answers.reject(source, number, "", record_too_long(number, number, size))
+    for number, raw, size, too_long in _lines(path, encoding):
+        if too_long:
+            reason = record_too_long(number, number, size)
+            answers.reject(source, number, clean_id(raw), reason)
             continue
         if undecodable([raw]):
             answers.reject(source, number, "", UNDECODABLE)

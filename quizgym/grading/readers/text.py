@@ -70,6 +70,7 @@ DELIMITERS = (",", ";", "\t")
 """The delimiters a CSV header is tried with, in this order."""
 _BOM = b"\xef\xbb\xbf"
 _BLOCK = 1 << 20
+_HEAD = 4096
 _LONE_CR = re.compile(rb"(?<=\r)(?!\n)")
 _CR_THEN_OTHER = re.compile(rb"\r[^\n]")
 _UTF8_SEQUENCE = re.compile(
@@ -161,6 +162,8 @@ class Line:
     number: int
     text: str | None
     """The line with its ending; None for a line longer than ``MAX_RECORD`` (not kept)."""
+    head: str = ""
+    """A line too long: its first few kilobytes (to name the student of a rejected row)."""
     size: int
     """Its bytes, ending included."""
     end: int
@@ -185,11 +188,11 @@ def physical_lines(
         stream.seek(position)
         while raw := stream.readline(MAX_RECORD + 1):
             if len(raw) > MAX_RECORD:
-                size = len(raw)
+                size, head = len(raw), raw[:_HEAD].decode(encoding, errors="replace")
                 while not raw.endswith(b"\n") and (raw := stream.readline(_BLOCK)):
                     size += len(raw)
                 position += size
-                yield Line(number=number, text=None, size=size, end=position)
+                yield Line(number=number, text=None, head=head, size=size, end=position)
                 number += 1
                 continue
             for part in _LONE_CR.split(raw) if b"\r" in raw else (raw,):
@@ -331,7 +334,7 @@ def csv_records(
                 end=end,
                 cells=None,
                 problem=problem,
-                first=_alone(taken[0].text, delimiter),
+                first=_alone(taken[0].text or taken[0].head, delimiter),
                 after=taken[-1].end,
             )
             continue
