@@ -341,7 +341,7 @@ def test_a_huge_line_costs_bounded_memory(tmp_path: Path) -> None:
         assert peaks[1] < peaks[0] + 40, (name, peaks)  # MiB; the line alone is 64
         (row,) = rejected(tmp_path / "huge")  # named, though its line was never kept
         assert (row["line"], row["student"]) == ("3" if name == "c.csv" else "2", "s2")
-        assert row["reason"].startswith("a record of more than 4,194,304 bytes (line ")
+        assert row["reason"].startswith("a record of more than 16,777,216 bytes (line ")
 
 
 def test_parquet_columns_of_other_types_are_reported_not_fatal(tmp_path: Path) -> None:

@@ -61,7 +61,7 @@ def test_parquet_files_of_every_column_type(quiz: Bank, case: tuple[str, bytes])
 def test_records_too_long_with_a_small_limit(
     quiz: Bank, monkeypatch: pytest.MonkeyPatch, case: tuple[str, bytes]
 ) -> None:
-    # MAX_RECORD at 40 bytes (it is 4 MiB): records and lines too long become common.
+    # MAX_RECORD at 40 bytes (it is 16 MiB): records and lines too long become common.
     from quizgym.grading import census
     from quizgym.grading.readers import jsonl, text
 

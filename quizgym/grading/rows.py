@@ -12,6 +12,7 @@ thousand rows rejected for one kind of reason are summed up in one line on the t
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import Counter
@@ -71,7 +72,7 @@ Origin = tuple[str, int]
 MAX_CELL = 128 * 1024
 """The most characters in one cell (one answer, one id): a 20,000-word essay. A longer cell
 rejects its row (the ``csv`` module's own default limit, which used to abort the class)."""
-MAX_RECORD = 4 * 1024 * 1024
+MAX_RECORD = 16 * 1024 * 1024
 """The most bytes in one record (a CSV row over all its lines, a JSON Lines line). A longer one
 is rejected without being held in memory: reading a file costs memory bounded by this, whatever
 its lines."""
@@ -263,12 +264,22 @@ def seed_conflict(seed: int, student: str, earlier: int) -> Reason:
 def unknown_question(name: str, slots: Sequence[str], *, what: str = "question") -> Reason:
     """A column or answer that names no slot of the bank (with the parts, when it names a
     question that has parts). A column's reason ends with "; column ignored"."""
-    parts = [s for s in slots if s.casefold().startswith(name.casefold() + ".")]
+    parts = _parts(tuple(slots)).get(name.casefold())
     hint = f" (it has parts: {', '.join(parts)})" if parts else ""
     text = f"unknown {what} {_shown(name, 60)}{hint}"
     if what.endswith("column"):
         return Reason(f"{text}; column ignored", f"unknown {what}")
     return Reason(text, f"unknown {what}")
+
+
+@functools.lru_cache(maxsize=8)
+def _parts(slots: tuple[str, ...]) -> dict[str, list[str]]:
+    """A bank's slots by the question they are parts of (casefolded), once per bank."""
+    parts: dict[str, list[str]] = {}
+    for slot in slots:
+        if "." in slot:
+            parts.setdefault(slot.split(".")[0].casefold(), []).append(slot)
+    return parts
 
 
 def duplicate_column(name: str, index: int, first: int) -> Reason:

@@ -14,6 +14,7 @@ reported once, on the header line, and ignored.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import repeat
@@ -53,9 +54,16 @@ def slot_named(name: str, slots: Sequence[str]) -> str | None:
     that differ only in case are told apart by exact names alone)."""
     if name in slots:
         return name
-    folded = name.casefold()
-    found = [s for s in slots if s.casefold() == folded]
-    return found[0] if len(found) == 1 else None
+    return _folded(tuple(slots)).get(name.casefold())
+
+
+@functools.lru_cache(maxsize=8)
+def _folded(slots: tuple[str, ...]) -> dict[str, str]:
+    """A bank's slots by their casefolded ids (ids that fold alike are left out), once per bank."""
+    found: dict[str, list[str]] = {}
+    for slot in slots:
+        found.setdefault(slot.casefold(), []).append(slot)
+    return {folded: same[0] for folded, same in found.items() if len(same) == 1}
 
 
 @dataclass(frozen=True, kw_only=True)
