@@ -175,22 +175,27 @@ def cell_problem(cells: Iterable[str]) -> Reason | None:
     return Reason(f"a cell of {longest:,} characters (the most is {MAX_CELL:,})", "a cell too long")
 
 
-def row_problem(cells: Sequence[str], width: int) -> Reason | None:
+def row_problem(
+    cells: Sequence[str], width: int, *, bad_bytes: bool = True, size: int = 0
+) -> Reason | None:
     """Why a row cannot be read at all: undecodable bytes, not as many cells as the header, or a
     cell too long.
 
     Args:
         cells: the row's cells.
         width: the header's number of cells.
+        bad_bytes: whether the row may hold undecodable bytes (a file with none: no need to look).
+        size: the row's bytes when known (a row of at most ``MAX_CELL`` bytes has no cell too
+            long); 0 when not.
     """
-    if undecodable(cells):
+    if bad_bytes and undecodable(cells):
         return UNDECODABLE
     if len(cells) != width:
         many = "too many" if len(cells) > width else "too few"
         return Reason(
             f"{many} cells: {len(cells)}, the header has {width}", "too many or too few cells"
         )
-    return cell_problem(cells)
+    return None if 0 < size <= MAX_CELL else cell_problem(cells)
 
 
 def list_answer(items: Sequence[str]) -> str:

@@ -392,7 +392,7 @@ def _admit(
     if row[0] in summary and all(k >= len(row) or not row[k].strip() for k in identity):
         answers.skip(source)
         return None
-    problem = row_problem(row, width) or problem
+    problem = row_problem(row, width, size=record.size) or problem
     if problem is not None:
         answers.reject(source, line, student, problem)
         return None

@@ -60,7 +60,7 @@ def read_long(
             assert record.problem is not None
             answers.reject(source, line, student, record.problem)
             continue
-        problem = row_problem(row, width)
+        problem = row_problem(row, width, size=record.size)
         if problem is not None:
             answers.reject(source, line, student, problem)
             continue

@@ -43,6 +43,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from quizgym.errors import SubmissionError
 from quizgym.grading.rows import (
@@ -155,19 +156,18 @@ def survey(path: Path) -> Survey:
     )
 
 
-@dataclass(frozen=True, kw_only=True)
-class Line:
-    """One physical line of a file."""
+class Line(NamedTuple):
+    """One physical line of a file (a tuple: a file has many, each made at C speed)."""
 
     number: int
     text: str | None
     """The line with its ending; None for a line longer than ``MAX_RECORD`` (not kept)."""
-    head: str = ""
-    """A line too long: its first few kilobytes (to name the student of a rejected row)."""
     size: int
     """Its bytes, ending included."""
     end: int
     """The byte offset after it."""
+    head: str = ""
+    """A line too long: its first few kilobytes (to name the student of a rejected row)."""
 
 
 def physical_lines(
@@ -192,24 +192,23 @@ def physical_lines(
                 while not raw.endswith(b"\n") and (raw := stream.readline(_BLOCK)):
                     size += len(raw)
                 position += size
-                yield Line(number=number, text=None, head=head, size=size, end=position)
+                yield Line(number, None, size, position, head)
                 number += 1
                 continue
-            for part in _LONE_CR.split(raw) if b"\r" in raw else (raw,):
+            if b"\r" not in raw:  # the usual line
+                position += len(raw)
+                yield Line(number, raw.decode(encoding, errors=errors), len(raw), position)
+                number += 1
+                continue
+            for part in _LONE_CR.split(raw):
                 if not part:
                     continue
                 position += len(part)
-                yield Line(
-                    number=number,
-                    text=part.decode(encoding, errors=errors),
-                    size=len(part),
-                    end=position,
-                )
+                yield Line(number, part.decode(encoding, errors=errors), len(part), position)
                 number += 1
 
 
-@dataclass(frozen=True, kw_only=True)
-class Record:
+class Record(NamedTuple):
     """A CSV record: its cells, or (``cells`` None) why it is not a row at all."""
 
     start: int
@@ -224,6 +223,8 @@ class Record:
     """A rejected record: its first line's cells, read alone (to name the student)."""
     after: int = 0
     """The byte offset after the record (where a piece may start)."""
+    size: int = 0
+    """Its bytes (no cell of a record of at most ``MAX_CELL`` bytes can be too long)."""
 
 
 class _SwallowsError(Exception):
@@ -338,7 +339,7 @@ def csv_records(
                 after=taken[-1].end,
             )
             continue
-        taken, _ = feed.take()
+        taken, size = feed.take()
         start, end = taken[0].number, taken[-1].number
         if feed.open_at_end:
             yield Record(
@@ -351,7 +352,7 @@ def csv_records(
             )
             return
         if not blank(row):
-            yield Record(start=start, end=end, cells=row, after=taken[-1].end)
+            yield Record(start, end, row, None, (), taken[-1].end, size)
 
 
 def _allow_long_fields() -> None:

@@ -167,7 +167,7 @@ def read_wide(
             answers.reject(source, line, who, record.problem)
             continue
         row = record.cells
-        problem = row_problem(row, spec.width)
+        problem = row_problem(row, spec.width, bad_bytes=bad_bytes, size=record.size)
         if problem is not None:
             student = clean_id(row[spec.student]) if spec.student < len(row) else ""
             answers.reject(source, line, student, problem)
