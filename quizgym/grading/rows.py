@@ -32,6 +32,7 @@ __all__ = [
     "bad_escape",
     "bad_id",
     "blank",
+    "canvas_column",
     "cell_problem",
     "clean_id",
     "column_of_type",
@@ -41,16 +42,20 @@ __all__ = [
     "duplicate_student",
     "id_problem",
     "invalid_json",
+    "items_of_one_slot",
     "kind_of",
     "list_answer",
-    "lms_column",
-    "lms_twice",
+    "moodle_beyond",
+    "moodle_cloze",
+    "moodle_pool",
+    "moodle_question",
     "never_closed",
     "no_seed",
     "not_a_record",
     "not_in_roster",
     "read_seed",
     "record_too_long",
+    "responses_to_one_slot",
     "row_problem",
     "second_header",
     "seed_conflict",
@@ -304,14 +309,57 @@ def column_of_type(name: str, kind: str) -> Reason:
     )
 
 
-def lms_column(text: str) -> Reason:
-    """An LMS export's column that cannot be graded (the text says which and why)."""
+# --- LMS exports -------------------------------------------------------------------------------
+
+
+def _lms_column(text: str) -> Reason:
     return Reason(f"{text}; column ignored", "an LMS column that matches nothing")
 
 
-def lms_twice(text: str) -> Reason:
-    """An LMS row that answers one slot twice (two items of a pool, two responses)."""
-    return Reason(text, "answers a question twice")
+def canvas_column(name: str, why: str) -> Reason:
+    """A Canvas question column that matches no bank question or exported item (``why``)."""
+    return _lms_column(f"Canvas question {name[:60]!r} {why}")
+
+
+def moodle_question(n: int, why: str) -> Reason:
+    """A Moodle ``Question N`` text that matches no bank question or exported item."""
+    return _lms_column(f"Moodle 'Question {n}' {why}")
+
+
+def moodle_beyond(column: str, questions: int) -> Reason:
+    """A Moodle ``Response N`` past the export's questions (no ``Question N`` to place it)."""
+    return _lms_column(f"Moodle {column!r}: the export had {questions} questions")
+
+
+def moodle_cloze(column: str, question: str) -> Reason:
+    """A Moodle response that is a multi-part question exported as one cloze item."""
+    return _lms_column(
+        f"Moodle {column!r} is the multi-part question {question} (one cloze item): its "
+        "responses cannot be read"
+    )
+
+
+def moodle_pool(column: str, question: str) -> Reason:
+    """A Moodle response to a pool, without the ``Question N`` texts that say which item."""
+    return _lms_column(
+        f"Moodle {column!r} is the pool {question}: which version each student drew needs the "
+        "'Question N' texts"
+    )
+
+
+def items_of_one_slot(slot: str, items: int, first: int, second: int) -> Reason:
+    """A Canvas row answering two items (columns, 0-based) of one slot's pool."""
+    return Reason(
+        f"answers {items} items of {slot} (columns {first + 1} and {second + 1})",
+        "answers a question twice",
+    )
+
+
+def responses_to_one_slot(slot: str, first: int, second: int) -> Reason:
+    """A Moodle row whose responses ``first`` and ``second`` both answer one slot."""
+    return Reason(
+        f"answers {slot} twice (Response {first} and {second})", "answers a question twice"
+    )
 
 
 # --- CSV records that are not rows ---------------------------------------------------------------

@@ -31,9 +31,14 @@ from quizgym.grading.readers.layout import CANVAS_QUESTION, MOODLE_RESPONSE
 from quizgym.grading.readers.text import Record
 from quizgym.grading.rows import (
     UNDECODABLE,
+    canvas_column,
     clean_id,
-    lms_column,
-    lms_twice,
+    items_of_one_slot,
+    moodle_beyond,
+    moodle_cloze,
+    moodle_pool,
+    moodle_question,
+    responses_to_one_slot,
     row_problem,
     second_header,
     strip_id,
@@ -180,7 +185,7 @@ def read_canvas(
             continue
         found = matcher.find(match.group(2))
         if isinstance(found, str):
-            answers.ignore_column(source, 1, lms_column(f"Canvas question {name[:60]!r} {found}"))
+            answers.ignore_column(source, 1, canvas_column(name, found))
             continue
         points = index + 1 if index + 1 < len(header) and _POINTS.match(header[index + 1]) else None
         columns.setdefault(found.slot, []).append((index, points, found.version))
@@ -202,10 +207,7 @@ def read_canvas(
                 if _cell(row, i).strip() or (p is not None and _cell(row, p).strip())
             ]
             if len(given) > 1:
-                first, second = given[0][0] + 1, given[1][0] + 1
-                twice = lms_twice(
-                    f"answers {len(given)} items of {slot} (columns {first} and {second})"
-                )
+                twice = items_of_one_slot(slot, len(given), given[0][0], given[1][0])
                 break
             if given:
                 chosen[slot] = given[0]
@@ -268,16 +270,11 @@ def read_moodle(
         for n in missing:
             column = f"Response {n}"
             if n > len(order):
-                answers.ignore_column(source, 1, lms_column(
-                    f"Moodle {column!r}: the export had {len(order)} questions"))  # fmt: skip
+                answers.ignore_column(source, 1, moodle_beyond(column, len(order)))
             elif order[n - 1][0] not in answers.slots:
-                answers.ignore_column(source, 1, lms_column(
-                    f"Moodle {column!r} is the multi-part question {order[n - 1][0]} (one cloze "
-                    "item): its responses cannot be read"))  # fmt: skip
+                answers.ignore_column(source, 1, moodle_cloze(column, order[n - 1][0]))
             elif len(order[n - 1][1]) > 1:
-                answers.ignore_column(source, 1, lms_column(
-                    f"Moodle {column!r} is the pool {order[n - 1][0]}: which version each "
-                    "student drew needs the 'Question N' texts"))  # fmt: skip
+                answers.ignore_column(source, 1, moodle_pool(column, order[n - 1][0]))
             else:
                 slot, versions = order[n - 1]
                 fixed[n] = Found(slot, next(iter(versions)))
@@ -302,13 +299,11 @@ def read_moodle(
             if isinstance(found, str):
                 if (n, found) not in reported:
                     reported.add((n, found))
-                    answers.ignore_column(source, 1, lms_column(f"Moodle 'Question {n}' {found}"))
+                    answers.ignore_column(source, 1, moodle_question(n, found))
                 continue
             mapped = True
             if found.slot in filled:
-                twice = lms_twice(
-                    f"answers {found.slot} twice (Response {filled[found.slot]} and {n})"
-                )
+                twice = responses_to_one_slot(found.slot, filled[found.slot], n)
                 break
             filled[found.slot] = n
             cells.append((found, index))
