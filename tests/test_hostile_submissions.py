@@ -501,3 +501,23 @@ def test_dask_grades_hostile_files_as_the_numpy_engine_does(tmp_path: Path) -> N
     assert runs["numpy"].students == runs["dask"].students == 72
     for name in ("grades.csv", "responses.csv", "rejected.csv"):
         assert (tmp_path / "numpy" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes()
+
+
+@pytest.mark.parametrize("chunk_rows", [None, 1], ids=["in-memory", "chunked"])
+@pytest.mark.parametrize("name", ["c.csv", "c.jsonl", "moodle.csv"])
+def test_a_file_given_twice_is_read_twice(
+    tmp_path: Path, name: str, chunk_rows: int | None
+) -> None:
+    data = tmp_path / name
+    if name == "c.jsonl":
+        data.write_text('{"student": "s1", "answers": {"tf-bert": "true"}}\n', encoding="utf-8")
+    elif name == "moodle.csv":
+        data.write_text(MOODLE, encoding="utf-8")
+    else:
+        write_class(data, [["s1", *ANSWERS], ["s2", *ANSWERS]])
+    once = grade([data], tmp_path / "once", chunk_rows=chunk_rows)
+    twice = grade([data, data], tmp_path / "twice", chunk_rows=chunk_rows)
+    assert twice.students == once.students
+    assert once.rejected == []
+    assert len(twice.rejected) == once.students  # each row of the second copy: a duplicate
+    assert all(r.reason.startswith("duplicate student") for r in twice.rejected)

@@ -19,7 +19,7 @@ from pathlib import Path
 from quizgym.errors import SubmissionError
 from quizgym.grading.rows import MAX_RECORD
 
-__all__ = ["Census", "count_csv", "count_jsonl", "count_parquet"]
+__all__ = ["Census", "count_csv", "count_jsonl", "count_parquet", "counted"]
 
 _QUOTE = ord('"')
 _WHITESPACE = b" \t\r\n\x0b\x0c"
@@ -42,6 +42,21 @@ class Census:
     broken: int = 0
     """Records the CSV rules reject whole (a quote that swallows rows or is never closed, a
     record too long): a file with none is one pyarrow may read."""
+
+    def __add__(self, other: Census) -> Census:
+        """Both counts (a file given twice is read twice)."""
+        return Census(
+            records=self.records + other.records,
+            multiline=self.multiline or other.multiline,
+            blank=self.blank + other.blank,
+            broken=self.broken + other.broken,
+        )
+
+
+def counted(census: dict[str, Census], source: str, found: Census) -> Census:
+    """Add a file's count to a run's (a file given twice counts twice); return its count."""
+    census[source] = census[source] + found if source in census else found
+    return found
 
 
 def _scan(line: bytes, inside: bool, delimiter: int) -> tuple[bool, int, bool, bool]:

@@ -32,7 +32,7 @@ from typing import Any, Literal
 from quizgym.analysis import Sums
 from quizgym.errors import QuizgymError, SubmissionError
 from quizgym.grading.batch import SEEDS, GradedPartition, grade_partition, partitions
-from quizgym.grading.census import Census, count_csv, count_parquet
+from quizgym.grading.census import Census, count_csv, count_parquet, counted
 from quizgym.grading.compare import seeds_of
 from quizgym.grading.fit import Fit, version_fit
 from quizgym.grading.outputs import feedback_name, tables, write_feedback
@@ -305,11 +305,13 @@ def plan_run(
         suffix = path.suffix.lower()
         if suffix == ".parquet":
             found = _plan_parquet(bank, path, chunk_rows, len(pieces))
-            census[str(path)] = count_parquet(path)
+            counted(census, str(path), count_parquet(path))
         elif suffix in {".jsonl", ".ndjson"} or _streamed(_head(path).cells) is None:
             whole = read_submissions(bank, [path], issued=issued)
-            census.update(whole.census)
-            skipped.update(whole.skipped)
+            for source, count in whole.census.items():
+                counted(census, source, count)
+            for source, rows in whole.skipped.items():
+                skipped[source] = skipped.get(source, 0) + rows
             notes += whole.notes
             roster |= set(whole.roster)
             found = _split_whole(whole, str(path), chunk_rows, len(pieces))
@@ -317,7 +319,7 @@ def plan_run(
             head = _head(path)
             if head.survey.note:
                 notes.append(head.survey.note)
-            census[str(path)] = count_csv(path, delimiter=head.delimiter)
+            counted(census, str(path), count_csv(path, delimiter=head.delimiter))
             found = _plan_csv(bank, path, chunk_rows, len(pieces), head)
         for piece in found:
             answers = _read_piece(bank, piece, _scan_columns(piece))

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from quizgym.errors import SubmissionError
-from quizgym.grading.census import count_csv, count_jsonl
+from quizgym.grading.census import count_csv, count_jsonl, counted
 from quizgym.grading.readers.jsonl import read_jsonl
 from quizgym.grading.readers.layout import Layout, layout_of
 from quizgym.grading.readers.lms import read_canvas, read_moodle
@@ -83,7 +83,7 @@ def read_submissions(
             found = survey(path)
             if found.note:
                 answers.notes.append(found.note)
-            answers.census[source] = count_jsonl(path)
+            counted(answers.census, source, count_jsonl(path))
             read_jsonl(answers, source, path, encoding=found.encoding)
             continue
         head = csv_head(path, recognised=recognised)
@@ -94,7 +94,7 @@ def read_submissions(
             raise SubmissionError(path, NO_LAYOUT, head.line)
         if head.survey.note:
             answers.notes.append(head.survey.note)
-        census = answers.census[source] = count_csv(path, delimiter=head.delimiter)
+        census = counted(answers.census, source, count_csv(path, delimiter=head.delimiter))
         if kind == "wide" and read_wide_arrow(answers, source, path, head, census):
             continue
         rows = csv_records(
