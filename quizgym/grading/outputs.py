@@ -368,7 +368,7 @@ def write_gradebook(path: Path, bank: Bank, parts: Sequence[GradedPartition], *,
         header = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", title]
         rows = [["    Points Possible", "", "", "", "", fmt(maximum, 2)]]
         for student, total, name, section in zip(students, totals, names, sections, strict=True):
-            numeric = student.isdigit()
+            numeric = student.isascii() and student.isdigit()  # not "²": a Canvas user id
             rows.append(
                 [
                     name or student,
