@@ -166,19 +166,23 @@ def read_choices(
     multiple = isinstance(question, MultipleChoice) and question.multiple
     tokens = [response.strip()]
     if multiple:
-        # Several answers: separated by commas or semicolons (each may be a choice's text),
-        # or letters and numbers separated by spaces ("A C").
-        pieces = [p.strip() for p in re.split(r"[,;]", response) if p.strip()]
-        if all(_fold(p) in texts for p in pieces):
-            return list(dict.fromkeys(texts[_fold(p)] for p in pieces))
+        # Several answers: one per line, or separated by commas or semicolons (each may be a
+        # choice's text; one per line lets a text hold a comma), or letters and numbers
+        # separated by spaces ("A C").
+        for separator in (r"\n", r"[,;\n]"):
+            pieces = [p.strip() for p in re.split(separator, response) if p.strip()]
+            if pieces and all(_fold(p) in texts for p in pieces):
+                return list(dict.fromkeys(texts[_fold(p)] for p in pieces))
         tokens = [t for t in re.split(r"[\s,;]+", response.strip()) if t]
     picked: list[int] = []
     for token in tokens:
         token = token.strip().rstrip(").").lstrip("(")
         index: int | None = None
-        if len(token) == 1 and token.upper() in LETTERS[: len(order)]:
+        # ASCII only: "²", "①", "₁" and "٣" are digits to str.isdigit() but not to int(), and a
+        # letter such as "ı" upper-cases to "I"; none of them is guessed at.
+        if len(token) == 1 and token.isascii() and token.upper() in LETTERS[: len(order)]:
             index = LETTERS.index(token.upper())
-        elif token.isdigit() and 1 <= int(token) <= len(order):
+        elif _NUMBER.fullmatch(token) and 1 <= int(token) <= len(order):
             index = int(token) - 1
         if index is None:
             last = LETTERS[len(order) - 1]
@@ -191,6 +195,10 @@ def read_choices(
     if not multiple and len(picked) != 1:
         return "Choose exactly one answer."
     return picked
+
+
+_NUMBER = re.compile(r"[0-9]{1,4}")
+"""A choice's 1-based number as typed (a few ASCII digits: int() of 5,000 would refuse)."""
 
 
 def _fold(text: str) -> str:

@@ -509,8 +509,11 @@ def grade(
             review=Path(review) if review else None,
             progress=tick,
         )
-    for rejection in run.rejected:
-        line = f"{rejection.source}:{rejection.line}: {rejection.reason}"
+    from quizgym.grading.rows import summarize
+
+    for note in run.reading:
+        click.echo(escape_controls(f"note: {note}"), err=True)
+    for line in summarize(run.rejected):
         click.echo(escape_controls(line), err=True)
     for warning in run.warnings:
         click.echo(escape_controls(f"warning: {warning}"), err=True)

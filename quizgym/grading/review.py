@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from quizgym.analysis import Agreement, rubric_agreement
 from quizgym.answers import Status, Verdict
-from quizgym.grading.batch import GradedPartition
+from quizgym.grading.batch import FAILED, GradedPartition
 from quizgym.grading.causes import cause_of, probably
 from quizgym.grading.cells import fmt
 from quizgym.grading.decisions import TEACHER_NOTE, answer_print, question_print, version_of
@@ -81,6 +81,8 @@ class Graded:
     decided: float | None
     """The teacher's score, when decided."""
     comment: str
+    failed: bool = False
+    """The engine failed on the answer (an error, not a reading)."""
 
     @classmethod
     def of(cls, verdict: Verdict) -> Graded:
@@ -97,6 +99,7 @@ class Graded:
             expected=sys.intern(machine.expected),
             decided=verdict.score if decided else None,
             comment=sys.intern(comment),
+            failed=machine.feedback.startswith(FAILED),
         )
 
 
@@ -210,6 +213,8 @@ def reason(bank: CompiledBank, key: Key, graded: Graded) -> str:
     if graded.free:
         return "free text: the score is the rubric's suggestion"
     question = bank.slot(key[0]).question
+    if graded.failed:
+        return "could not be graded: quizgym failed on it (an error): grade it by hand"
     cause = cause_of(question, key[2])
     meant = probably(question, key[2])
     why = f"could not be read: {cause}"

@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from quizgym.errors import QuizgymError
+from quizgym.grading.rows import no_seed, not_in_roster
 from quizgym.grading.table import ClassAnswers
 from quizgym.issued import Issued
 from quizgym.model import AnyQuestion, MultipleChoice, SpotTheError
@@ -233,15 +234,11 @@ def rejections(answers: ClassAnswers, versions: Versions) -> list[tuple[int, str
     """
     out: list[tuple[int, str]] = []
     if versions.rule == "seeds":
-        out += [
-            (row, "no seed, while other rows have one (give --seed N for the class seed)")
-            for row, s in enumerate(answers.seeds)
-            if s is None
-        ]
+        out += [(row, no_seed()) for row, s in enumerate(answers.seeds) if s is None]
     issued = versions.issued
     if versions.rule == "issued" and issued is not None and issued.mode == "per-student":
         out += [
-            (row, f"not in the issue manifest's roster ({len(issued.students)} students)")
+            (row, not_in_roster(len(issued.students)))
             for row, student in enumerate(answers.students)
             if issued.student(student) is None
         ]
