@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "quizgym"
 LAYERS: list[set[str]] = [
     {"errors", "arrays", "names", "terminal", "version"},  # exceptions and small helpers
     {"model", "resources"},  # the bank format; the bundled files
-    {"loader", "schema", "selection", "expr", "tolerance", "words"},  # reading banks and answers
+    {"loader", "schema", "selection", "expr", "tolerance", "units", "words"},  # reading
     {"solver"},  # the compiled bank: keys, variants, mistakes
     {"answers", "analysis", "issued", "similar"},  # verdicts; statistics; handed out; grouping
     {"check", "practice", "render", "export"},  # what the commands do with a bank

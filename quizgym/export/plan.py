@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
@@ -163,7 +164,7 @@ def _item(
 ) -> Item:
     prompt = variant.fill(question.prompt)
     if isinstance(question, Numeric) and not question.parts:
-        prompt += units_note(question.units)
+        prompt += units_note(question.units, prompt)
     feedback = variant.fill(question.explanation or "")
     if isinstance(question, SpotTheError):
         feedback = " ".join(t for t in (question.correction, feedback) if t)
@@ -195,7 +196,9 @@ def _blanks(bank: CompiledBank, question: Numeric, variant: Variant) -> tuple[Bl
         out.append(
             Blank(
                 part=part,
-                prompt=variant.fill(slot.prompt) + units_note(slot.units) if part else "",
+                prompt=variant.fill(slot.prompt) + units_note(slot.units, slot.prompt)
+                if part
+                else "",
                 key=key,
                 accept=Range(key.number, low, high),
                 tolerance_text=describe(tolerance),
@@ -254,9 +257,14 @@ def issued_items(
     return out
 
 
-def units_note(units: str | None) -> str:
-    """What is appended to a numeric prompt to name its units: `` (in nats)``."""
-    return f" (in {units})" if units else ""
+def units_note(units: str | None, prompt: str = "") -> str:
+    """What is appended to a numeric prompt to name its units: `` (in nats)``; nothing when the
+    prompt names them already ("How fast, in m/s?" is not followed by "(in m/s)")."""
+    if not units:
+        return ""
+    if re.search(rf"(?<![\w/]){re.escape(units)}(?![\w/])", prompt):
+        return ""
+    return f" (in {units})"
 
 
 def wrong_feedback_true_false(bank: CompiledBank, question: TrueFalse, *, answer: bool) -> str:

@@ -39,16 +39,18 @@ def _variant(
 
 
 def _common(
-    bank: Bank, *, date: str, paper: str, seed: int | None, title: str | None
+    bank: CompiledBank, *, date: str, paper: str, seed: int | None, title: str | None
 ) -> dict[str, Any]:
     if paper not in PAPERS:
         raise QuizgymError(f"unknown paper size {paper!r} (sizes: {', '.join(PAPERS)})")
     return {
-        "bank": bank,
-        "title": title or bank.title,
+        "bank": bank.bank,
+        "title": title or bank.bank.title,
         "date": date,
         "paper": PAPERS[paper],
         "seed": seed,
+        # The packs' worksheet notes, then the bank's own (natural logarithms, for one).
+        "instructions": bank.instructions,
     }
 
 
@@ -105,7 +107,7 @@ def render_worksheet(
         for n, q in enumerate(questions, 1)
     ]
     text = _template(env, f"worksheet.{_ext(fmt)}.j2").render(
-        **_common(book.bank, date=date, paper=paper, seed=seed, title=title),
+        **_common(book, date=date, paper=paper, seed=seed, title=title),
         student=student,
         questions=views,
         total=points_shown(sum(v.points for v in views)),
@@ -153,7 +155,7 @@ def render_key(
         for n, q in enumerate(questions, 1)
     ]
     text = _template(env, f"key.{_ext(fmt)}.j2").render(
-        **_common(book.bank, date=date, paper=paper, seed=seed, title=title),
+        **_common(book, date=date, paper=paper, seed=seed, title=title),
         students=[s for s in students if s is not None],
         keys=keys,
         total=points_shown(sum(k.points for k in keys)),
