@@ -1195,7 +1195,13 @@ class _Tokenizer:
             return _Token("const", low, offset, constant=self.constants[low]), match.end()
         # "8ln2", "sqrt2": a function name glued to its number; "log28" could be log(28) or
         # log2(8), so a glued name is split only when exactly one split exists.
-        splits = [f for f in self.functions if low.startswith(f) and low[len(f) :].isdigit()]
+        # ("f10(": a call of a name that ends in digits, never f1 applied to 0.)
+        called = self.text[match.end() : match.end() + 1] == "("
+        splits = [
+            f
+            for f in self.functions
+            if not called and low.startswith(f) and low[len(f) :].isdigit()
+        ]
         if len(splits) == 1:
             name = splits[0]
             return _Token("func", name, offset, function=self.functions[name]), i + len(name)

@@ -93,6 +93,10 @@ def test_there_is_a_hostile_bank_for_each_case() -> None:
         "key-ceil-of-tiny-power",
         "key-floor-with-round-mistakes",
         "wide-param-ranges",
+        "key-factorial-huge",
+        "key-comb-huge",
+        "key-nested-sin",
+        "functions-doubling",
     } <= names
 
 

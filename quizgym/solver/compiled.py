@@ -580,6 +580,10 @@ def _numeric_slots(
         findings.append(Finding(path, line, col, f"{question.id}: {where}: {message}"))
 
     def read(text: str, loc: tuple[str | int, ...]) -> Parsed | None:
+        refused = table.refusal(text)
+        if refused:
+            report(loc, refused)
+            return None
         try:
             parsed = table.parse(text, names)
         except AnswerParseError as exc:

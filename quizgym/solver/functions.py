@@ -15,6 +15,7 @@ of a key past what the language's own limits allow.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -95,6 +96,15 @@ class FunctionTable:
 
     functions: Mapping[str, Function]
     constants: Mapping[str, Constant]
+    refused: frozenset[str] = frozenset()
+    """Names of functions the bank defines that were refused (a key calling one says so)."""
+
+    def refusal(self, text: str) -> str:
+        """Why text cannot be read when it calls a refused function ('' otherwise)."""
+        for name in sorted(self.refused):
+            if re.search(rf"\b{re.escape(name)}\s*\(", text):
+                return f"it calls {name}, which is refused (see its own finding)"
+        return ""
 
     @classmethod
     def plain(cls) -> FunctionTable:
@@ -249,10 +259,19 @@ def function_table(
             problem("constants", name, f"{name} is already a function or constant; rename it")
         else:
             named[name] = bank_constant(name, value)
+    refused: set[str] = set()
     for head, spec in functions:
+        body = spec.expr if isinstance(spec, FunctionSpec) else spec
+        match = FUNCTION_HEAD.fullmatch(head.strip())
+        calls_refused = FunctionTable(functions=table, constants=named, refused=frozenset(refused))
+        reason = calls_refused.refusal(body)
         try:
+            if reason:
+                raise AnswerParseError(reason)
             definition = define(head, spec, functions=table, constants=named)
             table[definition.name] = written_function(definition)
         except AnswerParseError as exc:
             problem("functions", head, exc.message)
-    return FunctionTable(functions=table, constants=named)
+            if match is not None:
+                refused.add(match[1])
+    return FunctionTable(functions=table, constants=named, refused=frozenset(refused))
