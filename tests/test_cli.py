@@ -133,7 +133,7 @@ def test_python_dash_m_and_lazy_imports() -> None:
         "import sys, runpy; sys.argv = ['quizgym', '--help']\n"
         "try:\n    runpy.run_module('quizgym', run_name='__main__')\n"
         "except SystemExit as e:\n    assert e.code == 0\n"
-        "heavy = [m for m in ('sympy', 'numpy', 'jinja2', 'mpmath') if m in sys.modules]\n"
+        "heavy = [m for m in ('sympy', 'numpy', 'jinja2', 'mpmath', 'pint') if m in sys.modules]\n"
         "print('HEAVY', heavy)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -266,3 +266,23 @@ def test_the_batch_grader_agrees_on_every_unit_case(field: Bank) -> None:
                 earlier=earlier,
             )
             assert g.verdict(row) == single, (slot.id, answers.answers[slot.id][row])
+
+
+def test_the_units_library_is_loaded_only_when_a_unit_is_judged() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from quizgym.loader import load_bank\n"
+        "from quizgym.answers import grade_response\n"
+        "bank = load_bank('bert-mlm')\n"
+        "grade_response(bank, bank.question('num-mlm-two'), 'ln 10')\n"
+        "print('pint' in sys.modules)\n"
+        "grade_response(bank, bank.question('num-mlm-two'), '3.32 bits')\n"
+        "print('pint' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.split() == ["False", "True"]
