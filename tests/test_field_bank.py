@@ -185,3 +185,38 @@ def test_a_class_is_graded_with_the_expected_verdicts(field: Bank, tmp_path: Pat
     with (tmp_path / "g" / "grades.csv").open(encoding="utf-8") as handle:
         (grades,) = list(csv.DictReader(handle))
     assert float(grades["score"]) == 9.5  # 10 right, a half for the missing unit, v wrong
+
+
+PACKS = Path(__file__).parent / "data" / "packs"
+
+
+def test_a_pack_is_a_file_beside_the_bank() -> None:
+    bank = load_bank(PACKS / "uses-physics.yaml")
+    book = compile_bank(bank)
+    assert book.instructions == "Take g = 9.81 m/s² and c = 299 792 458 m/s."
+    energy = bank.question("energy")
+    assert grade_response(bank, energy, "9 J").status is Status.CORRECT
+    slip = grade_response(bank, energy, "18")
+    assert (slip.tag, slip.feedback) == ("missing-half", "E = m v² / 2: the half is missing.")
+    assert grade_response(bank, bank.question("weight"), "98.1 N").status is Status.CORRECT
+    assert "Take g = 9.81" in render_worksheet(bank, bank.questions, fmt="md")
+
+
+def test_a_missing_or_broken_pack_is_a_located_finding(tmp_path: Path) -> None:
+    text = (PACKS / "uses-physics.yaml").read_text(encoding="utf-8")
+    missing = tmp_path / "b.yaml"
+    missing.write_text(text.replace("physics.yaml", "finance.yaml"), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["check", str(missing)])
+    assert result.exit_code == 1
+    assert (
+        f"{missing}:3:9: packs[0]: no pack 'finance.yaml': neither a bundled pack" in result.output
+    )
+    broken = tmp_path / "physics.yaml"
+    broken.write_text("pack: physics\ntitle: P\nconstant: {g: 9.81}\n", encoding="utf-8")
+    (tmp_path / "c.yaml").write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["check", str(tmp_path / "c.yaml")])
+    assert result.exit_code == 1
+    assert (
+        "physics.yaml:3:1: constant: unknown field 'constant'; did you mean 'constants'?"
+        in result.output
+    )
