@@ -174,3 +174,13 @@ def test_alternative_correct_answers(
     assert (str(verdict.status), verdict.feedback, verdict.tag) == (status, feedback, tag)
     assert verdict.score == (1.0 if status == "correct" else 0.0)
     assert lint_bank(bank)[0] == []
+
+
+def test_a_variant_rebuilt_from_its_parameters_gets_its_derived_values() -> None:
+    from quizgym.solver import Variant
+
+    book = compile_bank(_bank(VARIANCE))
+    drawn = book.variant("var", student="s1", seed=1)
+    rebuilt = Variant(question="var", params=dict(drawn.params))  # as an issue manifest holds it
+    assert book.keys("var", rebuilt) == book.keys("var", drawn)
+    assert book.complete(rebuilt).derived == drawn.derived

@@ -16,6 +16,7 @@ grades, renders or exports makes one and passes it down (the Dask engine makes o
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -280,6 +281,14 @@ class CompiledBank:
         """A class's variants at once: see :meth:`~quizgym.solver.variants.Draw.variants`."""
         return self.draw(question).variants(students=students, seeds=seeds, keys=keys)
 
+    def complete(self, variant: Variant) -> Variant:
+        """The variant with its question's derived values: a variant rebuilt from a record (an
+        issue manifest's parameters) has none until they are computed from its parameters."""
+        draw = self._draws.get(variant.question)
+        if draw is None or not draw.derived or variant.derived:
+            return variant
+        return dataclasses.replace(variant, derived=draw.complete(variant.params))
+
     def varies(self, question: AnyQuestion | str) -> bool:
         """Whether students can see different versions of a question."""
         return self.draw(question).varies
@@ -298,6 +307,7 @@ class CompiledBank:
         cache = (qid, variant.signature)
         found = self._keys.get(cache)
         if found is None:
+            variant = self.complete(variant)
             env: dict[str, sympy.Expr] = variant.values
             keys = []
             for slot in self.slots_of(qid):
@@ -352,6 +362,7 @@ class CompiledBank:
 
     def _resolve(self, slot: Slot, variant: Variant) -> tuple[ResolvedMistake, ...]:
         assert slot.key is not None, f"{slot.id} is not a numeric slot"
+        variant = self.complete(variant)
         key = self.key(slot, variant)
         resolved: list[ResolvedMistake] = []
         for mistake in slot.mistakes:
@@ -399,7 +410,7 @@ class CompiledBank:
     def env(self, slot: Slot, variant: Variant) -> dict[str, sympy.Expr]:
         """Names visible to a slot's key: the parameters, derived values and the earlier parts'
         exact keys."""
-        env: dict[str, sympy.Expr] = variant.values
+        env: dict[str, sympy.Expr] = self.complete(variant).values
         if slot.part is not None:
             keys = self.keys(slot.question, variant)
             for earlier, key in zip(self.slots_of(slot.question)[: slot.index], keys, strict=False):
@@ -411,7 +422,7 @@ class CompiledBank:
         """:meth:`env` as 30-digit numbers (mpmath), for :func:`~quizgym.expr.evaluate`."""
         with mpmath.workdps(DPS):
             env = {name: mpmath.mpf(int(v.p)) / int(v.q) for name, v in variant.params.items()}
-        env.update({name: to_mpf(v) for name, v in variant.derived.items()})
+        env.update({name: to_mpf(v) for name, v in self.complete(variant).derived.items()})
         if slot.part is not None:
             keys = self.keys(slot.question, variant)
             for earlier, key in zip(self.slots_of(slot.question)[: slot.index], keys, strict=False):
@@ -429,7 +440,7 @@ class CompiledBank:
         """
         if slot.key is None or not slot.earlier:
             return None
-        env = {name: to_mpf(v) for name, v in variant.values.items()}
+        env = {name: to_mpf(v) for name, v in self.complete(variant).values.items()}
         for name in slot.earlier:
             if name not in earlier_values:
                 return None
