@@ -15,7 +15,15 @@ from quizgym.errors import AnswerParseError, BankError, Finding, QuizgymError
 from quizgym.expr import parse
 from quizgym.issued import Issued, IssuedVersion, answers_of, read_issued
 from quizgym.loader import load_bank, resolve_bank, shortest
-from quizgym.model import LETTERS, AnyQuestion, Bank, MultipleChoice, Numeric, SpotTheError
+from quizgym.model import (
+    LETTERS,
+    AnyQuestion,
+    Bank,
+    MultipleChoice,
+    Numeric,
+    SpotTheError,
+    placeholder_specs,
+)
 from quizgym.resources import bundled_banks
 from quizgym.richtext import text_findings
 from quizgym.solver import (
@@ -28,6 +36,11 @@ from quizgym.solver import (
     show_number,
 )
 from quizgym.tolerance import compare, is_exact
+from quizgym.units import unit_problem
+
+SURVIVAL = 0.1
+"""Least share of a question's draws that must meet its ``where`` conditions: a student's draw
+is tried up to 200 times, so at 10 % one in a billion students gets the default variant."""
 
 STRESS_SECONDS = 5.0
 """Wall-clock time the variant stress test may take per bank (beyond each default variant)."""
@@ -43,6 +56,8 @@ class BankReport:
     bank: Bank | None
     findings: list[Finding] = field(default_factory=list)
     variants_checked: int = 0
+    notes: list[str] = field(default_factory=list)
+    """What ``check`` reports beyond findings: how many draws meet each question's ``where``."""
 
     @property
     def errors(self) -> list[Finding]:
@@ -114,7 +129,7 @@ def check_bank(
         return BankReport(path=str(path), bank=None, findings=exc.findings)
     report = BankReport(path=str(path), bank=bank)
     report.findings, report.variants_checked = lint_bank(
-        bank, variant_seeds=variant_seeds, stress_seconds=stress_seconds
+        bank, variant_seeds=variant_seeds, stress_seconds=stress_seconds, notes=report.notes
     )
     if issued is not None:
         report.findings += lint_issued(bank, issued)
@@ -151,6 +166,7 @@ def lint_bank(
     variant_seeds: int = 200,
     stress_seconds: float = STRESS_SECONDS,
     budget: Budget = CHECK_BUDGET,
+    notes: list[str] | None = None,
 ) -> tuple[list[Finding], int]:
     """Hold every key to the author's numbers and stress-test the variants.
 
@@ -163,7 +179,11 @@ def lint_bank(
 
     Every default variant is checked. The further draws of the stress test stop once
     ``stress_seconds`` have passed, with a warning naming what was not stress-tested; exact
-    solving is bounded by ``budget``.
+    solving is bounded by ``budget``. A question with ``where`` conditions reports in ``notes``
+    how many of its draws meet them, and fails when its default variant does not, or when
+    fewer than :data:`SURVIVAL` of them do. Placeholders with a format (``{p:.1f}``) are held
+    to the numbers they stand for: a warning names a format that shows a student another number
+    than the one the key uses. Units that look like a unit but are none get a warning.
 
     Returns:
         The findings and the number of variants evaluated.
@@ -181,6 +201,8 @@ def lint_bank(
     for index, question in enumerate(bank.questions):
         if isinstance(question, Numeric) and book.slots_of(question):
             try:
+                if question.where and not _lint_where(book, question, index, at, notes):
+                    continue
                 checked += _lint_numeric(book, question, index, at, variant_seeds, stress)
             except BankError as exc:  # a key or mistake refused by a budget, already located
                 findings.extend(exc.findings)
@@ -239,6 +261,70 @@ class _Stress:
         )
 
 
+def _lint_where(
+    book: CompiledBank, question: Numeric, index: int, at: Locate, notes: list[str] | None
+) -> bool:
+    """Hold a question's ``where`` to its draws: the default must meet it, and enough of the
+    first attempts of 200 students' draws. Returns whether the question can be drawn."""
+    draw = book.draw(question)
+    default = book.variant(question)
+    broken = draw.failed(dict(default.params))
+    loc = ("questions", index, "where")
+    if broken:
+        at(loc, f"{question.id}: the default variant ({default.label}) breaks {broken}")
+        return False
+    seeds = 200
+    survived = draw.survivors(seeds)
+    if notes is not None:
+        notes.append(f"{question.id}: where: {survived} of {seeds} draws meet the conditions")
+    if survived < SURVIVAL * seeds:
+        what = "no draw" if not survived else f"only {survived} of {seeds} draws"
+        at(
+            loc,
+            f"{question.id}: {what} meet{'s' if not survived else ''} the where conditions; "
+            f"at least {SURVIVAL:.0%} must, or students would get the default variant: loosen "
+            "the conditions or narrow the parameters",
+        )
+        return False
+    return True
+
+
+def _lint_formats(
+    question: Numeric, variant: Variant, index: int, at: Locate, reported: set[str]
+) -> None:
+    """Warn about a placeholder format that shows a variant's number as another number."""
+    values = variant.values
+    texts = [question.prompt, *(p.prompt for p in question.parts)]
+    for text in texts:
+        for name, spec in placeholder_specs(text):
+            if spec is None or name not in values or f"{name}:{spec}" in reported:
+                continue
+            shown = show_number(values[name], spec)
+            number = _shown_number(shown)
+            value = float(values[name])
+            if number is None or not is_exact(value=number, key=value):
+                reported.add(f"{name}:{spec}")
+                at(
+                    ("questions", index, "prompt"),
+                    f"{question.id}: {{{name}:{spec}}} shows {show_number(values[name])} as "
+                    f"{shown}: students would compute with another number than the key; give "
+                    "the format more digits, or choose values it shows exactly",
+                    "warning",
+                )
+
+
+def _shown_number(text: str) -> float | None:
+    """The number a formatted placeholder shows (``25%`` is 0.25, ``12,345`` is 12345)."""
+    plain = text.replace(",", "").replace("_", "").strip()
+    scale = 1.0
+    if plain.endswith("%"):
+        plain, scale = plain[:-1], 0.01
+    try:
+        return float(plain) * scale
+    except ValueError:
+        return None
+
+
 def _slot_loc(slot: Slot, index: int) -> tuple[str | int, ...]:
     base: tuple[str | int, ...] = ("questions", index)
     return base if slot.part is None else (*base, "parts", slot.index)
@@ -250,9 +336,13 @@ def _lint_numeric(
     qid = question.id
     default = book.variant(question)
     slots = book.slots_of(question)
+    formats: set[str] = set()
+    _lint_formats(question, default, index, at, formats)
     for slot in slots:
         spec = slot.part_model if slot.part_model is not None else question
         base = _slot_loc(slot, index)
+        if slot.units and unit_problem(slot.units):
+            at((*base, "units"), f"{slot.id}: {unit_problem(slot.units)}", "warning")
         try:
             key = book.key(slot, default)
         except AnswerParseError as exc:
@@ -268,6 +358,7 @@ def _lint_numeric(
                 kind=typed.kind,
                 decimals=typed.decimals,
                 sigfigs=typed.sigfigs,
+                zeros=typed.zeros,
             )
             if not match.ok:
                 at(
@@ -289,6 +380,7 @@ def _lint_numeric(
             default if seed == 0 else book.variant(question, student=f"stress-{seed}", seed=seed)
         )
         seen_params.add(variant.signature)
+        _lint_formats(question, variant, index, at, formats)
         try:
             keys = book.keys(question, variant)
         except AnswerParseError as exc:
@@ -318,9 +410,24 @@ def _lint_numeric(
                         reported.add((slot.index, str(m_index)))
                         what = "the key" if other == values[0] else "an earlier mistake"
                         where = "" if variant is default else f" for {_params_text(variant)}"
+                        compiled_mistake = slot.mistakes[m_index]
+                        loc = compiled_mistake.loc or (*base, "mistakes", m_index, "answer")
+                        if compiled_mistake.credit >= 1 and other == values[0]:
+                            at(
+                                loc,
+                                f"{qid}: another correct answer lies within tolerance of the "
+                                f"key{where}; it adds nothing",
+                                "warning",
+                            )
+                            continue
+                        number = loc[-2] if loc[-1] == "answer" else loc[-1]
+                        assert isinstance(number, int)
+                        label = (
+                            f"answers[{number}]" if "answers" in loc else f"mistake {number + 1}"
+                        )
                         at(
-                            (*base, "mistakes", m_index, "answer"),
-                            f"{qid}: mistake {m_index + 1} lies within tolerance of {what}{where}; "
+                            loc,
+                            f"{qid}: {label} lies within tolerance of {what}{where}; "
                             "a student giving it could not be told apart",
                         )
                 values.append(mistake.value)

@@ -1,6 +1,7 @@
-"""Find the data shipped with quizgym: bundled banks and templates.
+"""Find the data shipped with quizgym: bundled banks, templates and domain packs.
 
-In a source checkout they live at the repository's top level (``banks/``, ``templates/``); in an
+In a source checkout they live at the repository's top level (``banks/``, ``templates/``,
+``packs/``); in an
 installed wheel they are package data under ``quizgym/_data/``. One function serves both.
 """
 
@@ -14,8 +15,8 @@ from quizgym.errors import QuizgymError
 _PACKAGE = Path(__file__).resolve().parent
 
 
-def resource_dir(name: Literal["banks", "templates"]) -> Path:
-    """Return the folder holding the bundled ``banks`` or ``templates``.
+def resource_dir(name: Literal["banks", "templates", "packs"]) -> Path:
+    """Return the folder holding the bundled ``banks``, ``templates`` or ``packs``.
 
     Raises:
         QuizgymError: the installation is broken (neither location exists).
@@ -29,4 +30,10 @@ def resource_dir(name: Literal["banks", "templates"]) -> Path:
 def bundled_banks() -> dict[str, Path]:
     """Map each bundled bank's name (file stem) to its path."""
     folder = resource_dir("banks")
+    return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
+
+
+def bundled_packs() -> dict[str, Path]:
+    """Map each bundled domain pack's name (file stem) to its path."""
+    folder = resource_dir("packs")
     return {p.stem: p for p in sorted(folder.glob("*.yaml"))}

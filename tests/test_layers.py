@@ -25,6 +25,7 @@ LAYERS: list[set[str]] = [
         "selection",
         "expr",
         "tolerance",
+        "units",
         "words",
         "richtext",
     },  # reading banks, answers, text

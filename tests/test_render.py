@@ -470,7 +470,8 @@ def test_placeholders_in_hints_and_explanations_are_filled() -> None:
     from quizgym.solver import variant_of
 
     bank = parse_bank(
-        "bank: ph\ntitle: PH\nquestions:\n  - id: num-p\n    type: numeric\n"
+        "bank: ph\ntitle: PH\npacks: [machine-learning]\n"
+        "questions:\n  - id: num-p\n    type: numeric\n"
         '    prompt: "L for {p}?"\n    params: {p: {choices: [0.5, 0.25]}}\n'
         "    answer: nsp_loss(p)\n"
         '    hint: "Take -ln of {p}."\n    explanation: "The loss is -ln {p}."\n'

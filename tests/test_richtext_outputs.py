@@ -171,7 +171,7 @@ def test_report_shows_each_question_with_its_formulas_table_and_image(
 
 QUIZGYM = Path(sys.executable).with_name("quizgym")
 SESSION = [
-    ("Your answer > ", "12.2"),  # the mean, for this student's c
+    ("Your answer in marks > ", "12.2"),  # the mean, for this student's c (in its unit)
     ("Enter: next", ""),
     ("True or false? (t/f) > ", "f"),
     ("Enter: next", ""),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal
@@ -177,7 +178,7 @@ def _item(
 ) -> Item:
     prompt = variant.fill(question.prompt)
     if isinstance(question, Numeric) and not question.parts:
-        prompt = join_text(prompt, units_note(question.units).strip())
+        prompt = join_text(prompt, units_note(question.units, prompt).strip())
     feedback = variant.fill(question.explanation or "")
     if isinstance(question, SpotTheError):
         feedback = join_text(question.correction, feedback)
@@ -209,7 +210,9 @@ def _blanks(bank: CompiledBank, question: Numeric, variant: Variant) -> tuple[Bl
         out.append(
             Blank(
                 part=part,
-                prompt=join_text(variant.fill(slot.prompt), units_note(slot.units).strip())
+                prompt=join_text(
+                    variant.fill(slot.prompt), units_note(slot.units, slot.prompt).strip()
+                )
                 if part
                 else "",
                 key=key,
@@ -277,9 +280,15 @@ def issued_items(
     return out
 
 
-def units_note(units: str | None) -> str:
-    """What is appended to a numeric prompt to name its units: `` (in nats)``."""
-    return f" (in {units})" if units else ""
+def units_note(units: str | None, prompt: str = "") -> str:
+    """What is appended to a numeric prompt to name its units: `` (in nats)``; nothing when the
+    prompt names them already as the answer's unit ("How fast, in m/s?", "the speed (m/s)" are
+    not followed by "(in m/s)"; "the marks of five students" does not name the unit "marks")."""
+    if not units:
+        return ""
+    if re.search(rf"(?:\bin\s+|\()(?:\$\s*)?{re.escape(units)}(?![\w/])", prompt):
+        return ""
+    return f" (in {units})"
 
 
 def wrong_feedback_true_false(bank: CompiledBank, question: TrueFalse, *, answer: bool) -> str:

@@ -46,9 +46,18 @@ from quizgym.expr import ParseFailure, Reading, read_answer
 from quizgym.grading.decisions import Decision, Decisions, answer_print, apply, version_of
 from quizgym.grading.table import ClassAnswers, Coded
 from quizgym.grading.versions import Versions
-from quizgym.model import Bank, MultipleChoice, SpotTheError, TrueFalse, slot_id
+from quizgym.model import (
+    AbsTolerance,
+    Bank,
+    DecimalsTolerance,
+    MultipleChoice,
+    SpotTheError,
+    TrueFalse,
+    slot_id,
+)
 from quizgym.solver import CompiledBank, Slot, Variant, compiled, student_keys
 from quizgym.tolerance import KIND_CODES, compare_array, hint_text
+from quizgym.units import convert
 
 __all__ = [
     "STATUS_CODES",
@@ -394,6 +403,10 @@ def _grade_numeric(
     kinds = np.zeros(m, dtype=np.int64)
     decimals = np.zeros(m, dtype=np.int64)
     sigfigs = np.zeros(m, dtype=np.int64)
+    zeros = np.zeros(m, dtype=np.int64)
+    # Units: the number in the slot's unit is scale·typed + offset (1 and 0 without a unit).
+    scales = np.ones(m)
+    offsets = np.zeros(m)
     for k, reading in enumerate(readings):
         if isinstance(reading, Reading):
             try:
@@ -401,12 +414,24 @@ def _grade_numeric(
                 kinds[k] = KIND_CODES[reading.parsed.kind]
                 decimals[k] = reading.parsed.decimals
                 sigfigs[k] = reading.parsed.sigfigs
+                zeros[k] = reading.parsed.zeros
+                if reading.unit:
+                    conversion = convert(reading.unit, slot.units)
+                    readable[k] = conversion.usable
+                    scales[k], offsets[k] = conversion.scale, conversion.offset
             except Exception as exc:  # this answer fails alone
                 readings[k], readable[k] = exc, False
+    converted = (scales != 1) | (offsets != 0)
+    band = isinstance(tolerance, AbsTolerance | DecimalsTolerance)
+    if band:  # compared in the slot's unit, as the scalar path does
+        values = np.where(converted, scales * values + offsets, values)
+        kinds = np.where(converted, KIND_CODES["mixed"], kinds)
 
     def matches(targets: list[float]) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int8]]:
         """Each pair's answer against its variant's entry of ``targets`` (NaN: none)."""
         table = np.array(targets, dtype=np.float64)[pair_variants]
+        if not band:  # the target in the unit typed, as the scalar path does
+            table = np.where(converted, (table - offsets) / scales, table)
         return compare_array(
             values=values,
             keys=table,
@@ -414,6 +439,7 @@ def _grade_numeric(
             kinds=kinds,
             decimals=decimals,
             sigfigs=sigfigs,
+            zeros=zeros,
         )
 
     ok, hints = matches([k.number for k in keys])

@@ -83,6 +83,8 @@ class Graded:
     comment: str
     failed: bool = False
     """The engine failed on the answer (an error, not a reading)."""
+    doubt: str = ""
+    """Why the machine's reading deserves a look though it decided (``read % as a fraction``)."""
 
     @classmethod
     def of(cls, verdict: Verdict) -> Graded:
@@ -100,6 +102,7 @@ class Graded:
             decided=verdict.score if decided else None,
             comment=sys.intern(comment),
             failed=machine.feedback.startswith(FAILED),
+            doubt=sys.intern(machine.doubt),
         )
 
 
@@ -166,7 +169,7 @@ class Review:
 def uncertain(verdict: Verdict) -> bool:
     """Whether a verdict belongs in the review queue."""
     machine = verdict.machine or verdict
-    return machine.needs_review or machine.status is Status.INVALID
+    return machine.needs_review or machine.status is Status.INVALID or bool(machine.doubt)
 
 
 def review_of(bank: CompiledBank, graded: GradedPartition) -> Review:
@@ -215,6 +218,8 @@ def reason(bank: CompiledBank, key: Key, graded: Graded) -> str:
     question = bank.slot(key[0]).question
     if graded.failed:
         return "could not be graded: quizgym failed on it (an error): grade it by hand"
+    if graded.doubt:
+        return f"read, but worth a look: {graded.doubt}"
     cause = cause_of(question, key[2])
     meant = probably(question, key[2])
     why = f"could not be read: {cause}"

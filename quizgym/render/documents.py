@@ -40,7 +40,7 @@ def _variant(
 
 
 def _common(
-    bank: Bank,
+    bank: CompiledBank,
     *,
     date: str,
     paper: str,
@@ -53,13 +53,14 @@ def _common(
         raise QuizgymError(f"unknown paper size {paper!r} (sizes: {', '.join(PAPERS)})")
     kind = "pdf" if for_pdf and fmt == "html" else fmt
     return {
-        "bank": bank,
-        "title": title or bank.title,
+        "bank": bank.bank,
+        "title": title or bank.bank.title,
         "date": date,
         "paper": PAPERS[paper],
         "seed": seed,
-        "instructions": bank.instructions or "",
-        "render_target": Target(kind, image_folder(bank.path)),
+        # The packs' worksheet notes, then the bank's own (natural logarithms, for one).
+        "instructions": bank.instructions,
+        "render_target": Target(kind, image_folder(bank.bank.path)),
     }
 
 
@@ -123,9 +124,7 @@ def render_worksheet(
         for n, q in enumerate(questions, 1)
     ]
     text = _template(env, f"worksheet.{_ext(fmt)}.j2").render(
-        **_common(
-            book.bank, date=date, paper=paper, seed=seed, title=title, fmt=fmt, for_pdf=for_pdf
-        ),
+        **_common(book, date=date, paper=paper, seed=seed, title=title, fmt=fmt, for_pdf=for_pdf),
         student=student,
         questions=views,
         total=points_shown(sum(v.points for v in views)),
@@ -178,9 +177,7 @@ def render_key(
         for n, q in enumerate(questions, 1)
     ]
     text = _template(env, f"key.{_ext(fmt)}.j2").render(
-        **_common(
-            book.bank, date=date, paper=paper, seed=seed, title=title, fmt=fmt, for_pdf=for_pdf
-        ),
+        **_common(book, date=date, paper=paper, seed=seed, title=title, fmt=fmt, for_pdf=for_pdf),
         students=[s for s in students if s is not None],
         keys=keys,
         total=points_shown(sum(k.points for k in keys)),

@@ -250,7 +250,8 @@ def check_first(
         out.append(
             f"{review.waiting} {'answer awaits' if review.waiting == 1 else 'answers await'} your "
             f"decision ({review.rows} distinct, in review.csv): free text carries the rubric's "
-            "suggested score and unreadable answers score 0 until you decide them; grade again "
+            "suggested score, answers read leniently (a unit converted, a % read as a fraction) "
+            "the machine's, and unreadable answers score 0 until you decide them; grade again "
             "with --review review.csv"
         )
     flagged = [i for i in stats.items if i.flags]

@@ -26,10 +26,11 @@ from quizgym.solver.compiled import (
     KeyRefusedError,
     Slot,
     compile_bank,
+    pack_table,
 )
-from quizgym.solver.functions import DOMAIN_FUNCTIONS, KEY_FUNCTIONS
+from quizgym.solver.functions import BUILTINS, KEY_FUNCTIONS, FunctionTable
 from quizgym.solver.keys import Key, Solution, display, exact_key, solve, tidy, to_mpf
-from quizgym.solver.mistakes import ResolvedMistake, derived_mistakes
+from quizgym.solver.mistakes import CompiledRule, ResolvedMistake
 from quizgym.solver.variants import (
     Draw,
     ParamValues,
@@ -41,12 +42,14 @@ from quizgym.solver.variants import (
 )
 
 __all__ = [
-    "DOMAIN_FUNCTIONS",
+    "BUILTINS",
     "KEY_FUNCTIONS",
     "Budget",
     "CompiledBank",
     "CompiledMistake",
+    "CompiledRule",
     "Draw",
+    "FunctionTable",
     "Key",
     "KeyRefusedError",
     "ParamValues",
@@ -57,10 +60,10 @@ __all__ = [
     "bank_slots",
     "compile_bank",
     "compiled",
-    "derived_mistakes",
     "display",
     "exact_key",
     "keys_of",
+    "pack_table",
     "param_values",
     "prompt_of",
     "show_number",
@@ -95,10 +98,6 @@ def compiled(bank: Bank | CompiledBank) -> CompiledBank:
     return book
 
 
-def _slug(bank: Bank | CompiledBank) -> str:
-    return bank.bank.bank if isinstance(bank, CompiledBank) else bank.bank
-
-
 def variant_of(
     bank: Bank | CompiledBank,
     question: AnyQuestion,
@@ -107,7 +106,7 @@ def variant_of(
     seed: int | None = None,
 ) -> Variant:
     """The variant a student sees; the default variant when student and seed are both None."""
-    return Draw.of(_slug(bank), question).variant(student=student, seed=seed)
+    return compiled(bank).variant(question, student=student, seed=seed)
 
 
 def variant_codes(
@@ -119,12 +118,12 @@ def variant_codes(
     keys: npt.NDArray[np.uint64] | None = None,
 ) -> tuple[list[Variant], npt.NDArray[np.int64]]:
     """Many students' variants at once (see :meth:`Draw.variants`)."""
-    return Draw.of(_slug(bank), question).variants(students=students, seeds=seeds, keys=keys)
+    return compiled(bank).variants(question, students=students, seeds=seeds, keys=keys)
 
 
 def varies(bank: Bank | CompiledBank, question: AnyQuestion) -> bool:
     """Whether students can see different versions of a question."""
-    return Draw.of(_slug(bank), question).varies
+    return compiled(bank).varies(question)
 
 
 def keys_of(bank: Bank | CompiledBank, question: Numeric, variant: Variant) -> tuple[Key, ...]:

@@ -16,6 +16,7 @@ grades, renders or exports makes one and passes it down (the Dask engine makes o
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -26,35 +27,50 @@ import numpy as np
 import numpy.typing as npt
 import sympy
 
-from quizgym.errors import AnswerParseError, BankError, Finding
+from quizgym.errors import AnswerParseError, BankError, Finding, QuizgymError
 from quizgym.expr import (
     DPS,
+    Condition,
     ExactLimitError,
     Parsed,
     calls,
+    cost,
     evaluate,
     exact_budget,
-    parse,
     to_sympy,
 )
+from quizgym.loader import load_pack
 from quizgym.model import (
     AnyQuestion,
     Bank,
+    DecimalDisplay,
+    Display,
     MultipleChoice,
     Numeric,
+    Pack,
     Part,
+    RequireUnits,
     SpotTheError,
     Tolerance,
     TrueFalse,
+    UnitPenalty,
     points_of,
     slot_id,
 )
-from quizgym.solver.functions import KEY_FUNCTIONS, STEP_FUNCTIONS
+from quizgym.solver.functions import MAX_COST, STEP_FUNCTIONS, FunctionTable, function_table
 from quizgym.solver.keys import Key, exact_key, tidy, to_mpf
-from quizgym.solver.mistakes import ResolvedMistake, close, derived_mistakes
+from quizgym.solver.mistakes import CompiledRule, ResolvedMistake, close, compile_rule
 from quizgym.solver.variants import Draw, Signature, Variant
 
-__all__ = ["Budget", "CompiledBank", "CompiledMistake", "KeyRefusedError", "Slot", "compile_bank"]
+__all__ = [
+    "Budget",
+    "CompiledBank",
+    "CompiledMistake",
+    "KeyRefusedError",
+    "Slot",
+    "compile_bank",
+    "pack_table",
+]
 
 Loc = tuple[str | int, ...]
 
@@ -116,6 +132,10 @@ class Slot:
     """Position among the question's slots (0 for a question without parts)."""
     points: float
     units: str | None = None
+    require_units: float = 0.0
+    """Share of the points a right number without a unit loses (0: a unit is not required)."""
+    display: int | None = None
+    """Significant figures of the key shown as a decimal (``display: decimal``); None: exact."""
     tolerance: Tolerance | None = None
     """Numeric slots: the comparison policy (the bank's default when the slot sets none)."""
     key: Parsed | None = None
@@ -178,8 +198,18 @@ class CompiledBank:
         findings: Sequence[Finding] = (),
         *,
         budget: Budget | None = None,
+        table: FunctionTable | None = None,
+        rules: Sequence[CompiledRule] = (),
+        packs: Sequence[Pack] = (),
+        draws: Mapping[str, Draw] | None = None,
     ) -> None:
         self.bank = bank
+        self.table = table or FunctionTable.plain()
+        """The bank's functions and constants (its packs' and its own)."""
+        self.rules: tuple[CompiledRule, ...] = tuple(rules)
+        """Mistake rules (its packs' and its own), in matching order."""
+        self.packs: tuple[Pack, ...] = tuple(packs)
+        """The packs the bank uses, in its order."""
         self.budget = budget or Budget()
         """How long exact solving may take (see :class:`Budget`)."""
         self.solving_seconds = 0.0
@@ -192,12 +222,22 @@ class CompiledBank:
         self._by_question: dict[str, list[Slot]] = {}
         for slot in self.slots:
             self._by_question.setdefault(slot.question.id, []).append(slot)
-        self._draws = {q.id: Draw.of(bank.bank, q) for q in bank.questions}
+        self._draws = {
+            q.id: (draws or {}).get(q.id) or Draw.of(bank.bank, q) for q in bank.questions
+        }
         self._keys: dict[tuple[str, Signature], tuple[Key, ...]] = {}
         self._mistakes: dict[tuple[str, Signature], tuple[ResolvedMistake, ...]] = {}
 
     def __repr__(self) -> str:
         return f"<CompiledBank {self.bank.bank}: {len(self.slots)} slots>"
+
+    @property
+    def instructions(self) -> str:
+        """What worksheets say under their heading: the packs' notes, then the bank's own."""
+        notes = [pack.instructions for pack in self.packs if pack.instructions]
+        if self.bank.instructions:
+            notes.append(self.bank.instructions)
+        return " ".join(notes)
 
     # --- slots ----------------------------------------------------------------------------------
 
@@ -241,6 +281,14 @@ class CompiledBank:
         """A class's variants at once: see :meth:`~quizgym.solver.variants.Draw.variants`."""
         return self.draw(question).variants(students=students, seeds=seeds, keys=keys)
 
+    def complete(self, variant: Variant) -> Variant:
+        """The variant with its question's derived values: a variant rebuilt from a record (an
+        issue manifest's parameters) has none until they are computed from its parameters."""
+        draw = self._draws.get(variant.question)
+        if draw is None or not draw.derived or variant.derived:
+            return variant
+        return dataclasses.replace(variant, derived=draw.complete(variant.params))
+
     def varies(self, question: AnyQuestion | str) -> bool:
         """Whether students can see different versions of a question."""
         return self.draw(question).varies
@@ -259,12 +307,13 @@ class CompiledBank:
         cache = (qid, variant.signature)
         found = self._keys.get(cache)
         if found is None:
-            env: dict[str, sympy.Expr] = dict(variant.params)
+            variant = self.complete(variant)
+            env: dict[str, sympy.Expr] = variant.values
             keys = []
             for slot in self.slots_of(qid):
                 assert slot.key is not None, f"{slot.id} is not a numeric slot"
                 with self._solving(slot, variant, (*slot.loc, "answer"), "the key"):
-                    key = exact_key(slot.key, env)
+                    key = exact_key(slot.key, env, decimal=slot.display)
                 keys.append(key)
                 if slot.part is not None:
                     env[slot.part] = key.exact
@@ -313,6 +362,7 @@ class CompiledBank:
 
     def _resolve(self, slot: Slot, variant: Variant) -> tuple[ResolvedMistake, ...]:
         assert slot.key is not None, f"{slot.id} is not a numeric slot"
+        variant = self.complete(variant)
         key = self.key(slot, variant)
         resolved: list[ResolvedMistake] = []
         for mistake in slot.mistakes:
@@ -321,14 +371,15 @@ class CompiledBank:
                 resolved.append(
                     ResolvedMistake(
                         value=value,
-                        feedback=mistake.feedback,
+                        feedback=variant.fill(mistake.feedback),
                         tag=mistake.tag,
                         credit=mistake.credit,
                         derived=False,
                     )
                 )
-        for derived in derived_mistakes(key, slot.key.canonical):
-            if close(derived.value, key.number):
+        for rule in self.rules:
+            derived = rule.resolve(key, slot.key)
+            if derived is None or close(derived.value, key.number):
                 continue
             if any(close(derived.value, m.value) for m in resolved):
                 continue
@@ -357,8 +408,9 @@ class CompiledBank:
             return None
 
     def env(self, slot: Slot, variant: Variant) -> dict[str, sympy.Expr]:
-        """Names visible to a slot's key: the parameters and the earlier parts' exact keys."""
-        env: dict[str, sympy.Expr] = dict(variant.params)
+        """Names visible to a slot's key: the parameters, derived values and the earlier parts'
+        exact keys."""
+        env: dict[str, sympy.Expr] = self.complete(variant).values
         if slot.part is not None:
             keys = self.keys(slot.question, variant)
             for earlier, key in zip(self.slots_of(slot.question)[: slot.index], keys, strict=False):
@@ -370,6 +422,7 @@ class CompiledBank:
         """:meth:`env` as 30-digit numbers (mpmath), for :func:`~quizgym.expr.evaluate`."""
         with mpmath.workdps(DPS):
             env = {name: mpmath.mpf(int(v.p)) / int(v.q) for name, v in variant.params.items()}
+        env.update({name: to_mpf(v) for name, v in self.complete(variant).derived.items()})
         if slot.part is not None:
             keys = self.keys(slot.question, variant)
             for earlier, key in zip(self.slots_of(slot.question)[: slot.index], keys, strict=False):
@@ -387,7 +440,7 @@ class CompiledBank:
         """
         if slot.key is None or not slot.earlier:
             return None
-        env = {name: to_mpf(v) for name, v in variant.params.items()}
+        env = {name: to_mpf(v) for name, v in self.complete(variant).values.items()}
         for name in slot.earlier:
             if name not in earlier_values:
                 return None
@@ -401,7 +454,8 @@ class CompiledBank:
 def compile_bank(
     bank: Bank, *, partial: bool = False, budget: Budget | None = None
 ) -> CompiledBank:
-    """Compile a loaded bank: its slots, with every key and mistake parsed.
+    """Compile a loaded bank: its packs, functions and constants, and its slots, with every
+    key, mistake, derived value and condition parsed.
 
     Args:
         bank: the bank.
@@ -419,36 +473,153 @@ def compile_bank(
     """
     slots: list[Slot] = []
     findings: list[Finding] = []
+    packs, table, rules = _vocabulary(bank, findings)
+    draws: dict[str, Draw] = {}
     for index, question in enumerate(bank.questions):
         if isinstance(question, Numeric):
-            found = _numeric_slots(bank, question, index, findings)
+            found, draw = _numeric_slots(bank, table, question, index, findings)
             slots.extend(found)
+            if draw is not None:
+                draws[question.id] = draw
         else:
             points = points_of(question, bank.defaults)
             slots.append(Slot(id=question.id, question=question, points=points))
     if findings and not partial:
         raise BankError(findings)
-    return CompiledBank(bank, slots, findings, budget=budget)
+    return CompiledBank(
+        bank, slots, findings, budget=budget, table=table, rules=rules, packs=packs, draws=draws
+    )
+
+
+def _vocabulary(
+    bank: Bank, findings: list[Finding]
+) -> tuple[list[Pack], FunctionTable, list[CompiledRule]]:
+    """The bank's packs, its function table (packs' then its own) and its mistake rules."""
+    packs: list[Pack] = []
+    for k, name in enumerate(bank.packs):
+        try:
+            packs.append(load_pack(name, bank_path=bank.path))
+        except BankError as exc:
+            findings.extend(exc.findings)
+        except QuizgymError as exc:
+            path, line, col = bank.locate(("packs", k))
+            findings.append(Finding(path, line, col, f"packs[{k}]: {exc}"))
+
+    def problem(field: str, key: str | int, message: str) -> None:
+        owner = next((o for o in packs if _has(o, field, key)), None)
+        loc: tuple[str | int, ...] = (field, key)
+        if field == "builtins" and owner is not None:
+            loc = (field, owner.builtins.index(str(key)))
+        where = owner.locate(loc) if owner is not None else bank.locate(loc)
+        findings.append(Finding(*where, f"{field}: {key}: {message}"))
+
+    owners: list[Pack | Bank] = [*packs, bank]
+    table = function_table(
+        builtins=[b for pack in packs for b in pack.builtins],
+        constants=[(n, v) for o in owners for n, v in o.constants.items()],
+        functions=[(h, f) for o in owners for h, f in o.functions.items()],
+        problem=problem,
+    )
+    rules: list[CompiledRule] = []
+    for owner in owners:
+        for k, rule in enumerate(owner.mistake_rules):
+            try:
+                rules.append(compile_rule(rule, table))
+            except AnswerParseError as exc:
+                path, line, col = owner.locate(("mistake_rules", k, "answer"))
+                findings.append(Finding(path, line, col, f"mistake_rules[{k}]: {exc.message}"))
+    return packs, table, rules
+
+
+def pack_table(names: Sequence[str]) -> FunctionTable:
+    """The vocabulary of some packs alone (``quizgym solve --pack``): their functions and
+    constants beside the language's own.
+
+    Raises:
+        QuizgymError: a pack cannot be found or read.
+        BankError: a pack has errors.
+    """
+    findings: list[Finding] = []
+    packs = [load_pack(name) for name in names]
+
+    def problem(field: str, key: str | int, message: str) -> None:
+        owner = next((o for o in packs if _has(o, field, key)), packs[0])
+        findings.append(Finding(*owner.locate((field, key)), f"{field}: {key}: {message}"))
+
+    table = function_table(
+        builtins=[b for pack in packs for b in pack.builtins],
+        constants=[(n, v) for o in packs for n, v in o.constants.items()],
+        functions=[(h, f) for o in packs for h, f in o.functions.items()],
+        problem=problem,
+    )
+    if findings:
+        raise BankError(findings)
+    return table
+
+
+def _has(pack: Pack, field: str, key: str | int) -> bool:
+    if field == "builtins":
+        return key in pack.builtins
+    return key in getattr(pack, field)
+
+
+def _penalty(require: RequireUnits) -> float:
+    if isinstance(require, UnitPenalty):
+        return require.penalty
+    return 1.0 if require else 0.0
+
+
+def _digits(display: Display) -> int | None:
+    if isinstance(display, DecimalDisplay):
+        return display.decimal
+    return 5 if display == "decimal" else None
 
 
 def _numeric_slots(
-    bank: Bank, question: Numeric, index: int, findings: list[Finding]
-) -> list[Slot]:
-    """The slots of a numeric question, or none when one of its keys or mistakes is unreadable."""
+    bank: Bank, table: FunctionTable, question: Numeric, index: int, findings: list[Finding]
+) -> tuple[list[Slot], Draw | None]:
+    """The slots of a numeric question and its draw, or no slots when one of its keys,
+    mistakes, derived values or conditions is unreadable."""
     before = len(findings)
     names: list[str] = list(question.params)
     out: list[Slot] = []
     specs: list[Numeric | Part] = list(question.parts) if question.parts else [question]
 
-    def read(text: str, loc: tuple[str | int, ...]) -> Parsed | None:
-        try:
-            return parse(text, names=names, functions=KEY_FUNCTIONS)
-        except AnswerParseError as exc:
-            path, line, col = bank.locate(loc)
-            where = ".".join(map(str, loc[2:]))
-            findings.append(Finding(path, line, col, f"{question.id}: {where}: {exc.message}"))
-            return None
+    def report(loc: tuple[str | int, ...], message: str) -> None:
+        path, line, col = bank.locate(loc)
+        where = ".".join(map(str, loc[2:]))
+        findings.append(Finding(path, line, col, f"{question.id}: {where}: {message}"))
 
+    def read(text: str, loc: tuple[str | int, ...]) -> Parsed | None:
+        refused = table.refusal(text)
+        if refused:
+            report(loc, refused)
+            return None
+        try:
+            parsed = table.parse(text, names)
+        except AnswerParseError as exc:
+            report(loc, exc.message)
+            return None
+        spent = cost(parsed)
+        if spent > MAX_COST:
+            report(loc, f"too costly: it evaluates {spent} parts with its functions' bodies "
+                        f"(at most {MAX_COST}); call fewer functions")  # fmt: skip
+            return None
+        return parsed
+
+    derived: list[tuple[str, Parsed]] = []
+    for name, text in question.derived.items():
+        parsed = read(text, ("questions", index, "derived", name))
+        if parsed is not None:
+            derived.append((name, parsed))
+        names.append(name)
+    where: list[Condition] = []
+    for k, text in enumerate(question.where):
+        try:
+            where.append(table.condition(text, names))
+        except AnswerParseError as exc:
+            report(("questions", index, "where", k), exc.message)
+    draw = Draw.of(bank.bank, question, derived=derived, where=where)
     for position, spec in enumerate(specs):
         part = spec if isinstance(spec, Part) else None
         base: tuple[str | int, ...] = ("questions", index)
@@ -457,6 +628,18 @@ def _numeric_slots(
         assert spec.answer is not None  # the model requires answer or parts
         key = read(spec.answer, (*base, "answer"))
         mistakes = []
+        for a_index, text in enumerate(spec.answers):
+            parsed = read(text, (*base, "answers", a_index))
+            if parsed is not None:
+                mistakes.append(
+                    CompiledMistake(
+                        parsed=parsed,
+                        feedback="",
+                        tag=None,
+                        credit=1.0,
+                        loc=(*base, "answers", a_index),
+                    )
+                )
         for m_index, mistake in enumerate(spec.mistakes):
             parsed = read(mistake.answer, (*base, "mistakes", m_index, "answer"))
             if parsed is not None:
@@ -470,6 +653,10 @@ def _numeric_slots(
                     )
                 )
         if key is not None:
+            require = spec.require_units
+            if require is None:
+                require = question.require_units
+            display = spec.display if spec.display is not None else question.display
             out.append(
                 Slot(
                     id=slot_id(question.id, None if part is None else part.id),
@@ -479,15 +666,25 @@ def _numeric_slots(
                     index=position,
                     points=points_of(spec, bank.defaults),
                     units=spec.units,
+                    require_units=_penalty(
+                        bank.defaults.require_units if require is None else require
+                    ),
+                    display=_digits(bank.defaults.display if display is None else display),
                     tolerance=spec.tolerance
                     if spec.tolerance is not None
                     else bank.defaults.tolerance,
                     key=key,
                     mistakes=tuple(mistakes),
-                    earlier=tuple(n for n in names if n in key.names and n not in question.params),
+                    earlier=tuple(n for n in names if n in key.names and n in _part_ids(question)),
                     loc=base,
                 )
             )
         if part is not None:
             names.append(part.id)
-    return out if len(findings) == before else []
+    if len(findings) != before:
+        return [], None
+    return out, draw
+
+
+def _part_ids(question: Numeric) -> set[str]:
+    return {p.id for p in question.parts}
