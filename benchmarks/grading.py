@@ -316,6 +316,7 @@ def pyarrow_fresh(path: Path, out: Path) -> float:
 def end_to_end(path: Path, out: Path) -> float:
     """``quizgym grade`` in a fresh process, default outputs."""
     start = time.perf_counter()
+    # The generated class was drawn per student without seeds (``variant_codes`` with no seed).
     command = [sys.executable, "-m", "quizgym", "grade", "bert-mlm", str(path), "-o", str(out)]
     command += ["--version", "per-student"]  # each student's own variant, drawn without a seed
     subprocess.run(command, capture_output=True)  # exit 1: some rows are rejected, as in a class
@@ -474,6 +475,7 @@ def scale(responses: int, workers: int, chunk_rows: int) -> None:
                 engine=engine,
                 chunk_rows=chunk_rows,
                 workers=workers,
+                version="per-student",  # the class was drawn per student without seeds
             )
             seconds = time.perf_counter() - start
             assert run.responses == total, run.summary()

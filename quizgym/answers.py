@@ -21,8 +21,10 @@ from mpmath import mpf
 from quizgym.expr import ParseFailure, Reading, format_value, read_answer
 from quizgym.model import (
     LETTERS,
+    AbsTolerance,
     AnyQuestion,
     Bank,
+    DecimalsTolerance,
     FreeText,
     MultipleChoice,
     Numeric,
@@ -38,6 +40,7 @@ from quizgym.solver import (
     compiled,
 )
 from quizgym.tolerance import Match, compare
+from quizgym.units import Conversion, convert
 from quizgym.words import (
     Occurrence,
     Phrase,
@@ -78,7 +81,11 @@ class Verdict:
     needs_review: bool = False
     """Free text: the rubric score is a suggestion a person should confirm."""
     value: float | None = None
-    """Numeric answers: the value read."""
+    """Numeric answers: the value read (in the question's unit)."""
+    doubt: str = ""
+    """Why a person may want to look at a verdict the machine did decide: a short phrase
+    (``typed in km/h, converted``, ``no unit given``, ``incompatible unit: kg for m/s``,
+    ``read 12,345.6 with thousands separators``); '' when the reading was plain."""
     machine: Verdict | None = None
     """Set when a teacher decided the score (``grade --review``): the machine's own verdict."""
 
@@ -166,19 +173,23 @@ def read_choices(
     multiple = isinstance(question, MultipleChoice) and question.multiple
     tokens = [response.strip()]
     if multiple:
-        # Several answers: separated by commas or semicolons (each may be a choice's text),
-        # or letters and numbers separated by spaces ("A C").
-        pieces = [p.strip() for p in re.split(r"[,;]", response) if p.strip()]
-        if all(_fold(p) in texts for p in pieces):
-            return list(dict.fromkeys(texts[_fold(p)] for p in pieces))
+        # Several answers: one per line, or separated by commas or semicolons (each may be a
+        # choice's text; one per line lets a text hold a comma), or letters and numbers
+        # separated by spaces ("A C").
+        for separator in (r"\n", r"[,;\n]"):
+            pieces = [p.strip() for p in re.split(separator, response) if p.strip()]
+            if pieces and all(_fold(p) in texts for p in pieces):
+                return list(dict.fromkeys(texts[_fold(p)] for p in pieces))
         tokens = [t for t in re.split(r"[\s,;]+", response.strip()) if t]
     picked: list[int] = []
     for token in tokens:
         token = token.strip().rstrip(").").lstrip("(")
         index: int | None = None
-        if len(token) == 1 and token.upper() in LETTERS[: len(order)]:
+        # ASCII only: "²", "①", "₁" and "٣" are digits to str.isdigit() but not to int(), and a
+        # letter such as "ı" upper-cases to "I"; none of them is guessed at.
+        if len(token) == 1 and token.isascii() and token.upper() in LETTERS[: len(order)]:
             index = LETTERS.index(token.upper())
-        elif token.isdigit() and 1 <= int(token) <= len(order):
+        elif _NUMBER.fullmatch(token) and 1 <= int(token) <= len(order):
             index = int(token) - 1
         if index is None:
             last = LETTERS[len(order) - 1]
@@ -191,6 +202,10 @@ def read_choices(
     if not multiple and len(picked) != 1:
         return "Choose exactly one answer."
     return picked
+
+
+_NUMBER = re.compile(r"[0-9]{1,4}")
+"""A choice's 1-based number as typed (a few ASCII digits: int() of 5,000 would refuse)."""
 
 
 def _fold(text: str) -> str:
@@ -401,15 +416,85 @@ def _grade_free_text(question: FreeText, response: str, points: float) -> Verdic
 # --- numeric ------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, kw_only=True)
+class UnitReading:
+    """What the unit of a numeric answer (or its absence) means for one slot."""
+
+    conversion: Conversion | None
+    """How the typed unit relates to the slot's; None when no unit was typed."""
+    read_as: str
+    """How the answer was read, with the conversion: ``36 km/h = 10 m/s``."""
+    doubt: str = ""
+    penalty: float = 0.0
+    """Share of the points lost: a unit was required and none was given."""
+    note: str = ""
+    """What the student is told about the unit."""
+
+
+def read_unit(reading: Reading, slot: Slot) -> UnitReading:
+    """Judge the unit of a numeric answer against the slot's units (see :mod:`quizgym.units`)."""
+    units = slot.units
+    if not reading.unit:
+        doubt = f"read {reading.typed} with thousands separators" if reading.typed else ""
+        if units and slot.require_units > 0:
+            lost = slot.require_units
+            cost = "no credit" if lost >= 1 else f"{format_value(lost * 100)}% of the points lost"
+            return UnitReading(
+                conversion=None,
+                read_as=reading.read_as,
+                doubt="no unit given",
+                penalty=lost,
+                note=f"Give the unit: the answer is in {units} (without one: {cost}).",
+            )
+        return UnitReading(conversion=None, read_as=reading.read_as, doubt=doubt)
+    conversion = convert(reading.unit, units)
+    typed = reading.unit
+    if conversion.kind == "same":
+        return UnitReading(conversion=conversion, read_as=reading.read_as)
+    if conversion.kind == "incompatible":
+        expected = units or "no unit (a plain number)"
+        note = (
+            f"{typed} cannot be converted to {units}: the answer is in {units}."
+            if units
+            else f"This answer is a plain number, without a unit such as {typed}."
+        )
+        return UnitReading(
+            conversion=conversion,
+            read_as=reading.read_as,
+            doubt=f"incompatible unit: {typed} for {expected}",
+            note=note,
+        )
+    if conversion.kind == "unknown":
+        return UnitReading(conversion=conversion, read_as=reading.read_as)
+    value = conversion.scale * float(reading.value) + conversion.offset
+    shown = f"{format_value(value)}{'' if units is None else ' ' + units}"
+    return UnitReading(
+        conversion=conversion,
+        read_as=f"{reading.read_as} = {shown}",
+        doubt=f"typed in {typed}, converted" if units else f"read {typed} as a fraction",
+        note="",
+    )
+
+
 def _match(reading: Reading, target: float, slot: Slot) -> Match:
     assert slot.tolerance is not None
+    value, kind = float(reading.value), reading.parsed.kind
+    conversion = convert(reading.unit, slot.units) if reading.unit else None
+    if conversion is not None and conversion.kind == "converted":
+        if isinstance(slot.tolerance, AbsTolerance | DecimalsTolerance):
+            # A band in the slot's unit: compare there, the typed digits aside.
+            value, kind = conversion.scale * value + conversion.offset, "mixed"
+        else:
+            # Relative policies: the key in the unit typed, so the digits typed still count.
+            target = (target - conversion.offset) / conversion.scale
     return compare(
-        value=float(reading.value),
+        value=value,
         key=target,
         tolerance=slot.tolerance,
-        kind=reading.parsed.kind,
+        kind=kind,
         decimals=reading.parsed.decimals,
         sigfigs=reading.parsed.sigfigs,
+        zeros=reading.parsed.zeros,
     )
 
 
@@ -433,7 +518,7 @@ def grade_slot(
     key = bank.key(slot, variant)
     expected = expected_number(slot, variant, bank)
     reading = None if is_blank(response) else read_answer(response or "")
-    if not isinstance(reading, Reading):
+    if not isinstance(reading, Reading) or not _usable(reading, slot):
         return numeric_verdict(slot, expected, reading)
     match = _match(reading, key.number, slot)
     if match.ok:
@@ -453,6 +538,11 @@ def grade_slot(
     return numeric_verdict(slot, expected, reading, feedback=match.hint or "")
 
 
+def _usable(reading: Reading, slot: Slot) -> bool:
+    """Whether an answer's number can be compared: no unit, or one that converts."""
+    return not reading.unit or convert(reading.unit, slot.units).usable
+
+
 def expected_number(slot: Slot, variant: Variant, bank: CompiledBank) -> str:
     """The key of a numeric slot as shown to the student, with units: ``ln 10 ≈ 2.3026 nats``."""
     key = bank.key(slot, variant)
@@ -470,12 +560,16 @@ def numeric_verdict(
 ) -> Verdict:
     """The verdict of a numeric answer once it has been compared (shared with the batch grader).
 
+    The answer's unit is judged here (:func:`read_unit`), so both paths say the same about it:
+    a unit that is no unit makes the answer invalid (with the reason the whole text did not
+    read), an incompatible one wrong, a missing required one costs its penalty.
+
     Args:
         slot: the slot.
         expected: the key as shown to the student.
         reading: how the answer was read; None for a blank answer.
         correct: it matched the key (or the key carried forward from the student's own answers).
-        mistake: else, the known mistake it matched.
+        mistake: else, the known mistake it matched (credit 1: another correct answer).
         feedback: what to tell the student when no mistake matched (a precision hint), or why
             a carried-forward answer is right.
     """
@@ -484,6 +578,15 @@ def numeric_verdict(
         return Verdict(
             question=qid, status=Status.BLANK, score=0.0, max_score=points, expected=expected
         )
+    unit = read_unit(reading, slot) if isinstance(reading, Reading) else None
+    if (
+        isinstance(reading, Reading)
+        and unit is not None
+        and unit.conversion is not None
+        and unit.conversion.kind == "unknown"
+    ):
+        assert reading.fallback is not None
+        reading = reading.fallback
     if isinstance(reading, ParseFailure):
         return Verdict(
             question=qid,
@@ -493,25 +596,44 @@ def numeric_verdict(
             feedback=reading.message,
             expected=expected,
         )
+    assert unit is not None
     value = float(reading.value)
+    if unit.conversion is not None and unit.conversion.kind == "converted":
+        value = unit.conversion.scale * value + unit.conversion.offset
+    if unit.conversion is not None and unit.conversion.kind == "incompatible":
+        return Verdict(
+            question=qid,
+            status=Status.INCORRECT,
+            score=0.0,
+            max_score=points,
+            read_as=unit.read_as,
+            feedback=unit.note,
+            expected=expected,
+            value=None,
+            doubt=unit.doubt,
+        )
     if correct:
-        status, score = Status.CORRECT, points
+        credit = 1.0
     elif mistake is not None:
-        status = Status.PARTIAL if mistake.credit > 0 else Status.INCORRECT
-        score, feedback = points * mistake.credit, mistake.feedback
+        credit, feedback = mistake.credit, mistake.feedback
     else:
-        status, score = Status.INCORRECT, 0.0
+        credit = 0.0
+    credit *= 1 - unit.penalty
+    status = Status.CORRECT if credit >= 1 else Status.PARTIAL if credit > 0 else Status.INCORRECT
+    if unit.note and (correct or mistake is not None):
+        feedback = f"{feedback} {unit.note}".strip()
     tag = None if mistake is None or correct else mistake.tag
     return Verdict(
         question=qid,
         status=status,
-        score=score,
+        score=points * credit,
         max_score=points,
-        read_as=reading.read_as,
+        read_as=unit.read_as,
         feedback=feedback,
         tag=tag,
         expected=expected,
         value=value,
+        doubt=unit.doubt,
     )
 
 
@@ -567,7 +689,7 @@ def grade_response(
                 f"{question.id}: no part {part!r}" if part else f"{question.id}: name a part"
             )
         slot = slots[ids.index(part)]
-        values = _earlier_values(earlier or {})
+        values = _earlier_values(earlier or {}, slots)
         return grade_slot(book, slot, variant, response, earlier_values=values)
     if part is not None:
         raise KeyError(f"{question.id} has no parts")
@@ -616,13 +738,23 @@ def grade_question(
     ]
 
 
-def _earlier_values(earlier: Mapping[str, str]) -> dict[str, mpf]:
-    """The student's earlier parts, read from their text at full precision."""
+def _earlier_values(earlier: Mapping[str, str], slots: Sequence[Slot]) -> dict[str, mpf]:
+    """The student's earlier parts, read from their text at full precision, in each part's own
+    unit (an earlier ``36 km/h`` for a part in m/s counts as 10)."""
+    units = {slot.part: slot for slot in slots}
     values = {}
     for name, text in earlier.items():
         reading = read_answer(text) if not is_blank(text) else None
-        if isinstance(reading, Reading):
-            values[name] = reading.value
+        if not isinstance(reading, Reading):
+            continue
+        value = reading.value
+        slot = units.get(name)
+        if reading.unit and slot is not None:
+            conversion = convert(reading.unit, slot.units)
+            if not conversion.usable:
+                continue
+            value = value * conversion.scale + conversion.offset
+        values[name] = value
     return values
 
 
@@ -643,6 +775,7 @@ __all__ = [
     "CriterionMatch",
     "ResolvedMistake",
     "Status",
+    "UnitReading",
     "Verdict",
     "expected_answer",
     "expected_number",
@@ -656,5 +789,6 @@ __all__ = [
     "numeric_verdict",
     "read_bool",
     "read_choices",
+    "read_unit",
     "shown_choices",
 ]

@@ -22,12 +22,17 @@ if TYPE_CHECKING:
     from quizgym.model import AnyQuestion, Bank, Numeric
     from quizgym.solver import Budget, CompiledBank, Slot, Variant
 
+SURVIVAL = 0.1
+"""Least share of a question's draws that must meet its ``where`` conditions: a student's draw
+is tried up to 200 times, so at 10 % one in a billion students gets the default variant."""
+
 STRESS_SECONDS = 5.0
 """Wall-clock time the variant stress test may take per bank (beyond each default variant)."""
 CHECK_KEY_SECONDS, CHECK_BANK_SECONDS = 2.0, 10.0
 """How long ``check`` lets exact solving take: each key, and all of one bank's."""
-REPORT_FORMAT = "check-report/1"
-"""The layout of a check report kept in the cache (see :func:`check_bank`)."""
+REPORT_FORMAT = "check-report/2"
+"""The layout of a check report kept in the cache (see :func:`check_bank`); 2: with the notes
+and the files beside the bank that the findings depend on (packs, images)."""
 
 
 @dataclass
@@ -43,6 +48,8 @@ class BankReport:
     slug: str | None = None
     """The bank's slug (None when it could not be loaded)."""
     questions: int = 0
+    notes: list[str] = field(default_factory=list)
+    """What ``check`` reports beyond findings: how many draws meet each question's ``where``."""
 
     @property
     def errors(self) -> list[Finding]:
@@ -126,7 +133,11 @@ def check_bank(
         return BankReport(path=str(path), bank=None, findings=exc.findings)
     report = BankReport(path=str(path), bank=bank, slug=bank.bank, questions=len(bank.questions))
     report.findings, report.variants_checked, book, timed = _lint(
-        bank, variant_seeds=variant_seeds, stress_seconds=stress_seconds, budget=None
+        bank,
+        variant_seeds=variant_seeds,
+        stress_seconds=stress_seconds,
+        budget=None,
+        notes=report.notes,
     )
     # What was solved serves the next command on this bank (export, practice, render, grade).
     book.cache_key = bank_key(raw)
@@ -134,14 +145,53 @@ def check_bank(
     if issued is not None:
         report.findings += lint_issued(bank, issued)
     elif not timed:  # the same bytes and code give the same report, unless a clock cut it short
-        _keep_report(raw, options, report)
+        _keep_report(raw, options, report, _depends(bank))
     return report
 
 
-def _report_key(raw: bytes, options: tuple[int, float]) -> str:
+def _report_key(raw: bytes, options: tuple[int, float], path: Path) -> str:
+    """A report's key: the bank's bytes, the options, and where the bank is (the findings about
+    its images name files beside it)."""
     from quizgym.solver.cache import bank_key
 
-    return bank_key(raw + f"\0{REPORT_FORMAT}:{options}".encode())
+    where = str(path.resolve())
+    return bank_key(raw + f"\0{REPORT_FORMAT}:{options}:{where}".encode())
+
+
+def _depends(bank: Bank) -> dict[str, object] | None:
+    """The files beside a bank that its report depends on: each pack's digest, and the size of
+    each image (-1 for none); None when a pack cannot be read (the report is then not kept)."""
+    from quizgym.richtext import bank_fields, image_folder, parse
+    from quizgym.solver.cache import pack_digests
+
+    packs = pack_digests(list(bank.packs), bank.path)
+    if packs is None:
+        return None
+    folder = image_folder(bank.path)  # what image findings are relative to
+    sources = sorted({image.src for _, text in bank_fields(bank) for image in parse(text).images()})
+    return {"packs": packs, "images": [[src, _image_size(folder, src)] for src in sources]}
+
+
+def _image_size(folder: Path, src: str) -> int:
+    """An image file's size, or -1 when there is no such file (what image findings depend on)."""
+    try:
+        target = (folder / src).resolve()
+        return target.stat().st_size if target.is_file() else -1
+    except (OSError, ValueError):
+        return -1
+
+
+def _still(depends: dict[str, object], path: Path, packs: list[str]) -> bool:
+    """Whether the files a kept report depended on are as they were."""
+    from quizgym.solver.cache import pack_digests
+
+    if pack_digests(packs, str(path)) != depends["packs"]:
+        return False
+    images = depends["images"]
+    if not isinstance(images, list):
+        return False
+    folder = path.resolve().parent  # richtext.image_folder, without importing the text machinery
+    return all(_image_size(folder, str(src)) == int(size) for src, size in images)
 
 
 def _kept_report(path: Path, options: tuple[int, float]) -> BankReport | None:
@@ -152,11 +202,13 @@ def _kept_report(path: Path, options: tuple[int, float]) -> BankReport | None:
         raw = path.read_bytes()
     except OSError:
         return None
-    stored = read(_report_key(raw, options))
+    stored = read(_report_key(raw, options, path))
     try:
         record = stored.parts if stored is not None else None
         if record is None or record.get("format") != REPORT_FORMAT:
             return None
+        if not _still(record["depends"], path, [str(name) for name in record["packs"]]):
+            return None  # a pack or an image beside the bank changed: check again
         findings = [
             Finding(str(path), int(line), int(col), str(message), str(severity))
             for line, col, message, severity in record["findings"]
@@ -168,25 +220,36 @@ def _kept_report(path: Path, options: tuple[int, float]) -> BankReport | None:
             variants_checked=int(record["variants_checked"]),
             slug=str(record["slug"]),
             questions=int(record["questions"]),
+            notes=[str(note) for note in record["notes"]],
         )
     except (KeyError, TypeError, ValueError):
         return None
 
 
-def _keep_report(raw: bytes, options: tuple[int, float], report: BankReport) -> None:
-    """Keep a report for the next check of the same bytes (when every finding is in this file)."""
+def _keep_report(
+    raw: bytes,
+    options: tuple[int, float],
+    report: BankReport,
+    depends: dict[str, object] | None,
+) -> None:
+    """Keep a report for the next check of the same bytes (when every finding is in this file
+    and the files beside it it depends on could be read)."""
     from quizgym.solver.cache import write
 
-    if any(f.path != report.path for f in report.findings):
+    if depends is None or any(f.path != report.path for f in report.findings):
         return
+    assert report.bank is not None
     record = {
         "format": REPORT_FORMAT,
+        "packs": list(report.bank.packs),
+        "depends": depends,
         "slug": report.slug,
         "questions": report.questions,
         "variants_checked": report.variants_checked,
         "findings": [[f.line, f.col, f.message, f.severity] for f in report.findings],
+        "notes": list(report.notes),
     }
-    write(_report_key(raw, options), record)
+    write(_report_key(raw, options, Path(report.path)), record)
 
 
 def check_banks(
@@ -221,33 +284,50 @@ def lint_bank(
     variant_seeds: int = 200,
     stress_seconds: float = STRESS_SECONDS,
     budget: Budget | None = None,
+    notes: list[str] | None = None,
 ) -> tuple[list[Finding], int]:
     """Hold every key to the author's numbers and stress-test the variants.
 
     Checks: every key and mistake parses and evaluates; ``value`` agrees with the default
     variant's key under the question's tolerance; no mistake lies within tolerance of the key or of
     another mistake, for any variant drawn; parametric questions yield distinct, finite variants;
-    the correct choices are not all in the same position.
+    the correct choices are not all in the same position; and the bank's text
+    (:func:`quizgym.richtext.text_findings`): every image is a file beside the bank with alt
+    text, every formula prints, no text is past the layout limits.
 
     Every default variant is checked. The further draws of the stress test stop once
     ``stress_seconds`` have passed, with a warning naming what was not stress-tested; exact
-    solving is bounded by ``budget``.
+    solving is bounded by ``budget``. A question with ``where`` conditions reports in ``notes``
+    how many of its draws meet them, and fails when its default variant does not, or when
+    fewer than :data:`SURVIVAL` of them do. Placeholders with a format (``{p:.1f}``) are held
+    to the numbers they stand for: a warning names a format that shows a student another number
+    than the one the key uses. Units that look like a unit but are none get a warning.
 
     Returns:
         The findings and the number of variants evaluated.
     """
     findings, checked, _, _ = _lint(
-        bank, variant_seeds=variant_seeds, stress_seconds=stress_seconds, budget=budget
+        bank,
+        variant_seeds=variant_seeds,
+        stress_seconds=stress_seconds,
+        budget=budget,
+        notes=notes,
     )
     return findings, checked
 
 
 def _lint(
-    bank: Bank, *, variant_seeds: int, stress_seconds: float, budget: Budget | None
+    bank: Bank,
+    *,
+    variant_seeds: int,
+    stress_seconds: float,
+    budget: Budget | None,
+    notes: list[str] | None = None,
 ) -> tuple[list[Finding], int, CompiledBank, bool]:
     """:func:`lint_bank`, with the compiled bank it made and whether a time limit shaped the
     findings (a budget that refused a key, or the stress test cut short)."""
     from quizgym.model import LETTERS, MultipleChoice, Numeric, SpotTheError
+    from quizgym.richtext import text_findings
     from quizgym.solver import Budget, compile_bank
 
     budget = budget or Budget(key_seconds=CHECK_KEY_SECONDS, bank_seconds=CHECK_BANK_SECONDS)
@@ -264,6 +344,8 @@ def _lint(
     for index, question in enumerate(bank.questions):
         if isinstance(question, Numeric) and book.slots_of(question):
             try:
+                if question.where and not _lint_where(book, question, index, at, notes):
+                    continue
                 checked += _lint_numeric(book, question, index, at, variant_seeds, stress)
             except BankError as exc:  # a key or mistake refused by a budget, already located
                 findings.extend(exc.findings)
@@ -280,6 +362,7 @@ def _lint(
     if stress.skipped:
         first = stress.skipped[0]
         at(("questions", first[0]), stress.message(), "warning")
+    findings += text_findings(bank)
     if len(positions) >= 4 and len(set(positions)) == 1:
         letter = LETTERS[positions[0]]
         at(
@@ -322,6 +405,74 @@ class _Stress:
         )
 
 
+def _lint_where(
+    book: CompiledBank, question: Numeric, index: int, at: Locate, notes: list[str] | None
+) -> bool:
+    """Hold a question's ``where`` to its draws: the default must meet it, and enough of the
+    first attempts of 200 students' draws. Returns whether the question can be drawn."""
+    draw = book.draw(question)
+    default = book.variant(question)
+    broken = draw.failed(dict(default.params))
+    loc = ("questions", index, "where")
+    if broken:
+        at(loc, f"{question.id}: the default variant ({default.label}) breaks {broken}")
+        return False
+    seeds = 200
+    survived = draw.survivors(seeds)
+    if notes is not None:
+        notes.append(f"{question.id}: where: {survived} of {seeds} draws meet the conditions")
+    if survived < SURVIVAL * seeds:
+        what = "no draw" if not survived else f"only {survived} of {seeds} draws"
+        at(
+            loc,
+            f"{question.id}: {what} meet{'s' if not survived else ''} the where conditions; "
+            f"at least {SURVIVAL:.0%} must, or students would get the default variant: loosen "
+            "the conditions or narrow the parameters",
+        )
+        return False
+    return True
+
+
+def _lint_formats(
+    question: Numeric, variant: Variant, index: int, at: Locate, reported: set[str]
+) -> None:
+    """Warn about a placeholder format that shows a variant's number as another number."""
+    from quizgym.model import placeholder_specs
+    from quizgym.solver import show_number
+    from quizgym.tolerance import is_exact
+
+    values = variant.values
+    texts = [question.prompt, *(p.prompt for p in question.parts)]
+    for text in texts:
+        for name, spec in placeholder_specs(text):
+            if spec is None or name not in values or f"{name}:{spec}" in reported:
+                continue
+            shown = show_number(values[name], spec)
+            number = _shown_number(shown)
+            value = float(values[name])
+            if number is None or not is_exact(value=number, key=value):
+                reported.add(f"{name}:{spec}")
+                at(
+                    ("questions", index, "prompt"),
+                    f"{question.id}: {{{name}:{spec}}} shows {show_number(values[name])} as "
+                    f"{shown}: students would compute with another number than the key; give "
+                    "the format more digits, or choose values it shows exactly",
+                    "warning",
+                )
+
+
+def _shown_number(text: str) -> float | None:
+    """The number a formatted placeholder shows (``25%`` is 0.25, ``12,345`` is 12345)."""
+    plain = text.replace(",", "").replace("_", "").strip()
+    scale = 1.0
+    if plain.endswith("%"):
+        plain, scale = plain[:-1], 0.01
+    try:
+        return float(plain) * scale
+    except ValueError:
+        return None
+
+
 def _slot_loc(slot: Slot, index: int) -> tuple[str | int, ...]:
     base: tuple[str | int, ...] = ("questions", index)
     return base if slot.part is None else (*base, "parts", slot.index)
@@ -333,13 +484,18 @@ def _lint_numeric(
     from quizgym.expr import parse
     from quizgym.solver import param_values
     from quizgym.tolerance import compare
+    from quizgym.units import unit_problem
 
     qid = question.id
     default = book.variant(question)
     slots = book.slots_of(question)
+    formats: set[str] = set()
+    _lint_formats(question, default, index, at, formats)
     for slot in slots:
         spec = slot.part_model if slot.part_model is not None else question
         base = _slot_loc(slot, index)
+        if slot.units and unit_problem(slot.units):
+            at((*base, "units"), f"{slot.id}: {unit_problem(slot.units)}", "warning")
         try:
             key = book.key(slot, default)
         except AnswerParseError as exc:
@@ -355,6 +511,7 @@ def _lint_numeric(
                 kind=typed.kind,
                 decimals=typed.decimals,
                 sigfigs=typed.sigfigs,
+                zeros=typed.zeros,
             )
             if not match.ok:
                 at(
@@ -376,6 +533,7 @@ def _lint_numeric(
             default if seed == 0 else book.variant(question, student=f"stress-{seed}", seed=seed)
         )
         seen_params.add(variant.signature)
+        _lint_formats(question, variant, index, at, formats)
         try:
             keys = book.keys(question, variant)
         except AnswerParseError as exc:
@@ -405,9 +563,24 @@ def _lint_numeric(
                         reported.add((slot.index, str(m_index)))
                         what = "the key" if other == values[0] else "an earlier mistake"
                         where = "" if variant is default else f" for {_params_text(variant)}"
+                        compiled_mistake = slot.mistakes[m_index]
+                        loc = compiled_mistake.loc or (*base, "mistakes", m_index, "answer")
+                        if compiled_mistake.credit >= 1 and other == values[0]:
+                            at(
+                                loc,
+                                f"{qid}: another correct answer lies within tolerance of the "
+                                f"key{where}; it adds nothing",
+                                "warning",
+                            )
+                            continue
+                        number = loc[-2] if loc[-1] == "answer" else loc[-1]
+                        assert isinstance(number, int)
+                        label = (
+                            f"answers[{number}]" if "answers" in loc else f"mistake {number + 1}"
+                        )
                         at(
-                            (*base, "mistakes", m_index, "answer"),
-                            f"{qid}: mistake {m_index + 1} lies within tolerance of {what}{where}; "
+                            loc,
+                            f"{qid}: {label} lies within tolerance of {what}{where}; "
                             "a student giving it could not be told apart",
                         )
                 values.append(mistake.value)

@@ -125,6 +125,8 @@ def check(
     for report in reports:
         for finding in report.findings:
             click.echo(escape_controls(str(finding)), err=True)
+        for note in report.notes:
+            click.echo(escape_controls(f"{report.path}: {note}"))
         click.echo(escape_controls(report.summary()))
         failed = failed or bool(report.errors) or (strict and bool(report.warnings))
     if failed:
@@ -148,25 +150,40 @@ def schema(indent: int, issued: bool) -> None:
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})
+@click.option(
+    "--pack",
+    "packs",
+    multiple=True,
+    metavar="PACK",
+    help="Also read a domain pack's functions (a bundled pack's name or a file), repeatable.",
+)
 @click.argument("words", nargs=-1, required=True, metavar="EXPRESSION")
 @click.pass_context
 @_example('quizgym solve "8 ln 2"')
-def solve(ctx: click.Context, words: tuple[str, ...]) -> None:
+def solve(ctx: click.Context, packs: tuple[str, ...], words: tuple[str, ...]) -> None:
     """Evaluate an expression exactly as the grader reads it.
 
-    Accepts what students may type (2.30, ln 10, 8 ln 2, 1/2) and the keys' domain functions
-    (mlm_loss, nsp_loss, uniform_loss). A leading minus needs no quoting: quizgym solve -ln 0.9.
+    Accepts what students and keys may write (2.30, ln 10, 8 ln 2, 1/2, sind(30), comb(10, 3),
+    normal_cdf(1.96), 5!), and with --pack a pack's functions (--pack machine-learning:
+    mlm_loss, nsp_loss, uniform_loss). A leading minus needs no quoting: quizgym solve -ln 0.9.
     Exits 1 with the reason when it cannot be read.
     """
-    from quizgym.errors import AnswerParseError
+    from quizgym.errors import AnswerParseError, QuizgymError
     from quizgym.solver import solve as solve_expression
 
     expression = " ".join(words)
     try:
-        solution = solve_expression(expression)
+        table = None
+        if packs:  # the bank format (pydantic) only when a pack is read
+            from quizgym.solver import pack_table
+
+            table = pack_table(packs)
+        solution = solve_expression(expression, table=table)
     except AnswerParseError as exc:
         click.echo(f"Error: cannot read {expression!r}: {exc.message}", err=True)
         ctx.exit(EXIT_FINDINGS)
+    except QuizgymError as exc:
+        raise click.ClickException(str(exc)) from exc
     click.echo(str(solution))
 
 
@@ -529,8 +546,11 @@ def grade(
             review=Path(review) if review else None,
             progress=tick,
         )
-    for rejection in run.rejected:
-        line = f"{rejection.source}:{rejection.line}: {rejection.reason}"
+    from quizgym.grading.rows import summarize
+
+    for note in run.reading:
+        click.echo(escape_controls(f"note: {note}"), err=True)
+    for line in summarize(run.rejected):
         click.echo(escape_controls(line), err=True)
     for warning in run.warnings:
         click.echo(escape_controls(f"warning: {warning}"), err=True)

@@ -42,6 +42,7 @@ works on 30-digit numbers below 2^4096. The input is capped at 300 characters, 1
 
 from __future__ import annotations
 
+import difflib
 import functools
 import math
 import re
@@ -53,6 +54,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from fractions import Fraction
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -69,6 +71,7 @@ else:
 
 __all__ = [
     "CONSTANTS",
+    "Condition",
     "Constant",
     "DPS",
     "EXACT_BITS",
@@ -80,6 +83,7 @@ __all__ = [
     "MAX_NODES",
     "ParseFailure",
     "Parsed",
+    "MAX_UNIT_LENGTH",
     "Reading",
     "STUDENT_FUNCTIONS",
     "calls",
@@ -88,12 +92,19 @@ __all__ = [
     "exact_budget",
     "exact_sign",
     "format_value",
+    "holds",
     "parse",
+    "parse_condition",
     "read_answer",
     "check_budget",
+    "cost",
+    "evaluate_node",
+    "exact_node",
     "root_size",
+    "rational_value",
     "to_sympy",
     "to_text",
+    "tree_call",
 ]
 
 MAX_LENGTH = 300
@@ -123,7 +134,7 @@ _TINY = mpmath.ldexp(1, -MAX_LOG2)
 
 _TOO_BIG = "The number is too large or too small to work with (beyond 2^4096)."
 _ONE_ARGUMENT = "Functions take one argument; use log10(x) or log2(x) for other bases."
-_PERCENT = "Percent signs are not accepted; enter e.g. 0.15 instead of 15%."
+_PERCENT = "A percent sign belongs after a number, as its unit: 15.3%."
 _TWO_NUMBERS = "Two numbers separated by a space; use * to multiply."
 _AMBIGUOUS_COMMA = (
     "{text} is ambiguous: write it with a decimal point (e.g. {point}) "
@@ -244,21 +255,30 @@ class Function:
     """Guarded mpmath implementation; raises AnswerParseError outside its domain."""
     sym: Callable[..., sympy.Expr]
     """Exact sympy implementation."""
+    cost: int = 1
+    """Tree nodes one call evaluates (a function written in the language: its body's)."""
+    written: bool = False
+    """Written in the language (a pack's or bank's): its errors point at the call, not into
+    its body."""
 
 
 @dataclass(frozen=True)
 class Constant:
-    """A named constant: ``e`` or ``pi``."""
+    """A named constant: ``e`` or ``pi``, or a bank's or pack's (``g = 9.81``)."""
 
     name: str
     mp: Callable[[], mpf]
     """The value at the working precision."""
-    symbol: str
+    symbol: str = ""
     """sympy's name for it (``E``, ``pi``): looked up when an exact form is built."""
+    exact: Fraction | None = None
+    """A rational constant's exact value (a bank's ``9.81`` is 981/100); None for ``symbol``."""
 
     @property
     def sym(self) -> sympy.Expr:
         """The exact constant."""
+        if self.exact is not None:
+            return sympy.Rational(self.exact.numerator, self.exact.denominator)
         value: sympy.Expr = getattr(sympy, self.symbol)
         return value
 
@@ -347,21 +367,494 @@ _LN = Function("ln", 1, 1, lambda x: mpmath.log(_positive("ln", x)), lambda x: s
 _LOG10 = Function(
     "log10", 1, 1, lambda x: mpmath.log10(_positive("log10", x)), lambda x: sympy.log(x, 10)
 )
+
+
+# --- the wider vocabulary: trigonometry, counting, probability, rounding ---------------------
+#
+# Each function below bounds its work before doing it, as the walker does for powers: a
+# factorial or binomial coefficient by the size of its result (from log-gamma, never by
+# computing it), hyperbolic functions by their argument like exp, and every exact form is
+# either sympy's own closed form (sin(pi/6) = 1/2) or left unevaluated (gamma(1/3)), never a
+# search. The mpmath side runs first for every node, so the exact side only ever sees
+# arguments whose value is known to be in range.
+
+_LN2 = mpmath.log(2)
+
+
+def _whole(name: str, x: mpf, *, least: int = 0) -> int:
+    """The integer value of an argument that must be a whole number of at least ``least``."""
+    if not mpmath.isint(x) or x < least:
+        raise AnswerParseError(f"{name} needs a whole number ≥ {least}, but got {format_value(x)}.")
+    return int(x)
+
+
+def _bounded_log2(name: str, log_e: mpf) -> None:
+    """Refuse a result whose natural log says it lies beyond 2^4096."""
+    if abs(log_e) / _LN2 > MAX_LOG2:
+        raise AnswerParseError(
+            f"{name}: the result is too large or too small to work with (beyond 2^4096)."
+        )
+
+
+def _mp_tan(x: mpf) -> mpf:
+    if abs(mpmath.cos(x)) < mpf(10) ** (5 - DPS):
+        raise AnswerParseError(
+            f"tan is undefined at odd multiples of pi/2 (got {format_value(x)})."
+        )
+    return mpmath.tan(x)
+
+
+_QUARTER = {0: (0, 1), 1: (1, 0), 2: (0, -1), 3: (-1, 0)}  # sin and cos at k·90°
+
+
+def _degrees(name: str, x: mpf) -> tuple[mpf, mpf]:
+    """sin and cos of x degrees, exact at multiples of 90° (sind(180) is 0, not 1e-31)."""
+    turn = mpmath.fmod(x, 360)
+    if mpmath.isint(turn / 90):
+        s, c = _QUARTER[int(turn / 90) % 4]
+        return mpf(s), mpf(c)
+    angle = mpmath.radians(turn)
+    return mpmath.sin(angle), mpmath.cos(angle)
+
+
+def _mp_tand(x: mpf) -> mpf:
+    s, c = _degrees("tand", x)
+    if not c:
+        raise AnswerParseError(f"tand is undefined at odd multiples of 90 (got {format_value(x)}).")
+    return s / c
+
+
+def _unit_interval(name: str, x: mpf) -> mpf:
+    if abs(x) > 1:
+        raise AnswerParseError(f"{name} needs a number from -1 to 1, but got {format_value(x)}.")
+    return x
+
+
+def _mp_atan2(y: mpf, x: mpf) -> mpf:
+    if not x and not y:
+        raise AnswerParseError("atan2(0, 0) is undefined.")
+    return mpmath.atan2(y, x)
+
+
+def _sym_atan2(y: sympy.Expr, x: sympy.Expr) -> sympy.Expr:
+    # sympy's atan2 decides the quadrant through assumptions; the signs decided by evaluation
+    # (exact_sign) give the same closed forms without them.
+    if y.free_symbols or x.free_symbols:
+        return sympy.atan2(y, x)
+    sx = 0 if x.is_zero else exact_sign(x, "atan2")
+    sy = 0 if y.is_zero else exact_sign(y, "atan2")
+    if sx > 0:
+        return sympy.atan(y / x)
+    if sx < 0:
+        return sympy.atan(y / x) + (sympy.pi if sy >= 0 else -sympy.pi)
+    if sy == 0:
+        raise AnswerParseError("atan2(0, 0) is undefined.")
+    return sympy.pi / 2 if sy > 0 else -sympy.pi / 2
+
+
+def _mp_hyperbolic(name: str, f: Callable[[mpf], mpf]) -> Callable[[mpf], mpf]:
+    def mp(x: mpf) -> mpf:
+        if abs(x) >= _EXP_LIMIT:
+            raise AnswerParseError(
+                f"{name} argument too large: it needs |x| < 2839, but got {format_value(x)}."
+            )
+        return f(x)
+
+    return mp
+
+
+def _sym_hyperbolic(f: Callable[[sympy.Expr], sympy.Expr]) -> Callable[[sympy.Expr], sympy.Expr]:
+    def sym(x: sympy.Expr) -> sympy.Expr:
+        _exp_guard(x, None)  # sinh(c·ln a) evaluates to powers of a
+        return f(x)
+
+    return sym
+
+
+def _sym_integer(name: str, x: sympy.Expr, *, least: int = 0) -> sympy.Integer:
+    if not x.is_Integer or x < least:
+        raise AnswerParseError(
+            f"{name} needs a whole number ≥ {least} written exactly, but got {_short(x)}."
+        )
+    return x
+
+
+def _mp_factorial(n: mpf) -> mpf:
+    k = _whole("factorial", n)
+    _bounded_log2("factorial", mpmath.loggamma(k + 1))
+    return mpmath.factorial(k)
+
+
+def _sym_factorial(n: sympy.Expr) -> sympy.Expr:
+    return sympy.factorial(_sym_integer("factorial", n))
+
+
+def _counting(name: str, n: mpf, k: mpf) -> tuple[int, int]:
+    return _whole(name, n), _whole(name, k)
+
+
+def _comb_log2_below(whole: int, pick: int) -> float:
+    """A lower bound of log2 C(n, k) for k ≤ n/2, computed without cancellation: C(n, k) ≥
+    (n/k)^k. (A difference of log-gammas of 10^300 has no digits left at 30.)"""
+    return pick * math.log2(whole / pick) if pick else 0.0
+
+
+def _mp_comb(n: mpf, k: mpf) -> mpf:
+    whole, pick = _counting("comb", n, k)
+    if pick > whole:
+        return mpf(0)
+    pick = min(pick, whole - pick)
+    if _comb_log2_below(whole, pick) > MAX_LOG2:
+        _bounded_log2("comb", mpf(2 * MAX_LOG2))
+    # Within the bound, k ≤ 4096 and C(n, k) < 2^(4096 + 1.45·k): quick as an integer.
+    return mpf(math.comb(whole, pick))
+
+
+def _mp_perm(n: mpf, k: mpf) -> mpf:
+    whole, pick = _counting("perm", n, k)
+    if pick > whole:
+        return mpf(0)
+    # n!/(n-k)! ≥ (n - k + 1)^k, computed without cancellation.
+    if pick and pick * math.log2(whole - pick + 1) > MAX_LOG2:
+        _bounded_log2("perm", mpf(2 * MAX_LOG2))
+    return mpf(math.perm(whole, pick))
+
+
+def _sym_comb(n: sympy.Expr, k: sympy.Expr) -> sympy.Expr:
+    return sympy.binomial(_sym_integer("comb", n), _sym_integer("comb", k))
+
+
+def _sym_perm(n: sympy.Expr, k: sympy.Expr) -> sympy.Expr:
+    whole, pick = _sym_integer("perm", n), _sym_integer("perm", k)
+    if pick > whole:
+        return sympy.Integer(0)
+    return sympy.ff(whole, pick)
+
+
+def _mp_gamma(x: mpf) -> mpf:
+    if x <= 0 and mpmath.isint(x):
+        raise AnswerParseError(
+            f"gamma is undefined at 0 and the negative whole numbers (got {format_value(x)})."
+        )
+    # |Γ(x)| from log-gamma, by reflection below 1/2: π / (|sin πx| · Γ(1 − x)).
+    size = mpmath.loggamma(x) if x >= mpf("0.5") else -mpmath.loggamma(1 - x)
+    _bounded_log2("gamma", mpmath.re(size))
+    return mpmath.gamma(x)
+
+
+def _mp_erfc(x: mpf) -> mpf:
+    if x > 64:  # erfc(x) < e^(-x²): past 64 it is below 2^-4096 · … (refused as too small)
+        raise AnswerParseError(
+            f"erfc({format_value(x)}) is too small to work with (below 2^-4096)."
+        )
+    return mpmath.erfc(x)
+
+
+def _normal_args(name: str, args: tuple[mpf, ...]) -> mpf:
+    """z = (x - mu) / sigma of normal_cdf(x[, mu[, sigma]]) (mu 0 and sigma 1 by default)."""
+    x = args[0]
+    mu = args[1] if len(args) > 1 else mpf(0)
+    sigma = args[2] if len(args) > 2 else mpf(1)
+    if sigma <= 0:
+        raise AnswerParseError(f"{name} needs sigma > 0, but got {format_value(sigma)}.")
+    return (x - mu) / sigma
+
+
+def _mp_normal_cdf(*args: mpf) -> mpf:
+    z = _normal_args("normal_cdf", args)
+    if z < -64:
+        raise AnswerParseError("normal_cdf: the result is too small to work with (below 2^-4096).")
+    return mpmath.erfc(-z / mpmath.sqrt(2)) / 2
+
+
+def _mp_normal_pdf(*args: mpf) -> mpf:
+    z = _normal_args("normal_pdf", args)
+    sigma = args[2] if len(args) == 3 else mpf(1)
+    if abs(z) > 75:
+        raise AnswerParseError("normal_pdf: the result is too small to work with (below 2^-4096).")
+    return mpmath.exp(-(z**2) / 2) / (sigma * mpmath.sqrt(2 * mpmath.pi))
+
+
+def _sym_normal(args: tuple[sympy.Expr, ...]) -> tuple[sympy.Expr, sympy.Expr]:
+    x = args[0]
+    mu = args[1] if len(args) > 1 else sympy.Integer(0)
+    sigma = args[2] if len(args) > 2 else sympy.Integer(1)
+    return (x - mu) / sigma, sigma
+
+
+@functools.cache
+def _normal_cdf_class() -> type:
+    """The class of Φ in exact forms (made on first use: it subclasses a sympy class)."""
+
+    class NormalCDF(sympy.Function):  # type: ignore[misc]  # sympy is untyped
+        """Φ(z), the standard normal distribution function, kept whole in exact forms so that a
+        key reads ``normal_cdf(49/25) ≈ 0.975`` rather than a sum with ``erfc``."""
+
+        nargs = 1
+
+        @classmethod
+        def eval(cls, z: sympy.Expr) -> sympy.Expr | None:
+            if z.is_zero:
+                return sympy.Rational(1, 2)
+            return None
+
+        def _eval_evalf(self, prec: int) -> sympy.Expr:
+            return (sympy.erfc(-self.args[0] / sympy.sqrt(2)) / 2)._eval_evalf(prec)
+
+        def _eval_is_real(self) -> bool | None:
+            real: bool | None = self.args[0].is_real
+            return real
+
+        def _eval_is_positive(self) -> bool | None:
+            real: bool | None = self.args[0].is_real
+            return real
+
+    return NormalCDF
+
+
+def _sym_normal_cdf(*args: sympy.Expr) -> sympy.Expr:
+    z, _ = _sym_normal(args)
+    result: sympy.Expr = _normal_cdf_class()(z)
+    return result
+
+
+def _sym_normal_pdf(*args: sympy.Expr) -> sympy.Expr:
+    z, sigma = _sym_normal(args)
+    _power_guard(z, sympy.Integer(2), None)
+    return sympy.exp(-(z**2) / 2) / (sigma * sympy.sqrt(2 * sympy.pi))
+
+
+def _probability(name: str, p: mpf) -> mpf:
+    if not 0 <= p <= 1:
+        raise AnswerParseError(
+            f"{name} needs a probability from 0 to 1, but got {format_value(p)}."
+        )
+    return p
+
+
+def _mp_binom_pmf(k: mpf, n: mpf, p: mpf) -> mpf:
+    trials, hits = _whole("binom_pmf", n), _whole("binom_pmf", k)
+    p = _probability("binom_pmf", p)
+    if hits > trials:
+        return mpf(0)
+    if p in (0, 1):
+        return mpf(1 if hits == (0 if p == 0 else trials) else 0)
+    # A probability is at most 1: only "too small" can happen. C(n, k) ≤ (e·n/k)^k bounds it
+    # from above without the cancellation of a difference of huge log-gammas.
+    pick = min(hits, trials - hits)
+    comb_above = pick * math.log2(math.e * trials / pick) if pick else 0.0
+    log2_p = float((hits * mpmath.log(p) + (trials - hits) * mpmath.log(1 - p)) / _LN2)
+    if comb_above + log2_p < -MAX_LOG2:
+        _bounded_log2("binom_pmf", mpf(2 * MAX_LOG2))
+    return (
+        mpmath.binomial(trials, hits) * mpmath.power(p, hits) * mpmath.power(1 - p, trials - hits)
+    )
+
+
+def _sym_binom_pmf(k: sympy.Expr, n: sympy.Expr, p: sympy.Expr) -> sympy.Expr:
+    trials, hits = _sym_integer("binom_pmf", n), _sym_integer("binom_pmf", k)
+    if hits > trials:
+        return sympy.Integer(0)
+    _power_guard(p, hits, None)
+    _power_guard(1 - p, trials - hits, None)
+    return sympy.binomial(trials, hits) * p**hits * (1 - p) ** (trials - hits)
+
+
+def _mp_extreme(name: str) -> Callable[..., mpf]:
+    pick = max if name == "max" else min
+
+    def mp(*args: mpf) -> mpf:
+        return pick(args)
+
+    return mp
+
+
+def _sym_extreme(name: str) -> Callable[..., sympy.Expr]:
+    def sym(*args: sympy.Expr) -> sympy.Expr:
+        if any(a.free_symbols for a in args):
+            return (sympy.Max if name == "max" else sympy.Min)(*args)
+        best = args[0]
+        for other in args[1:]:
+            difference = other - best
+            sign = 0 if difference.is_zero else exact_sign(difference, name)
+            if (sign > 0) if name == "max" else (sign < 0):
+                best = other
+        return best
+
+    return sym
+
+
+def _round_digits(digits: mpf | sympy.Expr) -> int:
+    whole = (
+        mpmath.isint(digits) if isinstance(digits, mpf) else bool(getattr(digits, "is_Integer", 0))
+    )
+    if not whole:
+        raise AnswerParseError("round(x, n) needs a whole number of digits n.")
+    n = int(digits)
+    if abs(n) > 300:
+        raise AnswerParseError("round(x, n) rounds to at most 300 digits either side of the point.")
+    return n
+
+
+def _snap(x: mpf) -> mpf:
+    """x, or the integer it is within 30-digit noise of: 2.345·100 + 0.5 is 234.99999… in
+    binary, and must round as the exact 235 does (the exact side decides keys exactly)."""
+    nearest = mpmath.nint(x)
+    return nearest if abs(x - nearest) <= (abs(x) + 1) * mpf(10) ** (5 - DPS) else x
+
+
+def _mp_floor(x: mpf) -> mpf:
+    return mpmath.floor(_snap(x))
+
+
+def _mp_ceil(x: mpf) -> mpf:
+    return mpmath.ceil(_snap(x))
+
+
+def _mp_round(x: mpf, digits: mpf | None = None) -> mpf:
+    if digits is None:
+        return _mp_floor(x + mpf("0.5"))
+    scale = mpf(10) ** _round_digits(digits)
+    return _mp_floor(x * scale + mpf("0.5")) / scale
+
+
+def _sym_round(x: sympy.Expr, digits: sympy.Expr | None = None) -> sympy.Expr:
+    half = sympy.Rational(1, 2)
+    if digits is None:
+        return _integer_part(x + half, "round", up=False)
+    scale = sympy.Integer(10) ** _round_digits(digits)
+    return _integer_part(x * scale + half, "round", up=False) / scale
+
+
+def _integer_part(x: sympy.Expr, name: str, *, up: bool) -> sympy.Expr:
+    """``floor(x)`` (or ``ceil`` when ``up``) of an exact number, in bounded time.
+
+    sympy's own floor and ceiling can take unbounded time and memory (``floor(ln(2)·10^250)``
+    expands the logarithm's power, ``ceil(0.5^(4e-218))`` proves a number of huge degree is not
+    an integer). A rational is rounded with integers; any other number is evaluated to 30 digits
+    past its decimal point and rounded when that decides it. A number within 10^-30 of an
+    integer is left to sympy only when it is small and without high roots (``ln(8)/ln(2)`` is
+    exactly 3), and refused otherwise.
+
+    Raises:
+        ExactLimitError: which side of an integer the number lies on cannot be decided.
+    """
+    if x.free_symbols:
+        return sympy.ceiling(x) if up else sympy.floor(x)
+    if x.is_Rational:
+        p, q = int(x.p), int(x.q)
+        return sympy.Integer(-(-p // q) if up else p // q)
+    check_budget()
+    try:
+        size = mpmath.mpf(sympy.N(x, 15))
+        whole = 0 if not size else max(0, int(mpmath.log10(abs(size))) + 1)
+        digits = whole + DPS + 10
+        value = x.evalf(digits, strict=True)
+        with mpmath.workdps(digits + 5):
+            number = mpmath.mpf(value)
+            below = int(mpmath.floor(number))
+            fraction = number - below
+            decided = fraction > mpmath.mpf(10) ** -DPS and 1 - fraction > mpmath.mpf(10) ** -DPS
+    except _precision_exhausted() as exc:
+        raise ExactLimitError(
+            f"{name}(...) cannot be decided exactly: its argument cannot be told apart from 0."
+        ) from exc
+    except (ArithmeticError, ValueError, TypeError) as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ExactLimitError(f"{name}(...) cannot be decided exactly here ({reason}).") from exc
+    if decided:
+        return sympy.Integer(below + 1 if up else below)
+    if (
+        root_size(x) <= 16
+        and max((abs(int(r.p)).bit_length() for r in x.atoms(sympy.Rational)), default=1) <= 256
+    ):
+        exact = sympy.ceiling(x) if up else sympy.floor(x)
+        check_budget()
+        if exact.is_Integer:
+            return exact
+    raise ExactLimitError(
+        f"{name}(...) cannot be decided exactly: its argument is within 1e-{DPS} of the "
+        f"integer {below if fraction < 0.5 else below + 1}, and may or may not equal it."
+    )
+
+
+def _precision_exhausted() -> type[Exception]:
+    from sympy.core.evalf import PrecisionExhausted
+
+    exception: type[Exception] = PrecisionExhausted
+    return exception
+
+
+def _sympy(name: str) -> Callable[..., sympy.Expr]:
+    """sympy's function ``name``, looked up when a key is solved (not when the table is made)."""
+
+    def call(*args: sympy.Expr) -> sympy.Expr:
+        value: sympy.Expr = getattr(sympy, name)(*args)
+        return value
+
+    return call
+
+
+def _fn(name: str, mp: Callable[..., mpf], sym: Callable[..., sympy.Expr], low: int = 1,
+        high: int | None = 1) -> Function:  # fmt: skip
+    return Function(name, low, high, mp, sym)
+
+
+def _deg(f: Callable[[sympy.Expr], sympy.Expr]) -> Callable[[sympy.Expr], sympy.Expr]:
+    return lambda x: f(sympy.pi * x / 180)
+
+
+_SIN, _COS, _TAN = _sympy("sin"), _sympy("cos"), _sympy("tan")
+
+
 STUDENT_FUNCTIONS: Mapping[str, Function] = MappingProxyType(
     {
         "ln": _LN,
         "log": _LN,  # natural log, as in sympy, mpmath, PyTorch and PrairieLearn
         "log10": _LOG10,
         "lg": _LOG10,
-        "log2": Function(
-            "log2", 1, 1, lambda x: mpmath.log(_positive("log2", x), 2), lambda x: sympy.log(x, 2)
+        "log2": _fn(
+            "log2", lambda x: mpmath.log(_positive("log2", x), 2), lambda x: sympy.log(x, 2)
         ),
-        "exp": Function("exp", 1, 1, _mp_exp, _sym_exp),
-        "sqrt": Function("sqrt", 1, 1, _mp_sqrt, _sym_sqrt),
-        "abs": Function("abs", 1, 1, abs, _sym_abs),
+        "exp": _fn("exp", _mp_exp, _sym_exp),
+        "sqrt": _fn("sqrt", _mp_sqrt, _sym_sqrt),
+        "abs": _fn("abs", abs, _sym_abs),
+        # trigonometry, in radians; sind, cosd and tand take degrees
+        "sin": _fn("sin", mpmath.sin, _SIN),
+        "cos": _fn("cos", mpmath.cos, _COS),
+        "tan": _fn("tan", _mp_tan, _TAN),
+        "asin": _fn("asin", lambda x: mpmath.asin(_unit_interval("asin", x)), _sympy("asin")),
+        "acos": _fn("acos", lambda x: mpmath.acos(_unit_interval("acos", x)), _sympy("acos")),
+        "atan": _fn("atan", mpmath.atan, _sympy("atan")),
+        "atan2": _fn("atan2", _mp_atan2, _sym_atan2, 2, 2),
+        "sind": _fn("sind", lambda x: _degrees("sind", x)[0], _deg(_SIN)),
+        "cosd": _fn("cosd", lambda x: _degrees("cosd", x)[1], _deg(_COS)),
+        "tand": _fn("tand", _mp_tand, _deg(_TAN)),
+        "sinh": _fn("sinh", _mp_hyperbolic("sinh", mpmath.sinh), _sym_hyperbolic(_sympy("sinh"))),
+        "cosh": _fn("cosh", _mp_hyperbolic("cosh", mpmath.cosh), _sym_hyperbolic(_sympy("cosh"))),
+        "tanh": _fn("tanh", mpmath.tanh, _sym_hyperbolic(_sympy("tanh"))),
+        # counting and probability
+        "factorial": _fn("factorial", _mp_factorial, _sym_factorial),
+        "comb": _fn("comb", _mp_comb, _sym_comb, 2, 2),
+        "perm": _fn("perm", _mp_perm, _sym_perm, 2, 2),
+        "gamma": _fn("gamma", _mp_gamma, _sympy("gamma")),
+        "erf": _fn("erf", mpmath.erf, _sympy("erf")),
+        "erfc": _fn("erfc", _mp_erfc, _sympy("erfc")),
+        "normal_cdf": _fn("normal_cdf", _mp_normal_cdf, _sym_normal_cdf, 1, 3),
+        "normal_pdf": _fn("normal_pdf", _mp_normal_pdf, _sym_normal_pdf, 1, 3),
+        "binom_pmf": _fn("binom_pmf", _mp_binom_pmf, _sym_binom_pmf, 3, 3),
+        # choosing and rounding (round rounds half up)
+        "min": _fn("min", _mp_extreme("min"), _sym_extreme("min"), 1, None),
+        "max": _fn("max", _mp_extreme("max"), _sym_extreme("max"), 1, None),
+        "floor": _fn("floor", _mp_floor, lambda x: _integer_part(x, "floor", up=False)),
+        "ceil": _fn("ceil", _mp_ceil, lambda x: _integer_part(x, "ceil", up=True)),
+        "round": _fn("round", _mp_round, _sym_round, 1, 2),
     }
 )
-"""Functions a student may use: each takes one argument."""
+"""Functions of the language, for students and keys alike (see docs/answers.md)."""
+
+STEP_FUNCTIONS = frozenset({"round", "floor", "ceil"})
+"""Functions whose result can jump at an exact value: a mistake that calls one is solved exactly."""
 
 CONSTANTS: Mapping[str, Constant] = MappingProxyType(
     {
@@ -386,6 +879,8 @@ class _Num:
     sigfigs: int
     comma: bool  # typed with a decimal comma
     offset: int
+    grouped: bool = False  # typed with thousands separators (12,345.6, 12 345, 1.234.567)
+    zeros: int = 0  # trailing zeros of a whole number typed without a point or exponent
 
 
 @dataclass(frozen=True, slots=True)
@@ -445,6 +940,22 @@ class Parsed:
     """Free names used (parameters, part ids); empty for student answers."""
     tree: _Node = field(repr=False)
     """The checked tree (internal)."""
+    grouped: bool = False
+    """A number was typed with thousands separators (``12,345.6``, ``12 345``)."""
+    zeros: int = 0
+    """For a decimal typed as a whole number (``1200``, no point, no exponent): its trailing
+    zeros, which may or may not be significant (1200 may be given to 2, 3 or 4 figures)."""
+
+
+def tree_call(parsed: Parsed) -> tuple[str, int] | None:
+    """``(name, argument count)`` when an expression is one call of a function with plain
+    arguments (``mlm_loss(p1, p2)``, no call inside them); None otherwise."""
+    tree = parsed.tree
+    if not isinstance(tree, _Call):
+        return None
+    if any(isinstance(node, _Call) for arg in tree.args for node in _walk(arg)):
+        return None
+    return tree.function.name, len(tree.args)
 
 
 def calls(parsed: Parsed) -> frozenset[str]:
@@ -481,10 +992,16 @@ _CHAR_MAP = {
     **dict.fromkeys("\u00f7\u2215\u2044", "/"),
     **dict.fromkeys("\t\n\r\f\v", " "),
     "\u03c0": "pi",
+    # unit symbols, as the units library spells them (NFKC has already made µ into μ, the
+    # ohm sign into Ω and the angstrom sign into Å)
+    "\u03bc": "u",
+    "\u00b0": "deg",
+    "\u03a9": "ohm",
+    "\u00c5": "angstrom",
 }
 _PREFIX_RE = re.compile(r" *(?:[A-Za-z_][A-Za-z0-9_]* *)?[=\u2248~] *")
-_NATS_RE = re.compile(r"(?<![A-Za-z_])nats? *$", re.IGNORECASE)
-_BITS_RE = re.compile(r"(?<![A-Za-z_])bits? *$", re.IGNORECASE)
+# "1.5 x 10^-3": a letter x between a number and a power of ten is a multiplication sign.
+_TIMES_TEN_RE = re.compile(r"(?<=[0-9.]) ?[xX] ?(?=10 ?\^)")
 
 
 def _normalize(source: str) -> tuple[str, list[int]]:
@@ -524,20 +1041,14 @@ def _normalize(source: str) -> tuple[str, list[int]]:
             raise AnswerParseError(f"The text is too long (at most {MAX_LENGTH} characters).", i)
 
     text = "".join(chars)
+    for match in reversed(list(_TIMES_TEN_RE.finditer(text))):
+        a, b = match.span()
+        text = text[:a] + "*" + text[b:]
+        where[a:b] = [where[a]]
     start, end = 0, len(text)
     prefix = _PREFIX_RE.match(text)
     if prefix:  # "≈ 2.30", "L = 2.30", "L_MLM ≈ 2.3026"
         start = prefix.end()
-    bits = _BITS_RE.search(text, start)
-    if bits:
-        raise AnswerParseError(
-            "The unit 'bits' is not accepted: answers are in nats (natural log). A value in bits "
-            "times ln(2) ≈ 0.6931 is in nats; type the number only.",
-            where[bits.start()],
-        )
-    nats = _NATS_RE.search(text, start)
-    if nats:
-        end = nats.start()
     while start < end and text[start] == " ":
         start += 1
     while end > start and text[end - 1] == " ":
@@ -577,11 +1088,13 @@ class _Tokenizer:
         offsets: list[int],
         names: frozenset[str],
         functions: Mapping[str, Function],
+        constants: Mapping[str, Constant] = CONSTANTS,
     ) -> None:
         self.text = text
         self.offsets = offsets
         self.names = names
         self.functions = functions
+        self.constants = constants
         self.end_offset = offsets[-1] + 1
 
     def at(self, i: int) -> int:
@@ -628,7 +1141,14 @@ class _Tokenizer:
             elif ch == "%":
                 raise AnswerParseError(_PERCENT, self.at(i))
             elif ch == "!":
-                raise AnswerParseError("Factorials (!) are not supported.", self.at(i))
+                if text[i + 1 : i + 2] == "!":
+                    raise AnswerParseError(
+                        "n!! (a double factorial) is not supported; for (n!)! write "
+                        "factorial(factorial(n)).",
+                        self.at(i),
+                    )
+                out.append(_Token("op", "!", self.at(i)))
+                i += 1
             else:
                 raise AnswerParseError(f"Unexpected character {ch!r}.", self.at(i))
         out.append(_Token("end", "", self.end_offset))
@@ -657,25 +1177,7 @@ class _Tokenizer:
         if match:
             exp_sign, exp_digits = match.group(1), match.group(2)
             j = match.end()
-        if body.count(".") and body.count(","):
-            raise AnswerParseError(
-                f"{body} mixes '.' and ',' (mixed separators): write the number with a decimal "
-                "point only and without thousands separators, e.g. 1000.5.",
-                offset,
-            )
-        if body.count(".") > 1:
-            raise AnswerParseError(
-                f"{body} has more than one decimal point; write numbers without thousands "
-                "separators.",
-                offset,
-            )
-        if body.count(",") > 1:
-            raise AnswerParseError(
-                f"{body} is ambiguous: write it without separators (e.g. "
-                f"{body.replace(',', '').replace(' ', '')}) or with one decimal point.",
-                offset,
-            )
-        separator = "." if "." in body else "," if "," in body else ""
+        body, separator, grouped = _separators(body, offset)
         whole, _, fraction = body.partition(separator) if separator else (body, "", "")
         if (
             separator == ","
@@ -690,7 +1192,8 @@ class _Tokenizer:
                 offset,
             )
         if not _grouped(whole, first=True) or not _grouped(fraction, first=False):
-            raise AnswerParseError(_TWO_NUMBERS, self.at(i + body.index(" ")))
+            raise AnswerParseError(_TWO_NUMBERS, self.at(i + text[i:j].index(" ")))
+        grouped = grouped or " " in whole or " " in fraction
         whole, fraction = whole.replace(" ", ""), fraction.replace(" ", "")
         digits = whole + fraction
         if len(exp_digits.lstrip("0")) > 6:
@@ -717,6 +1220,8 @@ class _Tokenizer:
             sigfigs=len(significant) if significant else max(1, len(fraction)),
             comma=separator == ",",
             offset=offset,
+            grouped=grouped,
+            zeros=len(whole) - len(whole.rstrip("0")) if not separator and not exp_digits else 0,
         )
         return num, j
 
@@ -730,11 +1235,17 @@ class _Tokenizer:
             return _Token("name", low, offset), match.end()
         if low in self.functions:
             return _Token("func", low, offset, function=self.functions[low]), match.end()
-        if low in CONSTANTS:
-            return _Token("const", low, offset, constant=CONSTANTS[low]), match.end()
+        if low in self.constants:
+            return _Token("const", low, offset, constant=self.constants[low]), match.end()
         # "8ln2", "sqrt2": a function name glued to its number; "log28" could be log(28) or
         # log2(8), so a glued name is split only when exactly one split exists.
-        splits = [f for f in self.functions if low.startswith(f) and low[len(f) :].isdigit()]
+        # ("f10(": a call of a name that ends in digits, never f1 applied to 0.)
+        called = self.text[match.end() : match.end() + 1] == "("
+        splits = [
+            f
+            for f in self.functions
+            if not called and low.startswith(f) and low[len(f) :].isdigit()
+        ]
         if len(splits) == 1:
             name = splits[0]
             return _Token("func", name, offset, function=self.functions[name]), i + len(name)
@@ -743,11 +1254,67 @@ class _Tokenizer:
             raise AnswerParseError(f"{word} is ambiguous: write {options}.", offset)
         if word.startswith("_"):
             raise AnswerParseError("Unexpected character '_'.", offset)
-        known = sorted({*self.functions, *CONSTANTS, *self.names})
         shown = word if len(word) <= 20 else word[:20] + "..."
+        known = sorted({*self.functions, *self.constants, *self.names})
+        close = difflib.get_close_matches(low, known, n=1, cutoff=0.75)
+        if close:
+            hint = f"; did you mean {close[0]}?"
+        elif self.names:
+            values = sorted({*self.constants, *self.names})
+            hint = f"; the names here are {', '.join(values)}, and the functions."
+        else:
+            hint = (
+                "; an answer is a number or an expression of numbers, e and pi, and functions "
+                "such as ln, sqrt, sin (a unit goes after the number: 10 m/s)."
+            )
+        raise AnswerParseError(f"Unknown name {shown!r}{hint}", offset)
+
+
+def _separators(body: str, offset: int) -> tuple[str, str, bool]:
+    """Judge the separators of a digit run: ``(body with thousands separators removed, the
+    decimal separator or '', whether thousands separators were removed)``.
+
+    One separator that appears once is a decimal one (``2,30``; ``1,000`` is judged ambiguous
+    by the caller). Thousands separators are read only where nothing else is possible: the same
+    separator more than once (``1,234,567``, ``1.234.567``), or both kinds with the decimal one
+    last (``12,345.6``, ``1.234,5``), each group of exactly three digits after a first group of
+    one to three.
+    """
+    points, commas = body.count("."), body.count(",")
+    if not (points > 1 or commas > 1 or (points and commas)):
+        return body, "." if points else "," if commas else "", False
+    last = max(body.rfind("."), body.rfind(","))
+    tail_separator = body[last]
+    thousands = "," if tail_separator == "." else "."
+    if points and commas and body.count(tail_separator) == 1:
+        head, tail = body[:last], body[last + 1 :]
+    elif not (points and commas):
+        head, tail, tail_separator, thousands = body, "", "", tail_separator
+    else:
+        head, tail = body, ""
+    groups = head.replace(" ", "").split(thousands)
+    if (
+        (tail_separator and tail_separator in head)
+        or not 1 <= len(groups[0]) <= 3
+        or not all(len(g) == 3 and g.isdigit() for g in groups[1:])
+        or not groups[0].isdigit()
+    ):
+        if points and commas:
+            raise AnswerParseError(
+                f"{body} mixes '.' and ',' (mixed separators) in a way that is not a thousands "
+                "separator; write the number with a decimal point only, e.g. 1000.5.",
+                offset,
+            )
+        kind = "decimal point" if thousands == "." else "comma"
         raise AnswerParseError(
-            f"Unknown name {shown!r}; the known names are {', '.join(known)}.", offset
+            f"{body} has more than one {kind}, not in groups of three digits; write numbers "
+            "without thousands separators.",
+            offset,
         )
+    plain = "".join(groups)
+    if tail_separator:
+        return f"{plain}{tail_separator}{tail}", tail_separator, True
+    return plain, "", True
 
 
 def _grouped(part: str, *, first: bool) -> bool:
@@ -833,13 +1400,21 @@ class _Parser:
         return self.power()
 
     def power(self) -> _Node:
-        base = self.atom()
+        base = self.factorial(self.atom())
         token = self.peek()
         if token.kind == "op" and token.text == "^":
             self.take()
             with self.nested(token.offset):
                 # Right-associative, and the exponent may carry a sign: 2^3^2 = 2^9, 10^-3.
                 return self.node(_Binary("^", base, self.signed(), token.offset))
+        return base
+
+    def factorial(self, base: _Node) -> _Node:
+        """``n!``: binds tighter than ``^`` (``2^3!`` is 2^6) and than a sign (``-3!`` is −6)."""
+        token = self.peek()
+        if token.kind == "op" and token.text == "!":
+            self.take()
+            return self.node(_Call(STUDENT_FUNCTIONS["factorial"], (base,), token.offset))
         return base
 
     def atom(self) -> _Node:
@@ -925,6 +1500,12 @@ class _Parser:
                 f"{name}({argument.text}^2) or {name}({argument.text})^2.",
                 after.offset,
             )
+        if after.kind == "op" and after.text == "!":
+            raise AnswerParseError(
+                f"{token.text} {argument.text}! is ambiguous; use parentheses: "
+                f"{name}({argument.text}!) or {name}({argument.text})!.",
+                after.offset,
+            )
         if after.kind in _ATOM_START:
             raise AnswerParseError(
                 f"{token.text} {argument.text} {after.text}... is ambiguous; use parentheses, "
@@ -987,11 +1568,62 @@ def _walk(node: _Node) -> Iterator[_Node]:
             yield from _walk(arg)
 
 
+def _scientific(tree: _Node) -> _Node:
+    """``1.5 × 10^-3`` (or ``1.5 x 10^-3``, ``1.5·10⁻³``) as a whole answer is the number
+    ``1.5e-3``: read with the digits typed, as e-notation is."""
+    sign = tree.op if isinstance(tree, _Unary) else ""
+    body = tree.operand if isinstance(tree, _Unary) else tree
+    if (
+        not sign
+        and isinstance(body, _Binary)
+        and isinstance(body.left, _Unary)
+        and isinstance(body.left.operand, _Num)
+    ):  # "-1.5 × 10^-3" reads as (-1.5) × 10^-3
+        sign = body.left.op
+        body = _Binary(body.op, body.left.operand, body.right, body.offset)
+    if not (isinstance(body, _Binary) and body.op == "*" and isinstance(body.left, _Num)):
+        return tree
+    power = body.right
+    if not (isinstance(power, _Binary) and power.op == "^" and isinstance(power.left, _Num)):
+        return tree
+    ten, exponent = power.left, power.right
+    negative = isinstance(exponent, _Unary) and exponent.op == "-"
+    if isinstance(exponent, _Unary):
+        exponent = exponent.operand
+    number = body.left
+    if not (
+        ten.text == "10"
+        and isinstance(exponent, _Num)
+        and not exponent.decimal
+        and "e" not in exponent.text
+        and "e" not in number.text
+        and len(exponent.text) <= 6
+    ):
+        return tree
+    shift = -int(exponent.text) if negative else int(exponent.text)
+    literal = _Num(
+        mantissa=number.mantissa,
+        exponent=number.exponent + shift if number.mantissa else 0,
+        text=f"{number.text}e{shift}",
+        decimal=number.decimal,
+        decimals=number.decimals - shift,
+        sigfigs=number.sigfigs,
+        comma=number.comma,
+        offset=number.offset,
+        grouped=number.grouped,
+    )
+    scaled = abs(literal.mantissa) and len(str(literal.mantissa)) - 1 + literal.exponent
+    if literal.mantissa and not -_MAX_LITERAL_LOG10 <= scaled < _MAX_LITERAL_LOG10:
+        raise AnswerParseError(_TOO_BIG, number.offset)
+    return _Unary(sign, literal, tree.offset) if sign else literal
+
+
 def parse(
     text: str,
     *,
     names: Collection[str] = (),
     functions: Mapping[str, Function] = STUDENT_FUNCTIONS,
+    constants: Mapping[str, Constant] | None = None,
 ) -> Parsed:
     """Read text in the expression language, without evaluating it.
 
@@ -999,6 +1631,8 @@ def parse(
         text: the raw text (a student answer, a key or a mistake).
         names: free names allowed (author mode): parameters, earlier part ids.
         functions: the function table; keys are the spellings accepted.
+        constants: named constants beyond ``e`` and ``pi`` (a bank's or a pack's, such as
+            ``g``), each with its exact value.
 
     Returns:
         The checked expression and how it was read.
@@ -1009,17 +1643,18 @@ def parse(
         ValueError: a name is not an identifier (``[a-z_][a-z0-9_]*``).
     """
     name_set = frozenset(names)
+    table = {**CONSTANTS, **(constants or {})}
     for name in name_set:
         if not _NAME_RE.fullmatch(name):
             raise ValueError(f"{name!r} cannot be used as a name in expressions")
-        if name in functions or name in CONSTANTS:
+        if name in functions or name in table:
             # An author's parameter or part id; reported like any other problem in a key.
             raise AnswerParseError(
                 f"The name {name!r} is already a function or constant; rename it.", None
             )
     normalized, offsets = _normalize(text)
-    tokens = _Tokenizer(normalized, offsets, name_set, functions).tokens()
-    tree = _Parser(tokens).parse()
+    tokens = _Tokenizer(normalized, offsets, name_set, functions, table).tokens()
+    tree = _scientific(_Parser(tokens).parse())
     literals = [n for n in _walk(tree) if isinstance(n, _Num)]
     comma = next((n for n in literals if n.comma), None)
     if comma is not None and any(n.decimal and not n.comma for n in literals):
@@ -1028,15 +1663,127 @@ def parse(
             comma.offset,
         )
     single = tree.operand if isinstance(tree, _Unary) else tree
+    zeros = 0
     if isinstance(single, _Num):
         kind: Literal["decimal", "expression", "mixed"] = "decimal"
-        decimals, sigfigs = single.decimals, single.sigfigs
+        decimals, sigfigs, zeros = single.decimals, single.sigfigs, single.zeros
     else:
         kind = "mixed" if any(n.decimal for n in literals) else "expression"
         decimals = sigfigs = 0
     used = frozenset(n.name for n in _walk(tree) if isinstance(n, _Name))
-    canonical = _canonical(tree, name_set, functions)
-    return Parsed(text, canonical, kind, decimals, sigfigs, used, tree)
+    canonical = _canonical(tree, name_set, functions, table)
+    grouped = any(n.grouped for n in literals)
+    return Parsed(text, canonical, kind, decimals, sigfigs, used, tree, grouped, zeros)
+
+
+# --- conditions (authors only): where: constraints and function requirements ----------------
+
+_COMPARISONS = {"<=": "<=", ">=": ">=", "==": "==", "!=": "!=", "<": "<", ">": ">",
+                "\u2264": "<=", "\u2265": ">=", "\u2260": "!="}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A comparison in the expression language: ``sxx > sx^2 / n``, ``0 < p <= 1`` (chained)."""
+
+    source: str
+    sides: tuple[Parsed, ...]
+    ops: tuple[str, ...]
+    """``<``, ``<=``, ``>``, ``>=``, ``==`` or ``!=`` between consecutive sides."""
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The free names the condition uses."""
+        return frozenset().union(*(side.names for side in self.sides))
+
+
+def parse_condition(
+    text: str,
+    *,
+    names: Collection[str] = (),
+    functions: Mapping[str, Function] = STUDENT_FUNCTIONS,
+    constants: Mapping[str, Constant] | None = None,
+) -> Condition:
+    """Read a comparison: expressions joined by ``< <= > >= == !=`` (``≤ ≥ ≠`` too).
+
+    Raises:
+        AnswerParseError: it is no comparison, or a side cannot be read (``offset`` into text).
+    """
+    if len(text) > MAX_LENGTH:
+        raise AnswerParseError(f"The text is too long (at most {MAX_LENGTH} characters).", 0)
+    pieces: list[tuple[int, int]] = []  # (start, end) of each side
+    ops: list[str] = []
+    depth, start, i = 0, 0, 0
+    while i < len(text):
+        ch = text[i]
+        depth += (ch == "(") - (ch == ")")
+        two = text[i : i + 2]
+        op = two if two in _COMPARISONS else ch if ch in _COMPARISONS else None
+        if op is not None and depth == 0:
+            pieces.append((start, i))
+            ops.append(_COMPARISONS[op])
+            i += len(op)
+            start = i
+            continue
+        if ch == "=" and depth == 0:
+            raise AnswerParseError("Write == to compare (a single = is not a comparison).", i)
+        i += 1
+    pieces.append((start, len(text)))
+    if not ops:
+        raise AnswerParseError("A condition compares two expressions: a < b, x >= 0, n != 3.", 0)
+    sides = []
+    for a, b in pieces:
+        try:
+            sides.append(parse(text[a:b], names=names, functions=functions, constants=constants))
+        except AnswerParseError as exc:
+            raise AnswerParseError(
+                exc.message, a if exc.offset is None else a + exc.offset
+            ) from exc
+    return Condition(text, tuple(sides), tuple(ops))
+
+
+_CLOSE = mpf(10) ** (5 - DPS)
+
+
+def holds(
+    condition: Condition,
+    values: Mapping[str, mpf] | None = None,
+    exact: Mapping[str, Any] | None = None,
+) -> bool:
+    """Whether a condition holds for these values (30-digit evaluation).
+
+    Two sides equal to 25 digits are compared exactly when ``exact`` gives the names' exact
+    values (Fractions, or sympy where they are irrational: ``sqrt(2)^2 == 2``), and taken as
+    equal otherwise.
+
+    Raises:
+        AnswerParseError: a side cannot be evaluated.
+    """
+    numbers = [evaluate(side, values) for side in condition.sides]
+    for k, op in enumerate(condition.ops):
+        a, b = numbers[k], numbers[k + 1]
+        with mpmath.workdps(DPS):
+            near = abs(a - b) <= (abs(a) + abs(b)) * _CLOSE
+            sign = 0 if near else (1 if a > b else -1)
+        if near and exact is not None:
+            left, right = condition.sides[k], condition.sides[k + 1]
+            p, q = rational_value(left, exact), rational_value(right, exact)
+            if p is not None and q is not None:  # rational sides: decided without sympy
+                sign = (p > q) - (p < q)
+            else:
+                difference = to_sympy(left, exact) - to_sympy(right, exact)
+                sign = 0 if difference.is_zero else exact_sign(difference, "the condition")
+        ok = {
+            "<": sign < 0,
+            "<=": sign <= 0,
+            ">": sign > 0,
+            ">=": sign >= 0,
+            "==": sign == 0,
+            "!=": sign != 0,
+        }[op]
+        if not ok:
+            return False
+    return True
 
 
 # --- print the tree -----------------------------------------------------------------------------
@@ -1087,15 +1834,25 @@ def _wrap(node: _Node, parenthesize: bool, compact: bool = False) -> str:
     return f"({text})" if parenthesize else text
 
 
-def _canonical(tree: _Node, names: frozenset[str], functions: Mapping[str, Function]) -> str:
+def _canonical(
+    tree: _Node,
+    names: frozenset[str],
+    functions: Mapping[str, Function],
+    constants: Mapping[str, Constant],
+) -> str:
     """How a tree was read, in text that reads back as the same tree (see :func:`_render`)."""
     spaced = _render(tree)
-    if _readable(spaced, names, functions):
+    if _readable(spaced, names, functions, constants):
         return spaced
     return _render(tree, compact=True)
 
 
-def _readable(text: str, names: frozenset[str], functions: Mapping[str, Function]) -> bool:
+def _readable(
+    text: str,
+    names: frozenset[str],
+    functions: Mapping[str, Function],
+    constants: Mapping[str, Constant],
+) -> bool:
     """Whether our own printed text is within the parser's limits (parsed again only when it
     may not be: parentheses around a signed exponent add a level per sign)."""
     if len(text) > MAX_LENGTH:
@@ -1104,7 +1861,7 @@ def _readable(text: str, names: frozenset[str], functions: Mapping[str, Function
         return True
     try:
         normalized, offsets = _normalize(text)
-        _Parser(_Tokenizer(normalized, offsets, names, functions).tokens()).parse()
+        _Parser(_Tokenizer(normalized, offsets, names, functions, constants).tokens()).parse()
     except AnswerParseError:
         return False
     return True
@@ -1166,7 +1923,8 @@ def _mp_call(function: Function, args: list[mpf], offset: int) -> mpf:
     try:
         result = function.mp(*args)
     except AnswerParseError as exc:
-        raise AnswerParseError(exc.message, offset if exc.offset is None else exc.offset) from exc
+        where = offset if exc.offset is None or function.written else exc.offset
+        raise AnswerParseError(exc.message, where) from exc
     except (ArithmeticError, ValueError, TypeError) as exc:
         raise AnswerParseError(
             f"{function.name} cannot be evaluated here ({exc}).", offset
@@ -1178,6 +1936,8 @@ def _mp_env(env: Mapping[str, Any] | None) -> dict[str, mpf]:
     values: dict[str, mpf] = {}
     for name, value in (env or {}).items():
         try:
+            if isinstance(value, Fraction):  # exact: the division rounds once, at 30 digits
+                value = mpf(value.numerator) / value.denominator
             values[name] = _guard(value if isinstance(value, mpf) else mpf(value), None)
         except (TypeError, ValueError) as exc:
             raise AnswerParseError(f"{name} has no numeric value.", None) from exc
@@ -1200,6 +1960,25 @@ def _mp_eval(node: _Node, env: Mapping[str, mpf]) -> mpf:
         left = _mp_eval(node.left, env)
         return _mp_binary(node.op, left, _mp_eval(node.right, env), node.offset)
     return _mp_call(node.function, [_mp_eval(a, env) for a in node.args], node.offset)
+
+
+def cost(parsed: Parsed) -> int:
+    """How many tree nodes evaluating an expression visits, the bodies of the written functions
+    it calls included (see :mod:`quizgym.solver.functions`)."""
+    return sum(node.function.cost if isinstance(node, _Call) else 1 for node in _walk(parsed.tree))
+
+
+def evaluate_node(parsed: Parsed, values: Mapping[str, mpf]) -> mpf:
+    """Evaluate an expression inside an evaluation already under way (a written function's
+    body, called with its arguments): the same guarded walker, at the working precision."""
+    return _mp_eval(parsed.tree, values)
+
+
+def exact_node(parsed: Parsed, env: Mapping[str, Any]) -> sympy.Expr:
+    """The exact form of an expression inside an exact evaluation under way (a written
+    function's body): the same guarded walk as :func:`to_sympy`."""
+    exact, _ = _sym_eval(parsed.tree, env)
+    return exact
 
 
 def evaluate(parsed: Parsed, env: Mapping[str, mpf] | None = None) -> mpf:
@@ -1389,6 +2168,8 @@ def _sym_power(a: sympy.Expr, b: sympy.Expr, offset: int) -> sympy.Expr:
 
 
 def _sym_value(name: str, value: Any, offset: int) -> tuple[sympy.Expr, mpf | None]:
+    if isinstance(value, Fraction):  # a variant's parameter or rational derived value
+        value = sympy.Rational(value.numerator, value.denominator)
     if isinstance(value, bool) or not isinstance(value, sympy.Basic | int):
         raise AnswerParseError(f"{name} has no exact value.", offset)
     expr = sympy.Integer(value) if isinstance(value, int) else value
@@ -1447,7 +2228,8 @@ def _sym_eval(node: _Node, env: Mapping[str, Any]) -> tuple[sympy.Expr, mpf | No
     try:
         exact = node.function.sym(*(p[0] for p in pairs))
     except AnswerParseError as exc:  # ExactLimitError stays one
-        raise type(exc)(exc.message, node.offset if exc.offset is None else exc.offset) from exc
+        where = node.offset if exc.offset is None or node.function.written else exc.offset
+        raise type(exc)(exc.message, where) from exc
     except (ArithmeticError, ValueError, TypeError) as exc:
         raise AnswerParseError(
             f"{node.function.name} cannot be evaluated here ({exc}).", node.offset
@@ -1480,6 +2262,64 @@ def to_sympy(parsed: Parsed, env: Mapping[str, sympy.Expr] | None = None) -> sym
     return exact
 
 
+_POWER_LIMIT = 64
+"""Largest integer exponent :func:`rational_value` takes (larger ones go to sympy's guards)."""
+
+
+def rational_value(parsed: Parsed, env: Mapping[str, object] | None = None) -> Fraction | None:
+    """The exact value of plain arithmetic without sympy: decimals, names whose values are
+    :class:`~fractions.Fraction`, signs, ``+ - * /`` and small integer powers. None for anything
+    else (functions, constants, a name with another value), and for a value larger than
+    :func:`to_sympy` takes, which then works it out or refuses it with its reason.
+
+    Call it once :func:`evaluate` has succeeded on the same values: every value is then in range
+    and no divisor is zero.
+    """
+    return _rational(parsed.tree, env or {})
+
+
+def _rational(node: _Node, env: Mapping[str, object]) -> Fraction | None:
+    if isinstance(node, _Num):
+        value = Fraction(node.mantissa) * Fraction(10) ** node.exponent
+    elif isinstance(node, _Name):
+        found = env.get(node.name)
+        if not isinstance(found, Fraction):
+            return None
+        value = found
+    elif isinstance(node, _Unary):
+        operand = _rational(node.operand, env)
+        if operand is None:
+            return None
+        value = operand if node.op == "+" else -operand
+    elif isinstance(node, _Binary):
+        a = _rational(node.left, env)
+        b = _rational(node.right, env) if a is not None else None
+        if a is None or b is None:
+            return None
+        if node.op == "+":
+            value = a + b
+        elif node.op == "-":
+            value = a - b
+        elif node.op == "*":
+            value = a * b
+        elif node.op == "/":
+            if not b:
+                return None
+            value = a / b
+        else:
+            if b.denominator != 1 or abs(b) > _POWER_LIMIT or (a == 0 and b < 0):
+                return None
+            size = max(abs(a.numerator).bit_length(), a.denominator.bit_length()) * abs(int(b))
+            if size > EXACT_BITS:
+                return None
+            value = a ** int(b)
+    else:
+        return None
+    if max(abs(value.numerator).bit_length(), value.denominator.bit_length()) > EXACT_BITS:
+        return None  # to_sympy refuses it, and says why
+    return value
+
+
 @functools.cache
 def _printer() -> type:
     """sympy's str printer in our notation (made on first use: it subclasses a sympy class)."""
@@ -1496,6 +2336,27 @@ def _printer() -> type:
 
         def _print_Exp1(self, expr: sympy.Expr) -> str:  # noqa: N802
             return "e"
+
+        def _print_NormalCDF(self, expr: sympy.Expr) -> str:  # noqa: N802
+            return f"normal_cdf({self._print(expr.args[0])})"
+
+        def _print_factorial(self, expr: sympy.Expr) -> str:
+            return f"factorial({self._print(expr.args[0])})"
+
+        def _print_binomial(self, expr: sympy.Expr) -> str:
+            return f"comb({self._print(expr.args[0])}, {self._print(expr.args[1])})"
+
+        def _print_floor(self, expr: sympy.Expr) -> str:
+            return f"floor({self._print(expr.args[0])})"
+
+        def _print_ceiling(self, expr: sympy.Expr) -> str:
+            return f"ceil({self._print(expr.args[0])})"
+
+        def _print_Min(self, expr: sympy.Expr) -> str:  # noqa: N802
+            return f"min({', '.join(self._print(a) for a in expr.args)})"
+
+        def _print_Max(self, expr: sympy.Expr) -> str:  # noqa: N802
+            return f"max({', '.join(self._print(a) for a in expr.args)})"
 
         def _print_Abs(self, expr: sympy.Expr) -> str:  # noqa: N802
             return f"abs({self._print(expr.args[0])})"
@@ -1524,6 +2385,16 @@ class Reading:
     value: mpf
     read_as: str
     """How it was read: ``ln(10) ≈ 2.302585``; a plain decimal reads as itself, ``2.30``."""
+    unit: str = ""
+    """The unit typed after the number (``m/s``, ``%``, ``nats``), as normalized; '' for none.
+    Whether it is a unit, and which, is the answer engine's to judge against the question's
+    units (:mod:`quizgym.units`)."""
+    fallback: ParseFailure | None = None
+    """For an answer read with a unit: why the whole text does not read as an expression, the
+    failure to report when the unit turns out to be no unit (``2 foo``)."""
+    typed: str = ""
+    """The answer as typed, normalized (``12,345.6``), when it was read with thousands
+    separators; '' otherwise."""
 
 
 @dataclass(frozen=True)
@@ -1564,11 +2435,31 @@ def read_answer(text: str) -> Reading | ParseFailure:
         stage = "evaluated"
         value = evaluate(parsed)
     except AnswerParseError as exc:
-        return ParseFailure(
+        failure = ParseFailure(
             f"Your answer could not be {stage}. {exc.message}",
             exc.offset,
             _pointer(text, exc.offset),
         )
+        split = _split_unit(text) if stage == "read" else None
+        if split is None:
+            return failure
+        head, unit = split
+        found = read_answer(head)
+        if not isinstance(found, Reading):
+            return failure
+        read_as = found.read_as + (unit if unit == "%" else f" {unit}")
+        return Reading(
+            found.parsed, found.value, read_as, unit=unit, fallback=failure, typed=found.typed
+        )
+    typed = _normalize(text)[0] if parsed.grouped and parsed.kind == "decimal" else ""
+    read_as = _plain_read_as(parsed, value)
+    if typed:  # say how the separators were read: "12,345.6 read as 12345.6"
+        read_as = f"{typed} read as {read_as}"
+    return Reading(parsed, value, read_as, typed=typed)
+
+
+def _plain_read_as(parsed: Parsed, value: mpf) -> str:
+    """How an answer (without its unit) was read: ``2.30``, ``ln(10) ≈ 2.302585``."""
     if parsed.kind == "decimal" and "e" not in parsed.canonical:
         read_as = parsed.canonical
     else:
@@ -1576,7 +2467,76 @@ def read_answer(text: str) -> Reading | ParseFailure:
         with mpmath.workdps(DPS):
             same = mpf(shown) == value  # our own digits, not the student's text
         read_as = f"{parsed.canonical} {'=' if same else '≈'} {shown}"
-    return Reading(parsed, value, read_as)
+    return read_as
+
+
+MAX_UNIT_LENGTH = 40
+"""Longest unit read after a number (``kg m^2 s^-2``), in characters."""
+_MAX_UNIT_FACTORS = 8
+_UNIT_WORD_RE = re.compile(r"%|[A-Za-z][A-Za-z_]*")
+_UNIT_POWER_RE = re.compile(r"\^(?:-?[0-9]|\(-?[0-9]\))")
+_UNIT_PAREN_POWER_RE = re.compile(r"\^\((-?[0-9])\)")  # s⁻¹ normalizes to s^(-1): show s^-1
+
+
+def _split_unit(text: str) -> tuple[str, str] | None:
+    """Split ``10 m/s`` into the number ``10`` and the unit ``m/s``: the longest tail of words
+    (with small integer powers, joined by spaces, ``*`` or ``/``) after which the rest reads.
+
+    Only the shape is judged here; whether the words name a unit is for the units library, which
+    the answer engine asks with the question's own units. The constants ``e`` and ``pi`` are
+    never unit words (``5 pi rad`` is 5π radians).
+    """
+    try:
+        normalized, offsets = _normalize(text)
+    except AnswerParseError:
+        return None
+    lead = normalized[:1]
+    for i in range(1, len(normalized)):
+        if len(normalized) - i > MAX_UNIT_LENGTH:
+            continue
+        before, here = normalized[i - 1], normalized[i]
+        if not (here.isalpha() or here == "%") or before.isalpha() or before == "_":
+            continue
+        tail = normalized[i:].strip()
+        if tail and _is_unit(tail):
+            head = text[: offsets[i]]
+            if head.strip() and lead:
+                return head, _UNIT_PAREN_POWER_RE.sub(r"^\1", tail)
+    return None
+
+
+def _is_unit(text: str) -> bool:
+    """Whether text has the shape of a unit: ``m/s``, ``m s^-1``, ``kg*m/s^2``, ``J/(kg K)``."""
+    i, n, factors, depth = 0, len(text), 0, 0
+    want_factor = True
+    while i < n:
+        if want_factor:
+            if text[i] == "(" and not depth:
+                depth, i = 1, i + 1
+                continue
+            word = _UNIT_WORD_RE.match(text, i)
+            if word is None or word.group().lower() in CONSTANTS:
+                return False
+            i, factors, want_factor = word.end(), factors + 1, False
+            power = _UNIT_POWER_RE.match(text, i)
+            if power is not None:
+                i = power.end()
+            continue
+        if text[i] == ")" and depth:
+            depth, i = 0, i + 1
+            power = _UNIT_POWER_RE.match(text, i)
+            if power is not None:
+                i = power.end()
+            continue
+        operators = 0
+        start = i
+        while i < n and text[i] in " */":
+            operators += text[i] != " "
+            i += 1
+        if i in (start, n) or operators > 1:
+            return False
+        want_factor = True
+    return not want_factor and not depth and factors <= _MAX_UNIT_FACTORS
 
 
 def format_value(x: mpf | float, digits: int = 7) -> str:

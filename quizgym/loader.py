@@ -23,15 +23,22 @@ from quizgym.model import (
     QUESTION_TYPES,
     Bank,
     Choice,
+    DecimalDisplay,
     Defaults,
+    FunctionSpec,
     Mistake,
+    MistakeRule,
+    Pack,
     Part,
     RubricCriterion,
     SourceMap,
     StrictModel,
+    UnitPenalty,
     loc_key,
 )
 from quizgym.resources import resolve_bank as resolve_bank  # its home was here
+from quizgym.resources import resolve_pack as resolve_pack
+from quizgym.resources import shortest as shortest
 
 Loc = tuple[str | int, ...]
 # Every field name of the bank format, for "did you mean …?" after an unknown field.
@@ -43,6 +50,11 @@ _MODELS: tuple[type[StrictModel], ...] = (
     Mistake,
     RubricCriterion,
     Defaults,
+    Pack,
+    FunctionSpec,
+    MistakeRule,
+    UnitPenalty,
+    DecimalDisplay,
 )
 _FIELD_NAMES = sorted({name for cls in _MODELS for name in cls.model_fields})
 _BANK_SHAPE = "a bank is a mapping with bank, title and questions"
@@ -114,6 +126,42 @@ def parse_bank(raw: bytes | str, *, path: str = "<bank>") -> Bank:
     if findings:
         raise BankError(_sorted(findings))
     return bank
+
+
+def load_pack(name: str, *, bank_path: str = "") -> Pack:
+    """Load and validate a pack (see :func:`resolve_pack`).
+
+    Raises:
+        QuizgymError: no such pack, or it cannot be read.
+        BankError: the pack has errors (all of them, each with its line in the pack's file).
+    """
+    path = resolve_pack(name, bank_path=bank_path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise QuizgymError(f"{path}: cannot read: {exc.strerror}") from exc
+    return parse_pack(raw, path=str(shortest(path)))
+
+
+def parse_pack(raw: bytes | str, *, path: str = "<pack>") -> Pack:
+    """Validate pack text, reporting every problem as a located finding.
+
+    Raises:
+        BankError: the problems found.
+    """
+    text = _decode(raw, path)
+    data, positions, findings = _compose(text, path)
+    if findings:
+        raise BankError(findings)
+    if not isinstance(data, dict):
+        raise BankError([_at(path, 1, 1, "a pack is a mapping with pack and title")])
+    source = SourceMap(path=path, positions=positions)
+    try:
+        pack = Pack.model_validate(data)
+    except ValidationError as exc:
+        raise BankError(_sorted(_render_validation(exc, data, source))) from None
+    pack._source = source
+    return pack
 
 
 def _sorted(findings: list[Finding]) -> list[Finding]:

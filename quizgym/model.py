@@ -82,11 +82,43 @@ class DecimalsTolerance(StrictModel):
 Tolerance = Literal["auto"] | RelTolerance | AbsTolerance | SigfigsTolerance | DecimalsTolerance
 
 
+class UnitPenalty(StrictModel):
+    """Units are required; a right number without one loses this share of its points."""
+
+    penalty: float = Field(
+        gt=0, le=1, description="share of the points lost without a unit (1: no credit)"
+    )
+
+
+RequireUnits = bool | UnitPenalty
+"""``false`` (a bare number is read in the question's units), ``true`` (no credit without a
+unit) or ``{penalty: 0.5}``."""
+
+
+class DecimalDisplay(StrictModel):
+    """Show the key as a decimal to a number of significant figures."""
+
+    decimal: int = Field(ge=1, le=15, description="significant figures shown")
+
+
+Display = Literal["exact", "decimal"] | DecimalDisplay
+"""How a key is shown: ``exact`` (``ln 10 ≈ 2.3026``), ``decimal`` (5 significant figures) or
+``{decimal: N}``."""
+
+
 class Defaults(StrictModel):
     """Bank-wide defaults for questions that do not set their own."""
 
     points: float = Field(default=1.0, gt=0, description="points for a question or part")
     tolerance: Tolerance = Field(default="auto", description="numeric comparison policy")
+    require_units: RequireUnits = Field(
+        default=False,
+        description="whether an answer must state its unit: false, true (no credit without "
+        "one) or {penalty: share of the points lost}",
+    )
+    display: Display = Field(
+        default="exact", description="how keys are shown: exact, decimal or {decimal: N}"
+    )
 
 
 # --- pieces of questions ----------------------------------------------------------------------
@@ -109,7 +141,86 @@ class Mistake(StrictModel):
     )
     feedback: str = Field(min_length=1, description="what the student is told")
     tag: Slug | None = Field(default=None, description="misconception tag for item analysis")
+    credit: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="credit, 0 to 1; 1 makes it another correct answer (with its feedback)",
+    )
+
+
+class FunctionSpec(StrictModel):
+    """A function in the expression language with conditions its arguments must meet."""
+
+    expr: Expression = Field(min_length=1, description="its value, over its parameters")
+    requires: list[str] = Field(
+        default_factory=list, description="conditions on the parameters (0 < p <= 1)"
+    )
+    message: str | None = Field(
+        default=None,
+        min_length=1,
+        description="what a key is told when a condition fails; {name} shows an argument",
+    )
+
+
+FunctionDef = Expression | FunctionSpec
+"""A function's body: its expression, or ``{expr, requires, message}``."""
+
+FUNCTION_HEAD = re.compile(
+    r"^([a-z_][a-z0-9_]*)\(\s*((?:[a-z_][a-z0-9_]*\s*,\s*)*[a-z_][a-z0-9_]*)?\s*\)$"
+)
+"""``name(a, b)``: how a function is named in ``functions``."""
+
+
+class MistakeRule(StrictModel):
+    """A wrong answer derived from every key it fits, unless the author covered its value.
+
+    ``answer`` is an expression in ``key`` (the key's value) and ``n_args`` (how many
+    arguments the key's call has, with ``key_calls``).
+    """
+
+    answer: Expression = Field(min_length=1, description="the wrong value, in key and n_args")
+    feedback: str = Field(min_length=1, description="what the student is told; {n_args} shows it")
+    tag: Slug | None = Field(default=None, description="misconception tag for item analysis")
     credit: float = Field(default=0.0, ge=0, lt=1, description="partial credit, 0 to <1")
+    key_uses: list[Name] = Field(
+        default_factory=list,
+        description="functions the key's exact form must contain (ln, exp, sqrt, sin, ...)",
+    )
+    key_calls: Name | None = Field(
+        default=None, description="the key, as written, must be one call of this function"
+    )
+    min_args: int = Field(default=0, ge=0, description="with key_calls: at least so many arguments")
+
+
+class Pack(StrictModel):
+    """A domain pack: functions, constants, derived mistakes and worksheet instructions that a
+    bank opts into with ``packs: [name]``."""
+
+    pack: Slug = Field(description="the pack's name")
+    title: str = Field(min_length=1, description="human title")
+    description: str | None = Field(default=None, description="what the pack is for")
+    builtins: list[Name] = Field(
+        default_factory=list,
+        description="functions quizgym implements in code that the pack makes available (mlm_loss)",
+    )
+    constants: dict[Name, float] = Field(default_factory=dict, description="named numbers")
+    functions: dict[str, FunctionDef] = Field(
+        default_factory=dict, description="functions in the expression language"
+    )
+    mistake_rules: list[MistakeRule] = Field(
+        default_factory=list, description="wrong answers derived from every key they fit"
+    )
+    instructions: str | None = Field(
+        default=None, min_length=1, description="printed under every worksheet's heading"
+    )
+
+    _source: SourceMap = PrivateAttr(default_factory=lambda: SourceMap())
+
+    def locate(self, loc: tuple[str | int, ...]) -> tuple[str, int, int]:
+        """Return ``(path, line, col)`` of the deepest known field on ``loc`` (1-based)."""
+        line, col = self._source.find(loc)
+        return self._source.path, line, col
 
 
 def _plain_words(text: str) -> list[str]:
@@ -185,6 +296,12 @@ class ParamRange(StrictModel):
 Param = float | ParamChoices | ParamRange
 
 
+UNITS_DESCRIPTION = (
+    "the answer's unit: a unit the units library knows (m/s, km/h, %, nats, bits, deg), "
+    "converted from any compatible unit a student types, or a label (tokens) repeated as is"
+)
+
+
 class Part(StrictModel):
     """One numeric part of a multi-part problem."""
 
@@ -193,7 +310,14 @@ class Part(StrictModel):
     answer: Expression = Field(min_length=1, description="key, in the expression language")
     value: float | None = Field(default=None, description="the author's number, held to the key")
     tolerance: Tolerance | None = Field(default=None, description="comparison policy")
-    units: str | None = Field(default=None, description="units shown beside the answer")
+    units: str | None = Field(default=None, description=UNITS_DESCRIPTION)
+    require_units: RequireUnits | None = Field(
+        default=None, description="whether the answer must state its unit (see defaults)"
+    )
+    display: Display | None = Field(default=None, description="how the key is shown")
+    answers: list[Expression] = Field(
+        default_factory=list, description="other correct answers, in the expression language"
+    )
     points: float | None = Field(default=None, gt=0, description="points for this part")
     mistakes: list[Mistake] = Field(default_factory=list, description="known wrong answers")
     hint: str | None = Field(default=None, description="shown on request")
@@ -287,29 +411,48 @@ class Numeric(QuestionBase):
     params: dict[Name, Param] = Field(
         default_factory=dict, description="variant parameters; the first value is the default"
     )
+    derived: dict[Name, Expression] = Field(
+        default_factory=dict,
+        description="values computed from params, in order (df: n - 1), usable in prompts, "
+        "keys and mistakes",
+    )
+    where: list[str] = Field(
+        default_factory=list,
+        description="conditions every draw must meet (sxx > sx^2 / n); other draws are redrawn",
+    )
     answer: Expression | None = Field(default=None, description="key, in the expression language")
     value: float | None = Field(default=None, description="the author's number, held to the key")
     tolerance: Tolerance | None = Field(default=None, description="comparison policy")
-    units: str | None = Field(default=None, description="units shown beside the answer")
+    units: str | None = Field(default=None, description=UNITS_DESCRIPTION)
+    require_units: RequireUnits | None = Field(
+        default=None, description="whether the answer must state its unit (see defaults)"
+    )
+    display: Display | None = Field(default=None, description="how the key is shown")
+    answers: list[Expression] = Field(
+        default_factory=list, description="other correct answers, in the expression language"
+    )
     mistakes: list[Mistake] = Field(default_factory=list, description="known wrong answers")
     parts: list[Part] = Field(default_factory=list, description="parts of a multi-part problem")
 
     @model_validator(mode="after")
     def _answer_or_parts(self) -> Numeric:
         if self.parts:
-            if self.answer is not None or self.value is not None or self.mistakes:
+            if self.answer is not None or self.value is not None or self.mistakes or self.answers:
                 raise ValueError(
-                    "a question with parts keeps answer, value and mistakes in its parts"
+                    "a question with parts keeps answer, answers, value and mistakes in its parts"
                 )
             ids = [p.id for p in self.parts]
             dupes = sorted({i for i in ids if ids.count(i) > 1})
             if dupes:
                 raise ValueError(f"part id {dupes[0]!r} is used twice")
-            clash = sorted(set(ids) & set(self.params))
+            clash = sorted(set(ids) & (set(self.params) | set(self.derived)))
             if clash:
                 raise ValueError(f"{clash[0]!r} is both a part id and a parameter")
         elif self.answer is None:
             raise ValueError("a numeric question needs answer (or parts)")
+        clash = sorted(set(self.params) & set(self.derived))
+        if clash:
+            raise ValueError(f"{clash[0]!r} is both a parameter and a derived value")
         return self
 
     @model_validator(mode="after")
@@ -318,9 +461,15 @@ class Numeric(QuestionBase):
         for part in self.parts:
             texts += [part.prompt, part.hint or "", part.explanation or ""]
         for text in texts:
-            for name in placeholders(text):
-                if name not in self.params:
-                    raise ValueError(f"placeholder {{{name}}} names no parameter in params")
+            for name, spec in placeholder_specs(text):
+                if name not in self.params and name not in self.derived:
+                    raise ValueError(
+                        f"placeholder {{{name}}} names no parameter in params or derived"
+                    )
+                if spec is not None:
+                    problem = format_problem(spec)
+                    if problem:
+                        raise ValueError(f"placeholder {{{name}:{spec}}}: {problem}")
         return self
 
 
@@ -361,6 +510,31 @@ class Bank(StrictModel):
     title: str = Field(min_length=1, description="human title")
     version: int = Field(default=1, ge=1, description="bump when keys change")
     description: str | None = Field(default=None, description="what the bank covers")
+    instructions: str | None = Field(
+        default=None,
+        min_length=1,
+        description="a note printed under the heading of every worksheet (Markdown), "
+        "after quizgym's own advice on how to answer",
+    )
+    packs: list[str] = Field(
+        default_factory=list,
+        description="domain packs the bank uses: a bundled pack's name (machine-learning) or "
+        "a pack file's path, relative to the bank",
+    )
+    constants: dict[Name, float] = Field(
+        default_factory=dict,
+        description="named numbers every key may use (g: 9.81), exact as written",
+    )
+    functions: dict[str, FunctionDef] = Field(
+        default_factory=dict,
+        description="functions keys may call, in the expression language: "
+        '{"range(v, theta)": "v^2 * sin(2*theta) / g"}; each may call only functions '
+        "defined before it",
+    )
+    mistake_rules: list[MistakeRule] = Field(
+        default_factory=list,
+        description="wrong answers derived from every key they fit (see docs/answers.md)",
+    )
     defaults: Defaults = Field(default_factory=Defaults, description="bank-wide defaults")
     questions: list[Question] = Field(min_length=1, description="the questions")
 
@@ -422,15 +596,41 @@ def loc_key(loc: tuple[str | int, ...]) -> str:
     return "/".join(str(part) for part in loc)
 
 
-PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+PLACEHOLDER = re.compile(r"(?<![A-Za-z\\_^}\]])\{([a-z_][a-z0-9_]*)(?::([^{}:]+))?\}")
+r"""A ``{name}`` (or ``{name:spec}``, with a Python format spec: ``{n:.2f}``, ``{p:.0%}``)
+placeholder: an identifier in braces that is not a TeX group.
+
+Braces straight after a letter, a backslash, ``_``, ``^``, ``}`` or ``]`` belong to TeX
+(``\bar{x}``, ``x_{i}``, ``e^{k}``, ``\frac{a}{b}``, ``\sqrt[3]{x}``, ``\{x\}``), so
+they stay literal. Anywhere else, in text or in a formula (``$P = {p1}$``), ``{name}`` is a
+placeholder; a parameter inside a TeX group is written in braces of its own: ``e^{{k}}``.
+"""
 
 
 def placeholders(text: str) -> list[str]:
-    """Return the ``{name}`` placeholders of a prompt, in order.
+    r"""Return the names of the ``{name}`` placeholders of a prompt, in order.
 
-    Only identifiers in braces are placeholders, so ``M = {3, 5}`` in a prompt stays literal.
+    Only identifiers in braces are placeholders, so ``M = {3, 5}`` in a prompt stays literal,
+    and only braces that are not TeX's (see :data:`PLACEHOLDER`), so ``$\bar{x}$`` does too.
     """
-    return PLACEHOLDER.findall(text)
+    return [m[1] for m in PLACEHOLDER.finditer(text)]
+
+
+def placeholder_specs(text: str) -> list[tuple[str, str | None]]:
+    """Each placeholder's name and format spec (None without one), in order."""
+    return [(m[1], m[2]) for m in PLACEHOLDER.finditer(text)]
+
+
+def format_problem(spec: str) -> str:
+    """Why a format spec cannot show a number ('' when it can): ``.2f``, ``.0%``, ``,``, ``g``."""
+    try:
+        format(1.5, spec)
+    except ValueError as exc:
+        try:
+            format(1, spec)  # an integer format (d, x, b): for whole-number values
+        except ValueError:
+            return f"{spec!r} is not a number format ({exc}); use e.g. .2f, .3g or .0%"
+    return ""
 
 
 def points_of(question: QuestionBase | Part, defaults: Defaults) -> float:

@@ -1,7 +1,8 @@
-"""Find the data shipped with quizgym: bundled banks and templates.
+"""Find the data shipped with quizgym: bundled banks, templates and domain packs.
 
-In a source checkout they live at the repository's top level (``banks/``, ``templates/``); in an
-installed wheel they are package data under ``quizgym/_data/``. One function serves both.
+In a source checkout they live at the repository's top level (``banks/``, ``templates/``,
+``packs/``); in an installed wheel they are package data under ``quizgym/_data/``. One function
+serves both.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from quizgym.errors import BankNotFoundError, QuizgymError
 _PACKAGE = Path(__file__).resolve().parent
 
 
-def resource_dir(name: Literal["banks", "templates"]) -> Path:
-    """Return the folder holding the bundled ``banks`` or ``templates``.
+def resource_dir(name: Literal["banks", "templates", "packs"]) -> Path:
+    """Return the folder holding the bundled ``banks``, ``templates`` or ``packs``.
 
     Raises:
         QuizgymError: the installation is broken (neither location exists).
@@ -29,6 +30,12 @@ def resource_dir(name: Literal["banks", "templates"]) -> Path:
 def bundled_banks() -> dict[str, Path]:
     """Map each bundled bank's name (file stem) to its path."""
     folder = resource_dir("banks")
+    return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
+
+
+def bundled_packs() -> dict[str, Path]:
+    """Map each bundled domain pack's name (file stem) to its path."""
+    folder = resource_dir("packs")
     return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
 
 
@@ -53,3 +60,22 @@ def shortest(path: Path) -> Path:
         return path.relative_to(Path.cwd())
     except ValueError:
         return path
+
+
+def resolve_pack(name: str, *, bank_path: str = "") -> Path:
+    """Find a pack named in a bank's ``packs``: a bundled pack's name, or a file's path (relative
+    to the bank's folder).
+
+    Raises:
+        QuizgymError: no such pack.
+    """
+    bundled = bundled_packs()
+    if name in bundled:
+        return bundled[name]
+    path = Path(name)
+    if not path.is_absolute() and bank_path:
+        path = Path(bank_path).parent / path
+    if path.is_file():
+        return path
+    known = ", ".join(sorted(bundled)) or "none"
+    raise QuizgymError(f"no pack {name!r}: neither a bundled pack (there is {known}) nor a file")

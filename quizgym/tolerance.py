@@ -56,6 +56,7 @@ __all__ = [
     "HINT_SIGFIGS",
     "KIND_CODES",
     "Match",
+    "auto_places",
     "compare",
     "compare_array",
     "describe",
@@ -81,6 +82,9 @@ KIND_CODES: Mapping[str, int] = MappingProxyType({"decimal": 0, "expression": 1,
 HINT_NONE, HINT_SIGFIGS, HINT_DECIMALS = 0, 1, 2
 """Hint codes of :func:`compare_array`; :func:`hint_text` turns them into words."""
 
+_SLACK = 1e-12
+"""A band's edge is widened by this fraction of the band plus the key: 1.95 is 0.05 from 2,
+though in binary |1.95 − 2| = 0.050000000000000044. Far below any digit a person types."""
 _UNIT_LIMIT = 2.0**52  # beyond this, key·10^d has no fractional digits left to round
 _MAX_SHIFT = 300  # |decimals| used for rounding; 10^±300 is still a normal float
 _ROUND_SLACK = 1e-9  # in units of the last digit: 2.345 is 2.34499999... in binary
@@ -142,14 +146,21 @@ def is_exact(*, value: float, key: float) -> bool:
     return abs(value - key) <= EXACT_REL * abs(key) + EXACT_ABS
 
 
+def _edge(band: float, key: float) -> float:
+    """A band with its edge made robust to binary noise (see ``_SLACK``)."""
+    return band + _SLACK * (band + abs(key))
+
+
 def within_rel(*, value: float, key: float, rel: float, atol: float = 0.0) -> bool:
-    """``|value − key| ≤ atol + rel·|key|`` (``np.allclose`` with the key as reference)."""
-    return abs(value - key) <= atol + rel * abs(key)
+    """``|value − key| ≤ atol + rel·|key|`` (``np.allclose`` with the key as reference), the
+    edge included despite binary noise."""
+    return abs(value - key) <= _edge(atol + rel * abs(key), key)
 
 
 def within_abs(*, value: float, key: float, atol: float) -> bool:
-    """``|value − key| ≤ atol``."""
-    return abs(value - key) <= atol
+    """``|value − key| ≤ atol``, the edge included despite binary noise (1.95 is within 0.05
+    of 2)."""
+    return abs(value - key) <= _edge(atol, key)
 
 
 def within_sigfigs(*, value: float, key: float, digits: int) -> bool:
@@ -194,8 +205,21 @@ def hint_text(*, code: int, tolerance: Tolerance) -> str | None:
     return None
 
 
+def auto_places(*, decimals: int, sigfigs: int, zeros: int) -> int:
+    """The place auto rounds a typed decimal to: its last digit, except that a whole number's
+    trailing zeros may be only placeholders (1230 may be 3 figures: rounded to the tens), down
+    to the three figures auto asks for."""
+    return decimals - min(zeros, max(0, sigfigs - AUTO_SIGFIGS))
+
+
 def _verdict(
-    value: float, key: float, tolerance: Tolerance, kind: str, decimals: int, sigfigs: int
+    value: float,
+    key: float,
+    tolerance: Tolerance,
+    kind: str,
+    decimals: int,
+    sigfigs: int,
+    zeros: int = 0,
 ) -> tuple[bool, int]:
     """(ok, hint code) for finite value and key, once it is known the value is not exact."""
     typed = kind == "decimal"
@@ -206,7 +230,8 @@ def _verdict(
                 close = rounds_to(value=value, key=key, decimals=decimals)
                 return False, HINT_SIGFIGS if close else HINT_NONE
             near = within_rel(value=value, key=key, rel=AUTO_REL, atol=AUTO_ABS)
-            return near or rounds_to(value=value, key=key, decimals=decimals), HINT_NONE
+            places = auto_places(decimals=decimals, sigfigs=sigfigs, zeros=zeros)
+            return near or rounds_to(value=value, key=key, decimals=places), HINT_NONE
         if kind == "mixed":
             return within_rel(value=value, key=key, rel=AUTO_REL, atol=AUTO_ABS), HINT_NONE
         return False, HINT_NONE
@@ -235,6 +260,7 @@ def compare(
     kind: str,
     decimals: int,
     sigfigs: int,
+    zeros: int = 0,
 ) -> Match:
     """Compare a student's value with a key under a tolerance policy.
 
@@ -245,6 +271,8 @@ def compare(
         kind: how the answer was typed: ``decimal``, ``expression`` or ``mixed``.
         decimals: for a decimal, the decimal places typed (negative for ``1.23e4``).
         sigfigs: for a decimal, the significant figures typed.
+        zeros: for a whole number typed without a point, its trailing zeros
+            (:attr:`quizgym.expr.Parsed.zeros`).
 
     Returns:
         Whether it is accepted, whether it is exact, and a hint for a wrong answer.
@@ -256,7 +284,7 @@ def compare(
         return Match(ok=False, exact=False, hint=None)
     if is_exact(value=value, key=key):
         return Match(ok=True, exact=True, hint=None)
-    ok, code = _verdict(value, key, tolerance, kind, decimals, sigfigs)
+    ok, code = _verdict(value, key, tolerance, kind, decimals, sigfigs, zeros)
     return Match(ok=ok, exact=False, hint=None if ok else hint_text(code=code, tolerance=tolerance))
 
 
@@ -274,8 +302,13 @@ def _rounds_to_array(s: FloatArray, t: FloatArray, decimals: npt.NDArray[np.int6
     return result
 
 
+def _edge_array(band: FloatArray | float, t: FloatArray) -> FloatArray:
+    result: FloatArray = band + _SLACK * (band + np.abs(t))
+    return result
+
+
 def _within_rel_array(s: FloatArray, t: FloatArray, rel: float, atol: float) -> BoolArray:
-    result: BoolArray = np.abs(s - t) <= atol + rel * np.abs(t)
+    result: BoolArray = np.abs(s - t) <= _edge_array(atol + rel * np.abs(t), t)
     return result
 
 
@@ -292,6 +325,7 @@ def compare_array(
     kinds: npt.ArrayLike,
     decimals: npt.ArrayLike,
     sigfigs: npt.ArrayLike,
+    zeros: npt.ArrayLike = 0,
 ) -> tuple[BoolArray, npt.NDArray[np.int8]]:
     """Vectorized :func:`compare` over students × items; every argument broadcasts.
 
@@ -302,6 +336,7 @@ def compare_array(
         kinds: :data:`KIND_CODES` of each answer.
         decimals: decimal places typed (per element).
         sigfigs: significant figures typed (per element).
+        zeros: trailing zeros of whole numbers typed (per element, see :func:`compare`).
 
     Returns:
         ``(ok, hint)``: a bool array, and an int8 array of hint codes (:data:`HINT_NONE`,
@@ -314,6 +349,7 @@ def compare_array(
         np.shape(kinds),
         np.shape(decimals),
         np.shape(sigfigs),
+        np.shape(zeros),
     )
     if np.iscomplexobj(raw_values) or np.iscomplexobj(raw_keys):
         return np.zeros(shape, dtype=np.bool_), np.zeros(shape, dtype=np.int8)
@@ -322,6 +358,7 @@ def compare_array(
     kind = np.broadcast_to(np.asarray(kinds, dtype=np.int64), shape)
     dec = np.broadcast_to(np.asarray(decimals, dtype=np.int64), shape)
     sig = np.broadcast_to(np.asarray(sigfigs, dtype=np.int64), shape)
+    zer = np.broadcast_to(np.asarray(zeros, dtype=np.int64), shape)
     typed = kind == KIND_CODES["decimal"]
     with np.errstate(all="ignore"):  # inf - inf and log10(0) are masked below
         finite = np.isfinite(s) & np.isfinite(t)
@@ -331,14 +368,15 @@ def compare_array(
             near = _within_rel_array(s, t, AUTO_REL, AUTO_ABS)
             short = typed & (sig < AUTO_SIGFIGS)
             close = _rounds_to_array(s, t, dec)
-            decimal_ok = ~short & (near | close)
+            places = dec - np.minimum(zer, np.maximum(0, sig - AUTO_SIGFIGS))
+            decimal_ok = ~short & (near | _rounds_to_array(s, t, places))
             mixed_ok = (kind == KIND_CODES["mixed"]) & near
             ok = np.where(typed, decimal_ok, mixed_ok)
             hint = np.where(short & close, HINT_SIGFIGS, no_hint)
         elif isinstance(tolerance, RelTolerance):
             ok, hint = _within_rel_array(s, t, tolerance.rel, tolerance.abs), no_hint
         elif isinstance(tolerance, AbsTolerance):
-            ok, hint = np.abs(s - t) <= tolerance.abs, no_hint
+            ok, hint = np.abs(s - t) <= _edge_array(tolerance.abs, t), no_hint
         elif isinstance(tolerance, SigfigsTolerance):
             digits = tolerance.sigfigs
             magnitude = np.abs(t)

@@ -21,6 +21,7 @@ from conftest import require_tool
 
 from quizgym.answers import mistakes_for
 from quizgym.model import Bank, Numeric
+from quizgym.richtext import HtmlStyle, html_plain, parse, to_html
 from quizgym.solver import keys_of, slots, variant_of
 from quizgym.tolerance import interval
 
@@ -54,6 +55,14 @@ def strip_tags(text: str) -> str:
 def plain(text: str) -> str:
     """Compare texts with whitespace folded (HTML rendering folds it too)."""
     return " ".join(text.split())
+
+
+def said(text: str, math: str = "tex") -> str:
+    """What bank text (Markdown) says, as an LMS shows it in plain text, whitespace folded:
+    backslash escapes read, emphasis markers gone, formulas as their ``\\(…\\)`` TeX (the
+    LMS's filter draws them) or, with ``math="mathml"``, as MathML's characters (QTI 2.1)."""
+    style = HtmlStyle(math=math, image=lambda image: image.src)
+    return plain(html_plain(to_html(parse(text), style, inline=False)))
 
 
 def parse_gift(path: Path) -> list[dict[str, object]]:

@@ -115,6 +115,9 @@ def test_every_attribute_of_a_compiled_bank_is_stored_or_made_from_the_bank() ->
     # in neither fails here, so nothing worked out is silently left out of the cache.
     made = {
         "bank",
+        "table",
+        "rules",
+        "packs",
         "budget",
         "solving_seconds",
         "slots",

@@ -72,9 +72,23 @@ def test_solve_prints_reading_exact_form_and_value() -> None:
     assert result.output == "read as: 8*ln(2)\nexact:   8 ln 2\nvalue:   5.545177444479562\n"
 
 
-def test_solve_knows_the_domain_functions() -> None:
-    result = run("solve", "mlm_loss(0.2, 0.5)")
+def test_solve_knows_a_packs_functions() -> None:
+    result = run("solve", "--pack", "machine-learning", "mlm_loss(0.2, 0.5)")
     assert result.output.splitlines()[1:] == ["exact:   ln 10", "value:   2.302585092994046"]
+    result = run("solve", "--pack", "machine-learning", "nsp_loss(0.9) + uniform_loss(30000)")
+    assert result.output.splitlines()[1] == "exact:   ln(100000/3)"
+
+
+def test_solve_reads_no_domain_function_without_its_pack() -> None:
+    result = run("solve", "mlm_loss(0.2, 0.5)")
+    assert result.exit_code == 1
+    assert "Unknown name 'mlm_loss'" in result.stderr
+
+
+def test_solve_names_a_missing_pack() -> None:
+    result = run("solve", "--pack", "finance", "1")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: no pack 'finance': neither a bundled pack (there is ")
 
 
 def test_solve_refuses_hostile_text_in_one_line() -> None:
@@ -119,7 +133,9 @@ def test_python_dash_m_and_lazy_imports() -> None:
         "import sys, runpy; sys.argv = ['quizgym', '--help']\n"
         "try:\n    runpy.run_module('quizgym', run_name='__main__')\n"
         "except SystemExit as e:\n    assert e.code == 0\n"
-        "heavy = [m for m in ('sympy', 'numpy', 'jinja2', 'mpmath') if m in sys.modules]\n"
+        "heavy = ('sympy', 'numpy', 'jinja2', 'mpmath', 'markdown_it', 'latex2mathml', 'ziamath',"
+        " 'pint')\n"
+        "heavy = [m for m in heavy if m in sys.modules]\n"
         "print('HEAVY', heavy)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -179,7 +195,7 @@ def test_export_to_standard_output() -> None:
 
 
 def test_a_domain_function_with_too_many_arguments_says_which() -> None:
-    result = run("solve", "nsp_loss(0.5, 0.2)")
+    result = run("solve", "--pack", "machine-learning", "nsp_loss(0.5, 0.2)")
     assert result.exit_code == 1
     assert result.stderr.endswith("nsp_loss() takes one argument.\n")
 

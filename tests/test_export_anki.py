@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from export_checkers import SPECIAL, plain, strip_tags
+from export_checkers import SPECIAL, plain, said, strip_tags
 
 from quizgym.export import exporter
 from quizgym.export.anki import AnkiExporter
@@ -55,13 +55,13 @@ def test_import_matches_bank(collection: Any, tmp_path: Path) -> None:
         assert sorted(note.tags) == sorted([*question.tags, question.type])
         front, back = strip_tags(note["Question"]), strip_tags(note["Answer"])
         if question.explanation:
-            assert plain(strip_tags(note["Explanation"])) == plain(question.explanation)
+            assert plain(strip_tags(note["Explanation"])) == said(question.explanation)
         if isinstance(question, TrueFalse):
             assert back == ("True" if question.answer else "False")
         elif isinstance(question, MultipleChoice):
             right = [c.text for c in question.choices if c.correct]
             assert all(plain(t) in plain(back) for t in right)
-            assert all(plain(c.text) in plain(front) for c in question.choices)
+            assert all(said(c.text) in plain(front) for c in question.choices)
         elif isinstance(question, Numeric):
             keys = keys_of(bank, question, variant_of(bank, question))
             assert all(str(key) in back for key in keys), (back, [str(k) for k in keys])
@@ -94,7 +94,7 @@ def test_variants_are_separate_notes_and_special_characters_survive(
     notes = _notes(collection)
     assert any(qid.startswith("num-specials.seed") for qid in notes)
     tf = notes["tf-specials"]
-    assert plain(strip_tags(tf["Question"])) == plain("True or false? " + bank.questions[0].prompt)
+    assert plain(strip_tags(tf["Question"])) == said("True or false? " + bank.questions[0].prompt)
 
 
 def test_package_is_deterministic() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from export_checkers import SPECIAL, expected_slots, plain, strip_tags
+from export_checkers import SPECIAL, expected_slots, plain, said, strip_tags
 
 from quizgym.errors import ExportError
 from quizgym.export import exporter
@@ -44,17 +44,17 @@ def test_rows_follow_the_format_and_the_bank(source: str) -> None:
         position += 1
         if isinstance(question, TrueFalse):
             assert row == ["TF", row[1], "true" if question.answer else "false"]
-            assert plain(strip_tags(row[1])) == plain(question.prompt)
+            assert plain(strip_tags(row[1])) == said(question.prompt)
         elif isinstance(question, MultipleChoice | SpotTheError):
             multiple = isinstance(question, MultipleChoice) and question.multiple
             assert row[0] == ("MA" if multiple else "MC")
             assert [strip_tags(t) for t in row[2::2]] == [
-                plain(c.text.replace("\t", " ")) for c in question.choices
+                said(c.text.replace("\t", " ")) for c in question.choices
             ]
             assert row[3::2] == ["correct" if c.correct else "incorrect" for c in question.choices]
         elif isinstance(question, FreeText):
             assert row[0] == "ESS"
-            assert plain(strip_tags(row[2])) == plain(question.model_answer)
+            assert plain(strip_tags(row[2])) == said(question.model_answer)
     assert position == len(rows)
 
 

@@ -20,6 +20,7 @@ from export_checkers import (
     holds,
     inside,
     plain,
+    said,
     strip_tags,
 )
 from lxml import etree
@@ -122,14 +123,14 @@ def check_against_bank(bank: Bank, quiz: Any) -> int:
         tags = [t.findtext("text") for t in got.iterfind("tags/tag")]
         assert tags == question.tags
         if question.explanation:
-            assert plain(question.explanation) in plain(_text(got, "generalfeedback/text"))
+            assert said(question.explanation) in plain(_text(got, "generalfeedback/text"))
         if isinstance(question, TrueFalse):
             assert got.get("type") == "truefalse"
             right = next(a for a in got.iter("answer") if a.get("fraction") == "100")
             assert right.findtext("text") == ("true" if question.answer else "false")
             wrong = next(a for a in got.iter("answer") if a.get("fraction") == "0")
             assert _text(wrong, "feedback/text") == f"The statement is {right.findtext('text')}."
-            assert plain(stem) == plain(question.prompt)
+            assert plain(stem) == said(question.prompt)
         elif isinstance(question, MultipleChoice | SpotTheError):
             assert got.get("type") == "multichoice"
             answers = got.findall("answer")
@@ -141,12 +142,12 @@ def check_against_bank(bank: Bank, quiz: Any) -> int:
                 c.correct for c in question.choices
             ]
             if isinstance(question, SpotTheError):
-                assert plain(question.statement) in plain(stem)
-                assert plain(question.correction) in plain(_text(got, "generalfeedback/text"))
+                assert said(question.statement) in plain(stem)
+                assert said(question.correction) in plain(_text(got, "generalfeedback/text"))
             assert got.findtext("shuffleanswers") == ("true" if question.shuffle else "false")
         elif isinstance(question, FreeText):
             assert got.get("type") == "essay"
-            assert plain(question.model_answer) in plain(_text(got, "graderinfo/text"))
+            assert said(question.model_answer) in plain(_text(got, "graderinfo/text"))
         else:
             assert isinstance(question, Numeric)
             expected = expected_slots(bank, question)

@@ -39,14 +39,14 @@ def test_solving_plain_arithmetic_without_sympy_agrees_with_sympy(text: str) -> 
         fast = str(keys.solve(text))
     except keys.AnswerParseError as exc:
         fast = f"refused: {exc.message}"
-    original = keys._rational
-    keys._rational = lambda node: None  # type: ignore[assignment]  # the sympy path, as before
+    original = keys.rational_value
+    keys.rational_value = lambda parsed, env=None: None  # type: ignore[assignment]  # the sympy path, as before
     try:
         slow = str(keys.solve(text))
     except keys.AnswerParseError as exc:
         slow = f"refused: {exc.message}"
     finally:
-        keys._rational = original
+        keys.rational_value = original
     assert fast == slow
 
 

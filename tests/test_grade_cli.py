@@ -196,6 +196,7 @@ def test_grade_forwards_options_to_the_library(
     class Run:
         rejected: list[Any] = []
         warnings: list[str] = []
+        reading: list[str] = []
 
         def summary(self) -> str:
             return "done"

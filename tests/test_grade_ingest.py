@@ -153,7 +153,8 @@ REJECTS = (
 
 
 def test_every_rejected_row_is_listed_with_line_and_reason(quiz: Bank, tmp_path: Path) -> None:
-    content = REJECTS.encode() + b"s6,,tr\xffue,x,1\n"
+    # é is UTF-8 (two bytes): the file is UTF-8 with one bad byte, whose row is rejected.
+    content = REJECTS.replace("s5,,true,x", "s5,,true,café").encode() + b"s6,,tr\xffue,x,1\n"
     answers = _read(quiz, tmp_path, "rejects.csv", content)
     reasons = [(r.line, r.student, r.reason) for r in answers.rejected]
     assert reasons == [

@@ -14,6 +14,7 @@ import random
 import re
 import shutil
 import zipfile
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -624,3 +625,57 @@ def test_the_manifest_the_sheet_and_the_grader_agree_for_every_student(
     run_ = grade_submissions(book, [answers], out_dir=folder / "g", issued=path)
     assert run_.rejected == [] and run_.stats.test.mean == 2
     shutil.rmtree(folder)
+
+
+def test_compare_shows_each_student_their_own_issued_key(
+    roster: tuple[Path, list[list[str]]], tmp_path: Path
+) -> None:
+    """--compare after a key edit names the answer each student's own issued version expects,
+    not one drawn again from their id."""
+    issued, rows = roster
+    answers = write_csv(tmp_path / "class.csv", rows)
+    before = tmp_path / "before"
+    assert (
+        run("grade", str(STATS), str(answers), "-o", str(before), "--issued", str(issued)).exit_code
+        == 0
+    )
+    edited = tmp_path / "stats.yaml"
+    edited.write_text(
+        STATS.read_text(encoding="utf-8").replace("answer: n * p", "answer: n * p + 1"),
+        encoding="utf-8",
+    )
+    result = run(
+        "grade", str(edited), str(answers), "-o", str(tmp_path / "after"), "--issued", str(issued),
+        "--accept-changes", "--compare", str(before),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = manifest(issued)
+    with (tmp_path / "after" / "changes.csv").open(encoding="utf-8") as stream:
+        changes = {row["student"]: row for row in csv.DictReader(stream)}
+    assert set(changes) == {s["id"] for s in data["students"]}
+    for student in data["students"]:
+        version = data["versions"]["num-expected-heads"][student["versions"]["num-expected-heads"]]
+        n, p = (Fraction(x) for x in (version["params"]["n"], version["params"]["p"]))
+        assert changes[student["id"]]["reason"].endswith(f"; expected {float(n * p + 1):g}")
+
+
+def test_an_lms_report_of_rich_text_is_matched_by_its_text_without_a_manifest(
+    tmp_path: Path,
+) -> None:
+    """Questions with formulas, emphasis and an image: an LMS shows the text of the HTML the
+    export wrote (``\\(m\\)``, the alt text gone), and the report is matched without a manifest."""
+    rich = Path(__file__).parent / "data" / "rich" / "rich.yaml"
+    out = tmp_path / "quiz.xml"
+    assert run("export", str(rich), "--to", "moodle", "-o", str(out)).exit_code == 0
+    texts = {i["question"]: i["text"] for i in manifest(Path(f"{out}.issued.json"))["items"]}
+    answers = {"tf-histogram": "False", "ste-variance": "the n", "free-outlier": "an outlier"}
+    assert "\\(" in texts["ste-variance"]  # the formula as Moodle's filter reads it
+    header = ["Surname", "First name", "ID number", "Email address", "State", "Grade/10.00"]
+    row = ["Student", "0", "m0", "m0@example.org", "Finished", "3.00"]
+    for n, slot in enumerate(answers, start=1):
+        header += [f"Question {n}", f"Response {n}"]
+        row += [texts[slot], answers[slot]]
+    report = write_csv(tmp_path / "responses.csv", [header, row])
+    result = run("grade", str(rich), str(report), "-o", str(tmp_path / "g"), "--version", "default")
+    assert "ignored" not in result.output, result.output
+    assert list(grades(tmp_path / "g")["m0"])[4:] == list(answers)

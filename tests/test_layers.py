@@ -19,7 +19,16 @@ PACKAGE = Path(__file__).resolve().parent.parent / "quizgym"
 LAYERS: list[set[str]] = [
     {"errors", "arrays", "lazy", "names", "terminal", "version"},  # exceptions and small helpers
     {"model", "resources"},  # the bank format; the bundled files
-    {"loader", "schema", "selection", "expr", "tolerance", "words"},  # reading banks and answers
+    {
+        "loader",
+        "schema",
+        "selection",
+        "expr",
+        "tolerance",
+        "units",
+        "words",
+        "richtext",
+    },  # reading banks, answers, text
     {"solver"},  # the compiled bank: keys, variants, mistakes
     {"answers", "analysis", "issued", "similar"},  # verdicts; statistics; handed out; grouping
     {"check", "practice", "render", "export"},  # what the commands do with a bank

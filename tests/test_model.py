@@ -15,6 +15,7 @@ from quizgym.model import Bank
 SMALL = """
 bank: demo
 title: Demo
+packs: [machine-learning]
 questions:
   - {id: tf-a, type: true_false, prompt: "Is it?", answer: true, tags: [t]}
   - id: mc-a

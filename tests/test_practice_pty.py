@@ -269,7 +269,7 @@ def test_bank_text_cannot_retitle_clear_or_reorder_the_terminal(tmp_path: Path) 
         child.sendline("B")  # the wrong choice: its feedback
         child.expect_exact("Enter: next")
         child.sendline("")
-        child.expect_exact("Your answer > ")
+        child.expect_exact("Your answer in nats\\x1b]0;pwned\\x07 > ")  # escaped, not obeyed
         child.sendline("3")  # wrong: the answer, its units and the explanation
         child.expect_exact("Enter: next")
         child.sendline("q")

@@ -27,7 +27,7 @@ def _squeeze(text: str) -> str:
 def bundled_pdf() -> tuple[bytes, list[str]]:
     require_module("weasyprint")
     bank = load_bank("bert-mlm")
-    html = render_worksheet(bank, select_questions(bank), date="2026-01-05")
+    html = render_worksheet(bank, select_questions(bank), date="2026-01-05", for_pdf=True)
     prompts = [f"{q.id}\x00{math_plain(prompt_of(q, variant_of(bank, q)))}" for q in bank.questions]
     return html_to_pdf(html), prompts
 
@@ -66,7 +66,8 @@ def test_poppler_reads_the_mathematics(
     text = subprocess.run(
         [pdftotext, "-layout", str(path), "-"], capture_output=True, text=True, check=True
     ).stdout
-    assert "In LMLM = −Σi∈M ln P(xi | x∖M), what does M denote?" in text
+    # The formula is drawn as SVG; its characters are laid under the drawing, in reading order.
+    assert re.search(r"In ℒ_MLM = −∑_\{i∈M\} ln P\(xᵢ ∣ x_∖M\) *, what does M denote\?", text)
 
 
 def test_letter_paper_prints_on_letter() -> None:

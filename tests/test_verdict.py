@@ -14,6 +14,7 @@ BANK = parse_bank(
     """
 bank: demo
 title: Demo
+packs: [machine-learning]
 questions:
   - {id: tf-a, type: true_false, prompt: "BERT generates left-to-right.", answer: false}
   - id: mc-a
@@ -188,7 +189,7 @@ NUMERIC = [
     ("2.3026", Status.CORRECT, None, "2.3026"),
     ("ln 10", Status.CORRECT, None, "ln(10) ≈ 2.302585"),
     ("-log(0.2) - log(0.5)", Status.CORRECT, None, None),
-    ("≈ 2.30 nats", Status.CORRECT, None, "2.30"),
+    ("≈ 2.30 nats", Status.CORRECT, None, "2.30 nats"),
     ("2,30", Status.CORRECT, None, "2.30"),
     ("2.31", Status.INCORRECT, None, None),
     ("2.3", Status.INCORRECT, None, None),

@@ -42,6 +42,8 @@ class Exporter(ABC):
     suffix: ClassVar[str]
     splits_parts: ClassVar[bool] = False
     """Whether a multi-part numeric question becomes one item per part."""
+    math: ClassVar[str] = "tex"
+    """How formulas are written: ``tex`` (``\\(…\\)`` for the LMS's filter) or ``mathml``."""
 
     def __init__(self, bank: Bank | CompiledBank, *, variants: int = 0, seed: int = 0) -> None:
         """Prepare an export.
@@ -184,7 +186,7 @@ def export_bank(
             job.compiled,
             loaded.questions,
             issued_by=f"export {to}",
-            items=issued_items(pools, split=job.splits_parts),
+            items=issued_items(pools, split=job.splits_parts, math=job.math),
             pools=any(p.variants for p in pools),
         )
         issued = write_issued(target.with_name(target.name + ".issued.json"), manifest)

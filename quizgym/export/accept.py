@@ -108,6 +108,7 @@ def engine_accepts(text: str, *, target: float, tolerance: Tolerance) -> bool:
         kind=parsed.kind,
         decimals=parsed.decimals,
         sigfigs=parsed.sigfigs,
+        zeros=parsed.zeros,
     ).ok
 
 

@@ -10,6 +10,7 @@ bank file's modification time (editing the bank makes the next export newer), ne
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -20,7 +21,9 @@ from quizgym.export import Exporter
 from quizgym.export.package import write_zip
 from quizgym.export.plan import (
     Item,
+    Media,
     html_text,
+    lms_html,
     numeric_answer_text,
     plan,
 )
@@ -33,6 +36,7 @@ from quizgym.model import (
     SpotTheError,
     TrueFalse,
 )
+from quizgym.richtext import ImageFile
 from quizgym.solver import CompiledBank
 
 MODEL_ID = 1_742_318_011
@@ -57,38 +61,50 @@ def _genanki() -> Any:
     return genanki
 
 
-def _choices(texts: list[str]) -> str:
-    rows = "".join(f"<li>{html_text(t)}</li>" for t in texts)
+def media_name(found: ImageFile) -> str:
+    """An image's name in Anki's media folder, which is flat: ``figures/x.png`` is
+    ``figures_x.png`` (``_`` doubled first, so no two paths share a name)."""
+    return found.name.replace("_", "__").replace("/", "_")
+
+
+def _media(bank: Bank) -> Media:
+    return Media(bank, media_name)
+
+
+def _choices(texts: list[str], media: Media) -> str:
+    rows = "".join(f"<li>{lms_html(t, media)}</li>" for t in texts)
     return f'<ol type="A">{rows}</ol>'
 
 
-def card_faces(item: Item) -> tuple[str, str]:
-    """The (front, back) HTML of an item's note."""
+def card_faces(item: Item, media: Media) -> tuple[str, str]:
+    """The (front, back) HTML of an item's note: bank text as HTML with formulas in Anki's
+    MathJax syntax, ``\\(…\\)``, and images by their media names (recorded in ``media``)."""
     question = item.question
-    front = f"<p>{html_text(item.prompt)}</p>"
+    front = lms_html(item.prompt, media, inline=False)
     if isinstance(question, TrueFalse):
         return f"<p>True or false?</p>{front}", "True" if question.answer else "False"
     if isinstance(question, MultipleChoice | SpotTheError):
         if isinstance(question, SpotTheError):
-            front = f"<blockquote>{html_text(question.statement)}</blockquote>{front}"
-        front += _choices([c.text for c in question.choices])
+            statement = lms_html(question.statement, media)
+            front = f"<blockquote>{statement}</blockquote>{front}"
+        front += _choices([c.text for c in question.choices], media)
         right = [
-            f"{LETTERS[i]}: {html_text(c.text)}"
+            f"{LETTERS[i]}: {lms_html(c.text, media)}"
             for i, c in enumerate(question.choices)
             if c.correct
         ]
         return front, "<br>".join(right)
     if isinstance(question, FreeText):
-        return front, html_text(question.model_answer)
+        return front, lms_html(question.model_answer, media)
     assert isinstance(question, Numeric)
     lines = []
     for slot in item.slots:
-        label = f"{html_text(slot.prompt)}: " if slot.part else ""
+        label = f"{lms_html(slot.prompt, media)}: " if slot.part else ""
         lines.append(
             f"{label}{html_text(numeric_answer_text(slot))} ({html_text(slot.tolerance_text)})"
         )
         if slot.part:
-            front += f"<p>{html_text(slot.prompt)}</p>"
+            front += lms_html(slot.prompt, media, inline=False)
     return front, "<br>".join(lines)
 
 
@@ -116,6 +132,7 @@ class AnkiExporter(Exporter):
                 file's modification time.
         """
         super().__init__(bank, variants=variants, seed=seed)
+        self.media = _media(self.bank)
         if timestamp is None:
             path = Path(self.bank.path) if self.bank.path else None
             timestamp = int(path.stat().st_mtime) if path and path.is_file() else DEFAULT_TIMESTAMP
@@ -143,14 +160,16 @@ class AnkiExporter(Exporter):
             ],
         )
         deck = genanki.Deck(deck_id(self.bank), f"quizgym::{self.bank.bank}")
+        self.media = _media(self.bank)
         for pool in plan(self.compiled, variants=self.variants, seed=self.seed):
             for item in pool.items:
-                front, back = card_faces(item)
+                front, back = card_faces(item, self.media)
                 tags = [*pool.question.tags, pool.question.type]
+                explanation = lms_html(item.feedback, self.media)
                 deck.add_note(
                     genanki.Note(
                         model=model,
-                        fields=[front, back, html_text(item.feedback), item.ident],
+                        fields=[front, back, explanation, item.ident],
                         guid=genanki.guid_for("quizgym", self.bank.bank, item.ident),
                         tags=tags,
                     )
@@ -173,7 +192,13 @@ class AnkiExporter(Exporter):
             finally:
                 connection.close()
             data = db_path.read_bytes()
-        return write_zip([("collection.anki2", data), ("media", b"{}")])
+        # Anki's media: files named 0, 1, … in the zip, and "media" mapping each to its name.
+        files = list(self.media.files.values())
+        names = {str(n): media_name(found) for n, found in enumerate(files)}
+        media = json.dumps(names, ensure_ascii=False, sort_keys=True).encode()
+        entries = [("collection.anki2", data), ("media", media)]
+        entries += [(str(n), found.data()) for n, found in enumerate(files)]
+        return write_zip(entries)
 
 
 EXPORTER = AnkiExporter

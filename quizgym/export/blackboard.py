@@ -14,8 +14,11 @@ from quizgym.errors import ExportError
 from quizgym.export import Exporter
 from quizgym.export.plan import (
     Item,
+    Media,
+    data_media,
     decimal_text,
-    html_text,
+    join_text,
+    lms_html,
     plan,
     split_parts,
     tolerance_text,
@@ -32,9 +35,12 @@ from quizgym.model import (
 MAX_RECORDS = 250
 
 
-def field(text: str) -> str:
-    """A field: HTML-escaped, line breaks as ``<br>``, no tabs (they separate fields)."""
-    return html_text(text.replace("\t", " ")).replace("\r", "")
+def field(text: str, media: Media | None = None) -> str:
+    """A field: bank text (Markdown) as HTML, formulas as ``\\(…\\)`` TeX, images as
+    ``data:`` URIs (the upload file carries no files), no tabs or line breaks (a tab separates
+    fields and a line ends the question)."""
+    markup = lms_html(text.replace("\t", " "), media)
+    return markup.replace("\t", " ").replace("\r", "").replace("\n", "<br>")
 
 
 class BlackboardExporter(Exporter):
@@ -64,23 +70,27 @@ class BlackboardExporter(Exporter):
             )
         return ("\n".join("\t".join(row) for row in rows) + "\n").encode("utf-8")
 
-    @staticmethod
-    def row(item: Item) -> list[str]:
+    def row(self, item: Item) -> list[str]:
         """The fields of one line."""
         question = item.question
+        media = data_media(self.bank)
+
+        def cell(text: str) -> str:
+            return field(text, media)
+
         if isinstance(question, TrueFalse):
-            return ["TF", field(item.prompt), "true" if question.answer else "false"]
+            return ["TF", cell(item.prompt), "true" if question.answer else "false"]
         if isinstance(question, MultipleChoice | SpotTheError):
             stem = item.prompt
             if isinstance(question, SpotTheError):
-                stem = f"{question.statement}\n{item.prompt}"
+                stem = join_text(question.statement, item.prompt, sep="\\\n")
             multiple = isinstance(question, MultipleChoice) and question.multiple
-            cells = ["MA" if multiple else "MC", field(stem)]
+            cells = ["MA" if multiple else "MC", cell(stem)]
             for choice in question.choices:
-                cells += [field(choice.text), "correct" if choice.correct else "incorrect"]
+                cells += [cell(choice.text), "correct" if choice.correct else "incorrect"]
             return cells
         if isinstance(question, FreeText):
-            return ["ESS", field(item.prompt), field(question.model_answer)]
+            return ["ESS", cell(item.prompt), cell(question.model_answer)]
         assert isinstance(question, Numeric)
         slot = item.slots[0]
         accept = slot.accept
@@ -88,7 +98,7 @@ class BlackboardExporter(Exporter):
         near = max(abs(accept.low), abs(accept.high))
         return [
             "NUM",
-            field(item.prompt),
+            cell(item.prompt),
             decimal_text(accept.value),
             tolerance_text(widen(side, near=near)),
         ]

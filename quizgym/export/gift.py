@@ -13,10 +13,13 @@ from __future__ import annotations
 from quizgym.export import Exporter
 from quizgym.export.plan import (
     Item,
+    Media,
     Pool,
     category_path,
     centred,
-    html_text,
+    data_media,
+    join_text,
+    lms_html,
     locate,
     moodle_percent,
     plan,
@@ -51,8 +54,10 @@ def gift_escape(text: str, *, answer: bool = False) -> str:
     return out.replace("\r\n", "\n").replace("\n", "\\n")
 
 
-def _field(text: str, *, answer: bool = False) -> str:
-    return gift_escape(html_text(text), answer=answer)
+def _field(text: str, media: Media, *, answer: bool = False) -> str:
+    """Bank text (Markdown) as a GIFT field: the HTML Moodle imports (formulas as ``\\(…\\)``
+    for its TeX filter, images as ``data:`` URIs, since a GIFT file carries no files), escaped."""
+    return gift_escape(lms_html(text, media), answer=answer)
 
 
 class GiftExporter(Exporter):
@@ -80,23 +85,22 @@ class GiftExporter(Exporter):
 
     def _question(self, pool: Pool, item: Item) -> str:
         question = item.question
+        media = data_media(self.bank)
         head = [f"// [id:{item.ident}]"]
         head += [f"// [tag:{tag}]" for tag in question.tags]
         stem = item.prompt
         if isinstance(question, SpotTheError):
-            stem = f"{question.statement}\n{item.prompt}"
-        title = f"::{gift_escape(item.title)}::[html]{_field(stem)}"
+            stem = join_text(question.statement, item.prompt, sep="\\\n")
+        title = f"::{gift_escape(item.title)}::[html]{_field(stem, media)}"
         feedback = item.feedback
         if isinstance(question, FreeText):
             # GIFT has no grader information: the model answer is shown after submission.
-            feedback = " ".join(
-                t for t in (f"Model answer: {question.model_answer}", feedback) if t
-            )
-        general = f"####{_field(feedback)}" if feedback else ""
-        body = self._answers(item)
+            feedback = join_text(join_text("Model answer:", question.model_answer), feedback)
+        general = f"####{_field(feedback, media)}" if feedback else ""
+        body = self._answers(item, media)
         return "\n".join([*head, f"{title}{{{body}{general}}}"])
 
-    def _answers(self, item: Item) -> str:
+    def _answers(self, item: Item, media: Media) -> str:
         question = item.question
         if isinstance(question, TrueFalse):
             if_wrong = wrong_feedback_true_false(
@@ -104,18 +108,18 @@ class GiftExporter(Exporter):
             )
             if_right = f"Correct: the statement is {'true' if question.answer else 'false'}."
             key = "TRUE" if question.answer else "FALSE"
-            return f"{key}#{_field(if_wrong)}#{_field(if_right)}"
+            return f"{key}#{_field(if_wrong, media)}#{_field(if_right, media)}"
         if isinstance(question, MultipleChoice | SpotTheError):
             multiple = isinstance(question, MultipleChoice) and question.multiple
             lines = []
             for choice, share in zip(question.choices, choice_weights(question), strict=True):
-                feedback = f"#{_field(choice.feedback)}" if choice.feedback else ""
+                feedback = f"#{_field(choice.feedback, media)}" if choice.feedback else ""
                 if not multiple:
                     mark = "=" if choice.correct else "~"
                 else:
                     where = locate(self.bank, question, item.ident)
                     mark = f"~%{moodle_percent(share, where=where)}%"
-                lines.append(f"\n{mark}{_field(choice.text, answer=True)}{feedback}")
+                lines.append(f"\n{mark}{_field(choice.text, media, answer=True)}{feedback}")
             return "".join(lines) + "\n"
         if isinstance(question, FreeText):
             return ""
@@ -128,7 +132,7 @@ class GiftExporter(Exporter):
         for mistake in slot.wrong:
             weight = moodle_percent(mistake.credit, where=where)
             for value, tol in map(centred, mistake.runs):
-                lines.append(f"=%{weight}%{value}:{tol}#{_field(mistake.feedback)}")
+                lines.append(f"=%{weight}%{value}:{tol}#{_field(mistake.feedback, media)}")
         return "\n".join(lines) + "\n"
 
 

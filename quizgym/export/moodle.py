@@ -12,17 +12,22 @@ of Moodle's allowed grades, or the export fails with the question's line.
 
 from __future__ import annotations
 
+import base64
 import xml.etree.ElementTree as ET
+from pathlib import PurePosixPath
+from urllib.parse import quote
 
 from quizgym.export import Exporter
 from quizgym.export.package import sub, xml_bytes
 from quizgym.export.plan import (
     Item,
+    Media,
     Where,
     category_path,
     centred,
     decimal_text,
     html_text,
+    lms_html,
     locate,
     moodle_percent,
     plan,
@@ -37,6 +42,7 @@ from quizgym.model import (
     TrueFalse,
     choice_weights,
 )
+from quizgym.richtext import ImageFile, parse
 
 
 def cloze_escape(text: str) -> str:
@@ -47,14 +53,36 @@ def cloze_escape(text: str) -> str:
     return out
 
 
-def _texted(parent: ET.Element, tag: str, text: str, *, fmt: str | None = "html") -> ET.Element:
+def _texted(
+    parent: ET.Element,
+    tag: str,
+    text: str,
+    *,
+    fmt: str | None = "html",
+    files: list[ImageFile] | None = None,
+) -> ET.Element:
     element = sub(parent, tag, **({"format": fmt} if fmt else {}))
     sub(element, "text", text)
+    _attach(element, files or [])
     return element
 
 
-def _html(text: str) -> str:
-    return f"<p>{html_text(text)}</p>" if text else ""
+def _attach(element: ET.Element, files: list[ImageFile]) -> None:
+    """The images a text field shows, as Moodle's ``<file>`` children of that field (its
+    importer stores them in the field's file area, where ``@@PLUGINFILE@@/…`` points)."""
+    for found in files:
+        path = PurePosixPath(found.name)
+        folder = "/" if str(path.parent) == "." else f"/{path.parent}/"
+        data = base64.b64encode(found.data()).decode("ascii")
+        sub(element, "file", data, name=path.name, path=folder, encoding="base64")
+
+
+def _url(found: ImageFile) -> str:
+    return "@@PLUGINFILE@@/" + quote(found.name)
+
+
+def _html(text: str, media: Media) -> str:
+    return lms_html(text, media, inline=False) if text else ""
 
 
 def _category(quiz: ET.Element, path: str) -> None:
@@ -86,6 +114,7 @@ class MoodleExporter(Exporter):
 
     def _question(self, bank: Bank, item: Item) -> ET.Element:
         question = item.question
+        media = Media(bank, _url)
         where = locate(bank, question, item.ident)
         kind = {
             TrueFalse: "truefalse",
@@ -97,15 +126,15 @@ class MoodleExporter(Exporter):
         element = ET.Element("question", type="cloze" if multipart else kind)
         name = item.ident if item.seed is None else f"{question.id} (seed {item.seed})"
         _texted(element, "name", name, fmt=None)
-        stem = _html(item.prompt)
+        stem = _html(item.prompt, media)
         if isinstance(question, SpotTheError):
-            stem = f"<blockquote>{_html(question.statement)}</blockquote>{stem}"
+            stem = f"<blockquote>{_html(question.statement, media)}</blockquote>{stem}"
         if multipart:
             stem += "".join(
-                self._cloze(slot_index, item, where) for slot_index in range(len(item.slots))
+                self._cloze(slot_index, item, where, media) for slot_index in range(len(item.slots))
             )
-        _texted(element, "questiontext", stem)
-        _texted(element, "generalfeedback", _html(item.feedback))
+        _texted(element, "questiontext", stem, files=media.take())
+        _texted(element, "generalfeedback", _html(item.feedback, media), files=media.take())
         sub(element, "defaultgrade", decimal_text(item.points))
         penalty = "1" if isinstance(question, TrueFalse) else "0.3333333"
         sub(element, "penalty", penalty)
@@ -121,7 +150,7 @@ class MoodleExporter(Exporter):
                     else wrong_feedback_true_false(self.compiled, question, answer=value)
                 )
                 self._answer(element, "true" if value else "false", 1.0 if right else 0.0,
-                             feedback, where)  # fmt: skip
+                             feedback, where, media)  # fmt: skip
         elif isinstance(question, MultipleChoice | SpotTheError):
             multiple = isinstance(question, MultipleChoice) and question.multiple
             sub(element, "single", "false" if multiple else "true")
@@ -130,22 +159,26 @@ class MoodleExporter(Exporter):
             for tag in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback"):
                 _texted(element, tag, "")
             for choice, fraction in zip(question.choices, choice_weights(question), strict=True):
-                self._answer(element, _html(choice.text), fraction, choice.feedback or "", where)
+                self._answer(
+                    element, _html(choice.text, media), fraction, choice.feedback or "", where,
+                    media,
+                )  # fmt: skip
         elif isinstance(question, FreeText):
             sub(element, "responseformat", "editor")
             sub(element, "responserequired", "1")
             sub(element, "responsefieldlines", "10")
             sub(element, "attachments", "0")
             rubric = "".join(
-                f"<li>{html_text(c.criterion)} ({decimal_text(c.points)} pt): "
+                f"<li>{lms_html(c.criterion, media)} ({decimal_text(c.points)} pt): "
                 f"{html_text(', '.join(c.any_of))}</li>"
                 for c in question.rubric
             )
             _texted(
                 element,
                 "graderinfo",
-                f"<p>Model answer:</p>{_html(question.model_answer)}"
+                f"<p>Model answer:</p>{_html(question.model_answer, media)}"
                 f"<p>Rubric:</p><ul>{rubric}</ul>",
+                files=media.take(),
             )
             _texted(element, "responsetemplate", "")
         elif not multipart:
@@ -153,13 +186,14 @@ class MoodleExporter(Exporter):
             # Moodle takes the first answer (in file order) within its tolerance: the key's
             # runs first, then each mistake's, which is the engine's order too.
             for number, tol in map(centred, slot.runs):
-                answer = self._answer(element, number, 1.0, "", where, plain=True)
+                answer = self._answer(element, number, 1.0, "", where, media, plain=True)
                 sub(answer, "tolerance", tol)
             for mistake in slot.wrong:
                 for number, tol in map(centred, mistake.runs):
                     answer = self._answer(
-                        element, number, mistake.credit, mistake.feedback, where, plain=True
-                    )
+                        element, number, mistake.credit, mistake.feedback, where, media,
+                        plain=True,
+                    )  # fmt: skip
                     sub(answer, "tolerance", tol)
             sub(element, "unitgradingtype", "0")
             sub(element, "unitpenalty", "0.1000000")
@@ -178,16 +212,18 @@ class MoodleExporter(Exporter):
         fraction: float,
         feedback: str,
         where: Where,
+        media: Media,
         *,
         plain: bool = False,
     ) -> ET.Element:
         fmt = "moodle_auto_format" if plain else "html"
         answer = sub(parent, "answer", fraction=moodle_percent(fraction, where=where), format=fmt)
         sub(answer, "text", text)
-        _texted(answer, "feedback", _html(feedback))
+        _attach(answer, media.take())  # the choice's own images (its text was written above)
+        _texted(answer, "feedback", _html(feedback, media), files=media.take())
         return answer
 
-    def _cloze(self, index: int, item: Item, where: Where) -> str:
+    def _cloze(self, index: int, item: Item, where: Where, media: Media) -> str:
         slot = item.slots[index]
         if not float(slot.points).is_integer():
             raise where.part(slot.part).error(
@@ -199,11 +235,13 @@ class MoodleExporter(Exporter):
             alternatives.append(f"{mark}{value}:{tol}")
         for wrong in slot.wrong:
             weight = moodle_percent(wrong.credit, where=where.part(slot.part))
-            feedback = cloze_escape(html_text(wrong.feedback))
+            feedback = cloze_escape(lms_html(wrong.feedback, media))
             for value, tol in map(centred, wrong.runs):
                 alternatives.append(f"%{weight}%{value}:{tol}#{feedback}")
         blank = f"{{{int(slot.points)}:NUMERICAL:{'~'.join(alternatives)}}}"
-        return f"<p>{html_text(slot.prompt)}: {blank}</p>"
+        if parse(slot.prompt).inline is not None:
+            return f"<p>{lms_html(slot.prompt, media)}: {blank}</p>"
+        return f"{lms_html(slot.prompt, media, inline=False)}<p>{blank}</p>"
 
 
 EXPORTER = MoodleExporter

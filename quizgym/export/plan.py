@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal
 
 from quizgym.answers import grade_response
@@ -28,6 +29,17 @@ from quizgym.model import (
     Tolerance,
     TrueFalse,
     question_points,
+)
+from quizgym.richtext import (
+    HtmlStyle,
+    Image,
+    ImageFile,
+    find_image,
+    html_plain,
+    image_findings,
+    image_folder,
+    parse,
+    to_html,
 )
 from quizgym.solver import CompiledBank, Key, Variant, compiled, param_values
 from quizgym.tolerance import describe, interval
@@ -138,6 +150,9 @@ def plan(bank: Bank | CompiledBank, *, variants: int = 0, seed: int = 0) -> list
     if variants < 0:
         raise ExportError(f"--variants must be 0 or more, got {variants}")
     book = compiled(bank)
+    bad_images = image_findings(book.bank)
+    if bad_images:  # an export with a hole where a figure should be is worse than none
+        raise BankError(bad_images)
     pools = []
     for question in book.bank.questions:
         if variants and is_parametric(question):
@@ -163,10 +178,10 @@ def _item(
 ) -> Item:
     prompt = variant.fill(question.prompt)
     if isinstance(question, Numeric) and not question.parts:
-        prompt += units_note(question.units)
+        prompt = join_text(prompt, units_note(question.units, prompt).strip())
     feedback = variant.fill(question.explanation or "")
     if isinstance(question, SpotTheError):
-        feedback = " ".join(t for t in (question.correction, feedback) if t)
+        feedback = join_text(question.correction, feedback)
     numeric = _blanks(bank, question, variant) if isinstance(question, Numeric) else ()
     points = question_points(question, bank.bank.defaults)
     return Item(ident, question, variant, seed, prompt, points, numeric, feedback)
@@ -195,7 +210,11 @@ def _blanks(bank: CompiledBank, question: Numeric, variant: Variant) -> tuple[Bl
         out.append(
             Blank(
                 part=part,
-                prompt=variant.fill(slot.prompt) + units_note(slot.units) if part else "",
+                prompt=join_text(
+                    variant.fill(slot.prompt), units_note(slot.units, slot.prompt).strip()
+                )
+                if part
+                else "",
                 key=key,
                 accept=Range(key.number, low, high),
                 tolerance_text=describe(tolerance),
@@ -232,8 +251,8 @@ def split_parts(item: Item) -> list[Item]:
         return [item]
     out = []
     for slot in item.slots:
-        prompt = f"{item.prompt}\n{slot.prompt}"
-        feedback = " ".join(t for t in (slot.explanation, item.feedback) if t)
+        prompt = join_text(item.prompt, slot.prompt, sep="\\\n")
+        feedback = join_text(slot.explanation or "", item.feedback)
         out.append(
             Item(
                 f"{item.ident}.{slot.part}",
@@ -250,10 +269,16 @@ def split_parts(item: Item) -> list[Item]:
 
 
 def issued_items(
-    pools: Sequence[Pool], *, split: bool
+    pools: Sequence[Pool], *, split: bool, math: str = "tex"
 ) -> list[tuple[str, str, str | None, Variant, str]]:
     """Every exported item as the issue manifest records it: (ident, question, part, variant,
-    the text students see), in export order; ``split``: one item per part."""
+    the text students see), in export order; ``split``: one item per part.
+
+    The text is what the LMS shows as text: the plain text of the HTML written for the item's
+    statement and prompt (formulas as ``\\(…\\)`` TeX, or as MathML's characters with
+    ``math="mathml"``), so an LMS's response columns match it (tags and entities aside).
+    """
+    style = HtmlStyle(math=math, image=lambda image: image.src)
     out = []
     for pool in pools:
         for item in pool.items:
@@ -261,14 +286,21 @@ def issued_items(
                 part = piece.slots[0].part if split and len(piece.slots) == 1 else None
                 text = piece.prompt
                 if isinstance(piece.question, SpotTheError):
-                    text = f"{piece.question.statement}\n{text}"
-                out.append((piece.ident, piece.question.id, part, piece.variant, text))
+                    text = join_text(piece.question.statement, text, sep="\\\n")
+                shown = html_plain(to_html(parse(text), style, inline=False))
+                out.append((piece.ident, piece.question.id, part, piece.variant, shown))
     return out
 
 
-def units_note(units: str | None) -> str:
-    """What is appended to a numeric prompt to name its units: `` (in nats)``."""
-    return f" (in {units})" if units else ""
+def units_note(units: str | None, prompt: str = "") -> str:
+    """What is appended to a numeric prompt to name its units: `` (in nats)``; nothing when the
+    prompt names them already as the answer's unit ("How fast, in m/s?", "the speed (m/s)" are
+    not followed by "(in m/s)"; "the marks of five students" does not name the unit "marks")."""
+    if not units:
+        return ""
+    if re.search(rf"(?:\bin\s+|\()(?:\$\s*)?{re.escape(units)}(?![\w/])", prompt):
+        return ""
+    return f" (in {units})"
 
 
 def wrong_feedback_true_false(bank: CompiledBank, question: TrueFalse, *, answer: bool) -> str:
@@ -285,8 +317,80 @@ def numeric_answer_text(slot: Blank) -> str:
 
 
 def html_text(text: str) -> str:
-    """Plain bank text as HTML: ``<``, ``>``, ``&`` escaped, line breaks kept."""
+    """Plain text (not bank Markdown: ids, phrases, numbers) as HTML: ``<``, ``>``, ``&``
+    escaped, line breaks kept."""
     return html.escape(text, quote=False).replace("\n", "<br>")
+
+
+def join_text(*texts: str, sep: str = " ") -> str:
+    """Bank texts (Markdown) joined into one: on one line, with ``sep`` between them (``" "``,
+    or ``"\\\n"`` for a line break), when each is a single paragraph; as paragraphs
+    otherwise (a table or a list cannot continue on the same line). Empty texts are left out."""
+    present = [t for t in texts if t and t.strip()]
+    if all(parse(t).inline is not None for t in present):
+        return sep.join(present)
+    return "\n\n".join(present)
+
+
+@dataclass
+class Media:
+    """The images an export carries: each image of the bank once, under the name the package
+    gives it (``url`` turns a found image into what the HTML refers to)."""
+
+    bank: Bank
+    url: Callable[[ImageFile], str]
+    files: dict[str, ImageFile] = field(default_factory=dict)
+    """Name (``figures/x.png``) → the image, in the order first used."""
+
+    def image_url(self, image: Image) -> str:
+        """Record an image of the bank's text and return the URL written for it.
+
+        Raises:
+            ExportError: the image cannot be found or shipped (``plan`` refuses such banks
+                first, with the image's line).
+        """
+        try:
+            found = find_image(image.src, folder=image_folder(self.bank.path))
+        except ValueError as exc:
+            raise ExportError(str(exc)) from exc
+        self.files.setdefault(found.name, found)
+        return self.url(found)
+
+    def take(self) -> list[ImageFile]:
+        """The images recorded since the last call (for formats that attach files per field)."""
+        taken = list(self.files.values())
+        self.files.clear()
+        return taken
+
+
+def data_media(bank: Bank) -> Media:
+    """Images inlined as ``data:`` URIs (GIFT and Blackboard: one text file carries no files)."""
+    return Media(bank, lambda found: found.data_uri())
+
+
+def lms_html(
+    text: str,
+    media: Media | None = None,
+    *,
+    math: str = "tex",
+    inline: bool = True,
+    qti: bool = False,
+) -> str:
+    """Bank text (Markdown) as the HTML an LMS imports.
+
+    Args:
+        text: the bank text, placeholders filled.
+        media: where images go (None: an image prints as its alt text).
+        math: ``tex`` (``\\(…\\)`` for the LMS's TeX filter or MathJax) or ``mathml``.
+        inline: one paragraph prints without ``<p>`` (a choice, a GIFT field).
+        qti: QTI 2.1's XHTML (see :class:`~quizgym.richtext.HtmlStyle`).
+    """
+    style = HtmlStyle(
+        math=math,
+        image=media.image_url if media is not None else (lambda image: None),
+        qti=qti,
+    )
+    return to_html(parse(text), style, inline=inline)
 
 
 def decimal_text(x: float) -> str:

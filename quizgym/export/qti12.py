@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from decimal import ROUND_HALF_UP, Decimal
+from urllib.parse import quote
 
 from quizgym.export import Exporter
 from quizgym.export.accept import CANVAS, Run, accepted_runs, number_text, typed_text
@@ -24,8 +25,10 @@ from quizgym.export.package import sub, write_zip, xml_bytes
 from quizgym.export.plan import (
     Blank,
     Item,
+    Media,
     decimal_text,
-    html_text,
+    join_text,
+    lms_html,
     plan,
     runs_of,
     split_parts,
@@ -39,6 +42,7 @@ from quizgym.model import (
     SpotTheError,
     TrueFalse,
 )
+from quizgym.richtext import ImageFile
 
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
 CP_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
@@ -52,8 +56,16 @@ def _mattext(parent: ET.Element, text: str) -> None:
     sub(material, "mattext", text, texttype="text/html")
 
 
-def _html(text: str) -> str:
-    return f"<p>{html_text(text)}</p>"
+FILEBASE = "$IMS-CC-FILEBASE$"
+"""Canvas's token for the package's files folder (``web_resources/`` in the zip)."""
+
+
+def _url(found: ImageFile) -> str:
+    return f"{FILEBASE}/{quote(found.name)}"
+
+
+def _html(text: str, media: Media) -> str:
+    return lms_html(text, media, inline=False) if text else "<p></p>"
 
 
 def _meta(item: ET.Element, fields: list[tuple[str, str]]) -> None:
@@ -93,8 +105,11 @@ def canvas_runs(slot: Blank) -> tuple[Run, ...]:
 
 def mistakes_feedback(slot: Blank) -> str:
     """Every known mistake's feedback, for Canvas's one incorrect-answer feedback."""
-    lines = [f"If you got {typed_text(_shown(w.range.value))}: {w.feedback}" for w in slot.wrong]
-    return "\n".join(lines)
+    lines = [
+        join_text(f"If you got {typed_text(_shown(w.range.value))}:", w.feedback)
+        for w in slot.wrong
+    ]
+    return join_text(*lines, sep="\\\n")
 
 
 def _shown(value: float) -> Decimal:
@@ -148,6 +163,7 @@ class Qti12Exporter(Exporter):
     def item(self, item: Item) -> ET.Element:
         """One ``<item>``."""
         question = item.question
+        media = self.media
         ident = item.ident
         element = ET.Element("item", ident=ident, title=item.title)
         kind = "numerical_question"
@@ -168,9 +184,9 @@ class Qti12Exporter(Exporter):
         _meta(element, fields)
 
         presentation = sub(element, "presentation")
-        stem = _html(item.prompt)
+        stem = _html(item.prompt, media)
         if isinstance(question, SpotTheError):
-            stem = f"<blockquote>{_html(question.statement)}</blockquote>{stem}"
+            stem = f"<blockquote>{_html(question.statement, media)}</blockquote>{stem}"
         _mattext(presentation, stem)
         if labels:
             multiple = kind == "multiple_answers_question"
@@ -182,7 +198,7 @@ class Qti12Exporter(Exporter):
             )
             choice = sub(lid, "render_choice")
             for label, text in labels:
-                _mattext(sub(choice, "response_label", ident=label), html_text(text))
+                _mattext(sub(choice, "response_label", ident=label), lms_html(text, media))
         else:
             fib = sub(presentation, "response_str", ident="response1", rcardinality="Single")
             render = sub(
@@ -197,7 +213,7 @@ class Qti12Exporter(Exporter):
         if item.feedback or isinstance(question, FreeText):
             general = item.feedback
             if isinstance(question, FreeText):
-                general = f"Model answer: {question.model_answer}"
+                general = join_text("Model answer:", question.model_answer)
             feedbacks.append(("general_fb", general))
             sub(_condition(processing, go_on=True, feedback="general_fb"), "other")
         if isinstance(question, TrueFalse):
@@ -249,7 +265,7 @@ class Qti12Exporter(Exporter):
             sub(_condition(processing, go_on=False), "other")
         for label, text in feedbacks:
             fb = sub(element, "itemfeedback", ident=label)
-            _mattext(sub(fb, "flow_mat"), _html(text))
+            _mattext(sub(fb, "flow_mat"), _html(text, media))
         return element
 
     def manifest(self) -> bytes:
@@ -263,6 +279,8 @@ class Qti12Exporter(Exporter):
         resource = sub(resources, "resource", identifier=self.ident, type="imsqti_xmlv1p2")
         sub(resource, "file", href=f"{self.ident}/{self.ident}.xml")
         sub(resource, "dependency", identifierref=f"{self.ident}-meta")
+        for index in range(len(self.media.files)):
+            sub(resource, "dependency", identifierref=f"{self.ident}-image-{index + 1}")
         meta = sub(
             resources,
             "resource",
@@ -271,6 +289,12 @@ class Qti12Exporter(Exporter):
             href=f"{self.ident}/assessment_meta.xml",
         )
         sub(meta, "file", href=f"{self.ident}/assessment_meta.xml")
+        for index, name in enumerate(self.media.files):
+            image = sub(
+                resources, "resource", identifier=f"{self.ident}-image-{index + 1}",
+                type="webcontent", href=f"web_resources/{name}",
+            )  # fmt: skip
+            sub(image, "file", href=f"web_resources/{name}")
         return xml_bytes(root)
 
     def assessment_meta(self) -> bytes:
@@ -279,7 +303,7 @@ class Qti12Exporter(Exporter):
         points = sum(pool.items[0].points for pool in pools)
         root = ET.Element("quiz", identifier=self.ident, xmlns=CANVAS_NS)
         sub(root, "title", self.bank.title)
-        sub(root, "description", html_text(self.bank.description or ""))
+        sub(root, "description", lms_html(self.bank.description or "", self.media))
         sub(root, "shuffle_answers", "false")
         sub(root, "scoring_policy", "keep_highest")
         sub(root, "quiz_type", "assignment")
@@ -291,13 +315,28 @@ class Qti12Exporter(Exporter):
         sub(root, "available", "false")
         return xml_bytes(root)
 
+    @property
+    def media(self) -> Media:
+        """The images the package carries (filled as the assessment is written)."""
+        if not hasattr(self, "_media"):
+            self._media = Media(self.bank, _url)
+        return self._media
+
     def to_bytes(self) -> bytes:
-        """The zip: manifest, assessment and settings, with fixed dates."""
+        """The zip: manifest, assessment, settings and the images, with fixed dates.
+
+        Images live in ``web_resources/`` (as in Canvas's own exports), referred to as
+        ``$IMS-CC-FILEBASE$/figures/x.png`` and listed in the manifest as web content.
+        """
+        self._media = Media(self.bank, _url)
+        assessment = self.assessment()
+        meta = self.assessment_meta()
         return write_zip(
             [
                 ("imsmanifest.xml", self.manifest()),
-                (f"{self.ident}/{self.ident}.xml", self.assessment()),
-                (f"{self.ident}/assessment_meta.xml", self.assessment_meta()),
+                (f"{self.ident}/{self.ident}.xml", assessment),
+                (f"{self.ident}/assessment_meta.xml", meta),
+                *((f"web_resources/{name}", f.data()) for name, f in self.media.files.items()),
             ]
         )
 

@@ -15,14 +15,18 @@ pool is an ``assessmentSection`` with ``<selection select="1"/>``.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from urllib.parse import quote
 
 from quizgym.export import Exporter
 from quizgym.export.accept import Run, number_text
 from quizgym.export.package import sub, write_zip, xml_bytes
 from quizgym.export.plan import (
     Item,
+    Media,
     Pool,
     decimal_text,
+    join_text,
+    lms_html,
     plan,
     wrong_feedback_true_false,
 )
@@ -35,8 +39,10 @@ from quizgym.model import (
     TrueFalse,
     choice_weights,
 )
+from quizgym.richtext import MATHML_NS, ImageFile, parse, plain_text
 
 QTI_NS = "http://www.imsglobal.org/xsd/imsqti_v2p1"
+ET.register_namespace("m", MATHML_NS)
 CP_NS = "http://www.imsglobal.org/xsd/imscp_v1p1"
 GENERAL = "GENERAL"
 
@@ -49,6 +55,29 @@ def ncname(ident: str) -> str:
 def item_href(item: Item) -> str:
     """Where an item lives in the package."""
     return f"items/{ncname(item.ident)}.xml"
+
+
+MEDIA = "media"
+"""The package's folder of images, beside ``items/`` (which holds items only)."""
+
+
+def _image_url(found: ImageFile) -> str:
+    return f"../{MEDIA}/{quote(found.name)}"  # relative to the item: items/x.xml
+
+
+def _fill(parent: ET.Element, text: str, media: Media, *, inline: bool = True) -> None:
+    """Append bank text (Markdown) to an element as QTI's XHTML: formulas as MathML, images
+    beside the items. ``inline``: one paragraph goes in as its inline content."""
+    markup = lms_html(text, media, math="mathml", inline=inline, qti=True)
+    # Plain names, as the rest of the item is written (its root carries the xmlns).
+    holder = ET.fromstring(f"<div>{markup}</div>")  # noqa: S314 (our own XHTML)
+    last = parent[-1] if len(parent) else None
+    if holder.text:
+        if last is None:
+            parent.text = (parent.text or "") + holder.text
+        else:
+            last.tail = (last.tail or "") + holder.text
+    parent.extend(list(holder))
 
 
 def _value(parent: ET.Element, tag: str, *values: str) -> None:
@@ -104,6 +133,7 @@ class Qti21Exporter(Exporter):
 
     name = "qti21"
     suffix = ".zip"
+    math = "mathml"
 
     @property
     def ident(self) -> str:
@@ -115,8 +145,9 @@ class Qti21Exporter(Exporter):
         return plan(self.compiled, variants=self.variants, seed=self.seed)
 
     def item(self, item: Item) -> bytes:
-        """One ``assessmentItem`` document."""
+        """One ``assessmentItem`` document (its images are recorded in :attr:`media`)."""
         question = item.question
+        media = self.media
         root = ET.Element(
             "assessmentItem",
             xmlns=QTI_NS,
@@ -139,18 +170,19 @@ class Qti21Exporter(Exporter):
                 root, "responseDeclaration", identifier="RESPONSE", cardinality="single",
                 baseType="string",
             )  # fmt: skip
-            _value(declaration, "correctResponse", question.model_answer)
-            sub(body, "p", item.prompt)
+            _value(declaration, "correctResponse", plain_text(question.model_answer))
+            _fill(body, item.prompt, media, inline=False)
             sub(body, "extendedTextInteraction", responseIdentifier="RESPONSE", expectedLines="10")
             rubric = sub(body, "rubricBlock", view="scorer")
-            sub(rubric, "p", f"Model answer: {question.model_answer}")
+            _fill(rubric, join_text("Model answer:", question.model_answer), media, inline=False)
             for criterion in question.rubric:
-                sub(
-                    rubric,
-                    "p",
-                    f"{criterion.criterion} ({decimal_text(criterion.points)} pt): "
-                    + ", ".join(criterion.any_of),
-                )
+                line = sub(rubric, "p")
+                _fill(line, criterion.criterion, media)
+                tail = f" ({decimal_text(criterion.points)} pt): " + ", ".join(criterion.any_of)
+                if len(line):
+                    line[-1].tail = (line[-1].tail or "") + tail
+                else:
+                    line.text = (line.text or "") + tail
         else:
             assert isinstance(question, Numeric)
             self._numeric(root, body, processing, item, feedback)
@@ -168,10 +200,11 @@ class Qti21Exporter(Exporter):
         root.append(body)
         root.append(processing)
         for ident, text in feedback:
-            sub(
-                root, "modalFeedback", text, outcomeIdentifier="FEEDBACK", identifier=ident,
+            modal = sub(
+                root, "modalFeedback", outcomeIdentifier="FEEDBACK", identifier=ident,
                 showHide="show",
             )  # fmt: skip
+            _fill(modal, text, media)
         return xml_bytes(root)
 
     def _choice(
@@ -216,15 +249,22 @@ class Qti21Exporter(Exporter):
             for (ident, *_), weight in zip(choices, choice_weights(question), strict=True):
                 value = share if weight > 0 else -share
                 sub(mapping, "mapEntry", mapKey=ident, mappedValue=decimal_text(value))
+        media = self.media
         if isinstance(question, SpotTheError):
-            sub(sub(body, "blockquote"), "p", question.statement)
+            _fill(sub(body, "blockquote"), question.statement, media, inline=False)
+        # A prompt holds inline content only: a prompt with a table or a list goes before the
+        # interaction instead.
+        one_line = parse(item.prompt).inline is not None
+        if not one_line:
+            _fill(body, item.prompt, media, inline=False)
         interaction = sub(
             body, "choiceInteraction", responseIdentifier="RESPONSE",
             shuffle="true" if shuffle else "false", maxChoices="0" if multiple else "1",
         )  # fmt: skip
-        sub(interaction, "prompt", item.prompt)
+        if one_line:
+            _fill(sub(interaction, "prompt"), item.prompt, media)
         for ident, text, _, note in choices:
-            sub(interaction, "simpleChoice", text, identifier=ident)
+            _fill(sub(interaction, "simpleChoice", identifier=ident), text, media)
             if note:
                 feedback.append((ident, note))
         condition = sub(sub(processing, "responseCondition"), "responseIf")
@@ -250,7 +290,8 @@ class Qti21Exporter(Exporter):
         feedback: list[tuple[str, str]],
     ) -> None:
         multipart = len(item.slots) > 1 or bool(item.slots[0].part)
-        sub(body, "p", item.prompt)
+        media = self.media
+        _fill(body, item.prompt, media, inline=False)
         for slot in item.slots:
             response = f"RESPONSE_{slot.part}" if multipart else "RESPONSE"
             declaration = sub(
@@ -258,7 +299,18 @@ class Qti21Exporter(Exporter):
                 baseType="float",
             )  # fmt: skip
             _value(declaration, "correctResponse", decimal_text(slot.accept.value))
-            line = sub(body, "p", f"{slot.prompt}: " if multipart else None)
+            if multipart and parse(slot.prompt).inline is None:
+                _fill(body, slot.prompt, media, inline=False)
+                line = sub(body, "p")
+            elif multipart:
+                line = sub(body, "p")
+                _fill(line, join_text(slot.prompt, ":", sep=""), media)
+                if len(line):  # the space before the box, after the prompt's last element
+                    line[-1].tail = (line[-1].tail or "") + " "
+                else:
+                    line.text = (line.text or "") + " "
+            else:
+                line = sub(body, "p")
             sub(line, "textEntryInteraction", responseIdentifier=response, expectedLength="12")
             condition = sub(processing, "responseCondition")
             branch = sub(condition, "responseIf")
@@ -305,8 +357,10 @@ class Qti21Exporter(Exporter):
         sub(sub(setter, "sum"), "testVariables", variableIdentifier="SCORE")
         return xml_bytes(root)
 
-    def manifest(self, pools: list[Pool]) -> bytes:
-        """``imsmanifest.xml`` (IMS CP 1.1)."""
+    def manifest(self, pools: list[Pool], images: dict[str, list[str]] | None = None) -> bytes:
+        """``imsmanifest.xml`` (IMS CP 1.1); ``images``: each item's images, listed as files of
+        its resource."""
+        images = images or {}
         root = ET.Element("manifest", xmlns=CP_NS, identifier=f"{self.ident}-package")
         metadata = sub(root, "metadata")
         sub(metadata, "schema", "QTIv2.1 Package")
@@ -327,13 +381,35 @@ class Qti21Exporter(Exporter):
                 type="imsqti_item_xmlv2p1", href=item_href(item),
             )  # fmt: skip
             sub(resource, "file", href=item_href(item))
+            for name in images.get(item.ident, []):
+                sub(resource, "file", href=f"{MEDIA}/{name}")
         return xml_bytes(root)
 
+    @property
+    def media(self) -> Media:
+        """The images of the item being written."""
+        if not hasattr(self, "_media"):
+            self._media = Media(self.bank, _image_url)
+        return self._media
+
     def to_bytes(self) -> bytes:
-        """The zip: manifest, test and items, with fixed dates."""
+        """The zip: manifest, test, items and their images (in ``media/``), fixed dates."""
         pools = self.pools()
-        entries = [("imsmanifest.xml", self.manifest(pools)), ("assessment.xml", self.test(pools))]
-        entries += [(item_href(item), self.item(item)) for pool in pools for item in pool.items]
+        written: list[tuple[str, bytes]] = []
+        images: dict[str, list[str]] = {}
+        files: dict[str, ImageFile] = {}
+        for pool in pools:
+            for item in pool.items:
+                self._media = Media(self.bank, _image_url)
+                written.append((item_href(item), self.item(item)))
+                images[item.ident] = list(self._media.files)
+                files.update(self._media.files)
+        entries = [
+            ("imsmanifest.xml", self.manifest(pools, images)),
+            ("assessment.xml", self.test(pools)),
+        ]
+        entries += written
+        entries += [(f"{MEDIA}/{name}", found.data()) for name, found in sorted(files.items())]
         return write_zip(entries)
 
 

@@ -393,7 +393,7 @@ def read_qti21(data: bytes) -> dict[str, Qti21Item]:
     out: dict[str, Qti21Item] = {}
     with zipfile.ZipFile(io.BytesIO(data)) as package:
         for name in package.namelist():
-            if not name.startswith("items/"):
+            if not (name.startswith("items/") and name.endswith(".xml")):
                 continue
             root = ET.fromstring(package.read(name))  # noqa: S314 (our export)
             declarations = root.findall(f"{Q21}responseDeclaration")

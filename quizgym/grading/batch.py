@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TypeVar, cast
 
 import numpy as np
@@ -45,15 +46,25 @@ from quizgym.expr import ParseFailure, Reading, read_answer
 from quizgym.grading.decisions import Decision, Decisions, answer_print, apply, version_of
 from quizgym.grading.table import ClassAnswers, Coded
 from quizgym.grading.versions import Versions
-from quizgym.model import Bank, MultipleChoice, SpotTheError, TrueFalse, slot_id
+from quizgym.model import (
+    AbsTolerance,
+    Bank,
+    DecimalsTolerance,
+    MultipleChoice,
+    SpotTheError,
+    TrueFalse,
+    slot_id,
+)
 from quizgym.solver import CompiledBank, Slot, Variant, compiled, student_keys
 from quizgym.tolerance import KIND_CODES, compare_array, hint_text
+from quizgym.units import convert
 
 __all__ = [
     "STATUS_CODES",
     "GradedPartition",
     "GradedSlot",
     "factorize",
+    "failed",
     "graded_slots",
     "grade_partition",
     "partitions",
@@ -64,6 +75,8 @@ SEEDS = Versions(rule="seeds")
 
 STATUSES: tuple[Status, ...] = tuple(Status)
 STATUS_CODES: dict[Status, int] = {s: i for i, s in enumerate(STATUSES)}
+FAILED = "This answer could not be graded"
+"""How the feedback of an answer the engine failed on begins (:func:`failed`)."""
 OPTION_INVALID = -2
 OPTION_NONE = -3  # not a choice question (or several choices picked)
 
@@ -234,12 +247,29 @@ def _grade_slot(
         for row in first
     ]
     if slot.is_numeric:
-        verdicts = _grade_numeric(
-            bank, slot, variants, pair_variants, texts, pair_texts, pair_earlier
-        )
+        try:
+            verdicts = _grade_numeric(
+                bank, slot, variants, pair_variants, texts, pair_texts, pair_earlier
+            )
+        except Exception:  # the array path failed as a whole: each pair on its own, guarded
+            verdicts = [
+                _guarded(
+                    slot,
+                    partial(
+                        grade_response,
+                        bank,
+                        question,
+                        texts[t],
+                        part=slot.part,
+                        earlier={n: x for n, x in pair_earlier[k].items() if x is not None},
+                        variant=variants[v],
+                    ),
+                )
+                for k, (v, t) in enumerate(zip(pair_variants, pair_texts, strict=True))
+            ]
     else:
         verdicts = [
-            grade_response(bank, question, texts[t], variant=variants[v])
+            _guarded(slot, partial(grade_response, bank, question, texts[t], variant=variants[v]))
             for v, t in zip(pair_variants, pair_texts, strict=True)
         ]
     decided: frozenset[str] = frozenset()
@@ -250,7 +280,10 @@ def _grade_slot(
     options = np.full(len(unique), OPTION_NONE, dtype=np.int64)
     if isinstance(question, TrueFalse | MultipleChoice | SpotTheError):
         for k, (v, t) in enumerate(zip(pair_variants, pair_texts, strict=True)):
-            options[k] = _option(question, variants[v], texts[t])
+            try:
+                options[k] = _option(question, variants[v], texts[t])
+            except Exception:  # counted as unreadable, as its verdict is
+                options[k] = OPTION_INVALID
     return GradedSlot(
         slot=slot,
         verdicts=verdicts,
@@ -292,6 +325,33 @@ def _decide(
     return frozenset(used)
 
 
+def failed(slot: Slot, exc: BaseException) -> Verdict:
+    """The verdict of one answer the engine failed on: invalid, 0 points, and why.
+
+    One answer never stops a class: whatever the engine raises for it is caught, and the rest
+    of the class is graded as if it were not there.
+    """
+    message = " ".join(str(exc).split())
+    if len(message) > 160:
+        message = message[:157] + "..."
+    return Verdict(
+        question=slot.id,
+        status=Status.INVALID,
+        score=0.0,
+        max_score=slot.points,
+        feedback=f"{FAILED} ({type(exc).__name__}: {message}); it is scored 0 until a teacher "
+        "grades it by hand.",
+    )
+
+
+def _guarded(slot: Slot, grade: Callable[[], Verdict]) -> Verdict:
+    """``grade()``, or :func:`failed` when it raises."""
+    try:
+        return grade()
+    except Exception as exc:  # per-answer isolation: the class goes on
+        return failed(slot, exc)
+
+
 def _option(
     question: TrueFalse | MultipleChoice | SpotTheError, variant: Variant, text: str | None
 ) -> int:
@@ -309,12 +369,16 @@ def _option(
 
 def _read_all(
     texts: Sequence[str | None], used: IntArray
-) -> dict[int, Reading | ParseFailure | None]:
-    """Each distinct text a slot's pairs use, read once (None for a blank)."""
-    return {
-        int(t): None if is_blank(texts[t]) else read_answer(texts[t] or "")
-        for t in np.unique(used).tolist()
-    }
+) -> dict[int, Reading | ParseFailure | None | BaseException]:
+    """Each distinct text a slot's pairs use, read once (None for a blank; what the reader
+    raised, for an answer it failed on)."""
+    read: dict[int, Reading | ParseFailure | None | BaseException] = {}
+    for t in np.unique(used).tolist():
+        try:
+            read[int(t)] = None if is_blank(texts[t]) else read_answer(texts[t] or "")
+        except Exception as exc:  # this answer's verdict says so; the others are read
+            read[int(t)] = exc
+    return read
 
 
 def _grade_numeric(
@@ -339,16 +403,35 @@ def _grade_numeric(
     kinds = np.zeros(m, dtype=np.int64)
     decimals = np.zeros(m, dtype=np.int64)
     sigfigs = np.zeros(m, dtype=np.int64)
+    zeros = np.zeros(m, dtype=np.int64)
+    # Units: the number in the slot's unit is scale·typed + offset (1 and 0 without a unit).
+    scales = np.ones(m)
+    offsets = np.zeros(m)
     for k, reading in enumerate(readings):
         if isinstance(reading, Reading):
-            values[k] = float(reading.value)
-            kinds[k] = KIND_CODES[reading.parsed.kind]
-            decimals[k] = reading.parsed.decimals
-            sigfigs[k] = reading.parsed.sigfigs
+            try:
+                values[k] = float(reading.value)
+                kinds[k] = KIND_CODES[reading.parsed.kind]
+                decimals[k] = reading.parsed.decimals
+                sigfigs[k] = reading.parsed.sigfigs
+                zeros[k] = reading.parsed.zeros
+                if reading.unit:
+                    conversion = convert(reading.unit, slot.units)
+                    readable[k] = conversion.usable
+                    scales[k], offsets[k] = conversion.scale, conversion.offset
+            except Exception as exc:  # this answer fails alone
+                readings[k], readable[k] = exc, False
+    converted = (scales != 1) | (offsets != 0)
+    band = isinstance(tolerance, AbsTolerance | DecimalsTolerance)
+    if band:  # compared in the slot's unit, as the scalar path does
+        values = np.where(converted, scales * values + offsets, values)
+        kinds = np.where(converted, KIND_CODES["mixed"], kinds)
 
     def matches(targets: list[float]) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int8]]:
         """Each pair's answer against its variant's entry of ``targets`` (NaN: none)."""
         table = np.array(targets, dtype=np.float64)[pair_variants]
+        if not band:  # the target in the unit typed, as the scalar path does
+            table = np.where(converted, (table - offsets) / scales, table)
         return compare_array(
             values=values,
             keys=table,
@@ -356,6 +439,7 @@ def _grade_numeric(
             kinds=kinds,
             decimals=decimals,
             sigfigs=sigfigs,
+            zeros=zeros,
         )
 
     ok, hints = matches([k.number for k in keys])
@@ -372,32 +456,27 @@ def _grade_numeric(
         hit &= open_
         which[hit] = position
         open_ &= ~hit
-    verdicts: list[Verdict] = []
-    for k, reading in enumerate(readings):
+
+    def verdict(k: int, reading: Reading | ParseFailure | None) -> Verdict:
         v = int(pair_variants[k])
         if slot.earlier and isinstance(reading, Reading) and not ok[k]:
-            earlier = {n: t for n, t in pair_earlier[k].items() if t is not None}
-            verdicts.append(
-                grade_response(
-                    bank,
-                    slot.question,
-                    texts[int(pair_texts[k])],
-                    part=slot.part,
-                    earlier=earlier,
-                    variant=variants[v],
-                )
+            return grade_response(
+                bank,
+                slot.question,
+                texts[int(pair_texts[k])],
+                part=slot.part,
+                earlier={n: t for n, t in pair_earlier[k].items() if t is not None},
+                variant=variants[v],
             )
-            continue
         mistake = resolved[v][int(which[k])] if which[k] >= 0 else None
         hint = "" if ok[k] or mistake else hint_text(code=int(hints[k]), tolerance=tolerance)
-        verdicts.append(
-            numeric_verdict(
-                slot,
-                expected[v],
-                reading,
-                correct=bool(ok[k]),
-                mistake=mistake,
-                feedback=hint or "",
-            )
+        return numeric_verdict(
+            slot, expected[v], reading, correct=bool(ok[k]), mistake=mistake, feedback=hint or ""
         )
-    return verdicts
+
+    return [
+        failed(slot, reading)
+        if isinstance(reading, BaseException)
+        else _guarded(slot, partial(verdict, k, reading))
+        for k, reading in enumerate(readings)
+    ]

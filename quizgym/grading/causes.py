@@ -14,6 +14,7 @@ import difflib
 import re
 import unicodedata
 
+from quizgym.grading.batch import FAILED
 from quizgym.model import LETTERS, AnyQuestion, MultipleChoice, SpotTheError, TrueFalse
 
 __all__ = ["cause_of", "probably"]
@@ -30,10 +31,13 @@ def _fold(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
-def cause_of(question: AnyQuestion, text: str) -> str:
+def cause_of(question: AnyQuestion, text: str, *, feedback: str = "") -> str:
     """Why ``text``, an unreadable answer to ``question``, could not be read (a short phrase).
 
-    Numeric answers (and the parts of a multi-part question) are read as numbers."""
+    Numeric answers (and the parts of a multi-part question) are read as numbers; ``feedback``
+    is the verdict's, which says when the engine itself failed on the answer."""
+    if feedback.startswith(FAILED):
+        return "quizgym failed on it (an error: grade it by hand)"
     word = _fold(text)
     if isinstance(question, TrueFalse):
         near = probably(question, text)

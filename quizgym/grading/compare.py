@@ -20,6 +20,7 @@ from quizgym.errors import QuizgymError, SubmissionError
 from quizgym.grading.cells import undefuse
 from quizgym.grading.outputs import write_rows
 from quizgym.grading.table import ClassAnswers
+from quizgym.grading.versions import Versions
 from quizgym.solver import CompiledBank
 
 __all__ = [
@@ -86,16 +87,21 @@ def seeds_of(answers: ClassAnswers) -> dict[str, int]:
     return {s: d for s, d in zip(answers.students, answers.seeds, strict=True) if d is not None}
 
 
-def expected_answers(bank: CompiledBank, seeds: Mapping[str, int]) -> Callable[[str, str], str]:
+def expected_answers(
+    bank: CompiledBank, seeds: Mapping[str, int], versions: Versions
+) -> Callable[[str, str], str]:
     """``expected(student, slot)``: the answer that slot expects of that student, as shown in
-    their verdict (their own numbers and choice order)."""
+    their verdict (their own numbers and choice order, as the run's ``versions`` say); '' when
+    only the submissions could tell their version."""
 
     def expected(student: str, slot_id: str) -> str:
         try:
             slot = bank.slot(slot_id)
         except KeyError:
             return ""
-        variant = bank.variant(slot.question, student=student, seed=seeds.get(student))
+        variant = versions.variant_of(bank, slot.question, student, seeds.get(student))
+        if variant is None:
+            return ""
         return grade_response(bank, slot.question, None, part=slot.part, variant=variant).expected
 
     return expected
@@ -188,7 +194,11 @@ def compare_runs(
 
 
 def regrade(
-    bank: CompiledBank, previous: Path, out_dir: Path, seeds: Mapping[str, int]
+    bank: CompiledBank,
+    previous: Path,
+    out_dir: Path,
+    seeds: Mapping[str, int],
+    versions: Versions,
 ) -> list[Change]:
     """Compare this run's folder with a previous one and write ``changes.csv`` there.
 
@@ -197,8 +207,10 @@ def regrade(
         previous: the previous run's folder.
         out_dir: this run's folder, its outputs written.
         seeds: the students given a seed (:func:`seeds_of`).
+        versions: how this run knew each student's version (for their own keys).
     """
-    changes = compare_runs(previous, out_dir, expected=expected_answers(bank, seeds))
+    expected = expected_answers(bank, seeds, versions)
+    changes = compare_runs(previous, out_dir, expected=expected)
     write_changes(out_dir / "changes.csv", changes)
     return changes
 

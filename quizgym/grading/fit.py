@@ -221,6 +221,7 @@ def _right_under(
                         kind=reading.parsed.kind,
                         decimals=reading.parsed.decimals,
                         sigfigs=reading.parsed.sigfigs,
+                        zeros=reading.parsed.zeros,
                     ).ok
                 )
             return memo[text]

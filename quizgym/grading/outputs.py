@@ -334,9 +334,18 @@ def write_gradebook(path: Path, bank: Bank, parts: Sequence[GradedPartition], *,
 
     Canvas: ``Student, ID, SIS User ID, SIS Login ID, Section, <quiz>`` and a ``    Points
     Possible`` row; a numeric student id is taken as Canvas's user ``ID``, any other as the
-    ``SIS User ID``. Moodle: ``ID number, <quiz>``, to map "ID number" → useridnumber on import.
+    ``SIS User ID``; ``Student`` and ``Section`` are the submissions' ``name`` and ``section``
+    where they have them. Moodle: ``ID number, <quiz>``, to map "ID number" → useridnumber on
+    import, and ``Email address`` (→ email) after the id when the submissions have emails.
     """
     students = [s for p in parts for s in p.answers.students]
+    roster = {
+        name: [v for p in parts for v in p.answers.roster.get(name) or [None] * len(p.answers)]
+        for name in ("name", "email", "section")
+        if parts and name in parts[0].answers.roster
+    }
+    names = roster.get("name") or [None] * len(students)
+    sections = roster.get("section") or [None] * len(students)
     totals = np.concatenate([p.scores.sum(axis=1) for p in parts]) if parts else np.zeros(0)
     maximum = float(parts[0].max_scores.sum()) if parts else 0.0
     title = bank.title
@@ -344,21 +353,25 @@ def write_gradebook(path: Path, bank: Bank, parts: Sequence[GradedPartition], *,
     if lms == "canvas":
         header = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", title]
         rows = [["    Points Possible", "", "", "", "", fmt(maximum, 2)]]
-        for student, total in zip(students, totals, strict=True):
-            numeric = student.isdigit()
+        for student, total, name, section in zip(students, totals, names, sections, strict=True):
+            numeric = student.isascii() and student.isdigit()  # not "²": a Canvas user id
             rows.append(
                 [
-                    student,
+                    name or student,
                     student if numeric else "",
                     "" if numeric else student,
                     "",
-                    "",
+                    section or "",
                     fmt(float(total), 2),
                 ]
             )
     elif lms == "moodle":
-        header = ["ID number", title]
-        rows = [[s, fmt(float(t), 2)] for s, t in zip(students, totals, strict=True)]
+        emails = roster.get("email")
+        header = ["ID number", *(["Email address"] if emails is not None else []), title]
+        rows = [
+            [s, *([e or ""] if emails is not None else []), fmt(float(t), 2)]
+            for s, t, e in zip(students, totals, emails or [None] * len(students), strict=True)
+        ]
     else:
         check_gradebook(lms)
     write_rows(path, header, rows)

@@ -32,15 +32,18 @@ from typing import Any, Literal
 from quizgym.analysis import Sums
 from quizgym.errors import QuizgymError, SubmissionError
 from quizgym.grading.batch import SEEDS, GradedPartition, grade_partition, partitions
+from quizgym.grading.census import Census, count_csv, count_parquet, counted
 from quizgym.grading.compare import seeds_of
 from quizgym.grading.decisions import Decisions
 from quizgym.grading.fit import Fit, version_fit
 from quizgym.grading.outputs import feedback_name, tables, write_feedback
-from quizgym.grading.readers import layout_of, read_long, read_submissions, read_wide
-from quizgym.grading.readers.parquet import open_parquet, parquet_rows
-from quizgym.grading.readers.text import csv_head, records
+from quizgym.grading.readers import layout_of, read_long, read_submissions, read_wide, recognised
+from quizgym.grading.readers.parquet import column_kind, describe, open_parquet, parquet_rows
+from quizgym.grading.readers.text import Head, Record, csv_head, csv_records
+from quizgym.grading.readers.wide import WideHeader
 from quizgym.grading.review import Review, review_of
-from quizgym.grading.rows import Seen, undecodable
+from quizgym.grading.rows import ROSTER, Seen, column_of_type, duplicate_student, strip_id
+from quizgym.grading.rows import kind_of as _kind
 from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
 from quizgym.grading.versions import Versions, rejections
@@ -87,6 +90,10 @@ class Piece:
     """Parquet: rows of the first row group before the piece."""
     bad_bytes: bool = True
     """Wide CSV: whether the file holds undecodable bytes (every row is then checked)."""
+    delimiter: str = ","
+    """CSV: the cell delimiter."""
+    encoding: str = "utf-8"
+    """CSV: the file's encoding."""
     loaded: ClassAnswers | None = None
     """A file read whole: this piece's students."""
     drops: tuple[tuple[int, str], ...] = ()
@@ -109,6 +116,14 @@ class Plan:
     """Whether some row of the input has a seed."""
     by_text: set[str] = field(default_factory=set)
     """Choice slots answered only with choice texts (LMS exports), in every file."""
+    roster: list[str] = field(default_factory=list)
+    """The roster fields some file has (``name``, ``email``, ``section``)."""
+    census: dict[str, Census] = field(default_factory=dict)
+    """Per file: its records, counted apart from its reader (checked at the end of the run)."""
+    skipped: dict[str, int] = field(default_factory=dict)
+    """Per file: records that are no student (an LMS's summary rows)."""
+    notes: list[str] = field(default_factory=list)
+    """How files were read that a teacher should know (a file read as cp1252)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -127,6 +142,8 @@ class Job:
     """How each student's version of each question is known."""
     decisions: Decisions | None = None
     """A teacher's decisions from a review file (``grade --review``)."""
+    roster: tuple[str, ...] = ()
+    """The roster fields of the run (every piece carries the same ones)."""
 
 
 @dataclass
@@ -149,13 +166,20 @@ class PieceResult:
     """How the piece's answers fit other versions than their own."""
     review: Review = field(default_factory=Review)
     """The piece's answers a teacher should decide (or did)."""
+    records: dict[str, int] = field(default_factory=dict)
+    """Per file: the input records its graded students came from."""
 
 
 # --- reading --------------------------------------------------------------------------------------
 
 
 def read_piece(
-    bank: Bank, piece: Piece, *, present: Sequence[str], versions: Versions = SEEDS
+    bank: Bank,
+    piece: Piece,
+    *,
+    present: Sequence[str],
+    versions: Versions = SEEDS,
+    roster: Sequence[str] = (),
 ) -> ClassAnswers:
     """A piece's students and answers, with the rejections of its rows (sorted by line).
 
@@ -164,6 +188,7 @@ def read_piece(
         piece: the piece (from :func:`plan_run`).
         present: the slots graded in this run (every piece grades the same slots).
         versions: the run's rule for versions: rows it cannot place are rejected here.
+        roster: the run's roster fields (every piece carries the same ones).
 
     Returns:
         The piece as a class; ``rejected`` holds its rows' rejections and the file's head ones.
@@ -173,8 +198,10 @@ def read_piece(
         dropped = dict(piece.drops)
         keep = [k for k, origin in enumerate(answers.origins) if origin[1] not in dropped]
         kept = answers.take(keep)
-        kept.rejected = answers.rejected + [
-            Rejection(piece.source, line, answers.students[k], dropped[line])
+        kept.rejected = [
+            replace(r, reason=dropped[r.line]) if r.line in dropped else r for r in answers.rejected
+        ] + [
+            Rejection(piece.source, line, answers.students[k], dropped[line], answers.records[k])
             for k, (_, line) in enumerate(answers.origins)
             if line in dropped
         ]
@@ -183,7 +210,7 @@ def read_piece(
     if unplaced:
         kept = answers.take([k for k in range(len(answers)) if k not in unplaced])
         kept.rejected = answers.rejected + [
-            Rejection(answers.origins[k][0], answers.origins[k][1], answers.students[k], why)
+            Rejection(*answers.origins[k], answers.students[k], why, answers.records[k])
             for k, why in unplaced.items()
         ]
         answers = kept
@@ -195,6 +222,8 @@ def read_piece(
         answers.rejected = sorted([*piece.head, *answers.rejected], key=lambda r: r.line)
     for slot in present:
         answers.mark_present(slot)
+    for name in roster:
+        answers.mark_roster(name)
     return answers
 
 
@@ -205,10 +234,17 @@ def _read_piece(bank: Bank, piece: Piece, columns: Sequence[str] | None = None) 
         loaded.rejected = list(piece.loaded.rejected)
         return loaded
     answers = ClassAnswers(bank.slot_ids())
-    rows: Iterator[tuple[int, list[str]]]
+    rows: Iterator[Record]
     if piece.kind == "csv":
-        found = records(Path(piece.source), piece.offset, piece.line)
-        rows = ((r[0], r[1]) for _, r in zip(range(piece.rows), found, strict=False))
+        found = csv_records(
+            Path(piece.source),
+            offset=piece.offset,
+            line=piece.line,
+            delimiter=piece.delimiter,
+            encoding=piece.encoding,
+            width=len(piece.header),
+        )
+        rows = (r for _, r in zip(range(piece.rows), found, strict=False))
         header = list(piece.header)
     else:
         header = list(columns if columns is not None else piece.header)
@@ -222,12 +258,12 @@ def _read_piece(bank: Bank, piece: Piece, columns: Sequence[str] | None = None) 
             batch_rows=max(1, min(piece.rows, CHUNK_ROWS)),
         )
     if piece.layout == "long":
-        read_long(answers, piece.source, [h.lower() for h in header], rows)
+        names = [h.casefold() for h in header]
+        read_long(answers, piece.source, names, rows, header_line=piece.header_line)
     else:
-        bad_bytes = piece.bad_bytes and piece.kind == "csv"
-        read_wide(answers, piece.source, piece.header_line, header, rows, bad_bytes=bad_bytes)
+        read_wide(answers, piece.source, piece.header_line, header, rows, bad_bytes=piece.bad_bytes)
     # Column-level rejections are the file's (``head``), reported once, not once per piece.
-    answers.rejected = [r for r in answers.rejected if r.line != piece.header_line]
+    answers.rejected = [r for r in answers.rejected if not r.is_column]
     return answers
 
 
@@ -263,25 +299,42 @@ def plan_run(
     typed: set[str] = set()
     first_line: dict[tuple[str, str], int] = {}  # long files: (file, student) → first line
     present: set[str] = set()
+    roster: set[str] = set()
     pieces: list[Piece] = []
+    census: dict[str, Census] = {}
+    skipped: dict[str, int] = {}
+    notes: list[str] = []
     for name in submissions:
         path = Path(name)
         if not path.is_file():
             raise SubmissionError(path, "no such file")
         suffix = path.suffix.lower()
-        layout = None if suffix in {".jsonl", ".ndjson", ".parquet"} else _csv_layout(path)
         if suffix == ".parquet":
             found = _plan_parquet(bank, path, chunk_rows, len(pieces))
-        elif layout is None:
-            found = _plan_whole(bank, path, chunk_rows, len(pieces), issued)
+            counted(census, str(path), count_parquet(path))
+        elif suffix in {".jsonl", ".ndjson"} or _streamed(_head(path).cells) is None:
+            whole = read_submissions(bank, [path], issued=issued)
+            for source, count in whole.census.items():
+                counted(census, source, count)
+            for source, rows in whole.skipped.items():
+                skipped[source] = skipped.get(source, 0) + rows
+            notes += whole.notes
+            roster |= set(whole.roster)
+            found = _split_whole(whole, str(path), chunk_rows, len(pieces))
         else:
-            found = _plan_csv(bank, path, chunk_rows, len(pieces), layout)
+            head = _head(path)
+            if head.survey.note:
+                notes.append(head.survey.note)
+            counted(census, str(path), count_csv(path, delimiter=head.delimiter))
+            found = _plan_csv(bank, path, chunk_rows, len(pieces), head)
         for piece in found:
             answers = _read_piece(bank, piece, _scan_columns(piece))
-            present |= answers.present | (set(piece.header) & set(bank.slot_ids()))
+            slots = _header_slots(bank, piece)
+            present |= answers.present | slots
+            roster |= set(answers.roster)
             has_seeds = has_seeds or any(s is not None for s in answers.seeds)
             by_text |= answers.by_text
-            typed |= answers.typed | (set(piece.header) & set(bank.slot_ids()))
+            typed |= answers.typed | slots
             drops = []
             for student, origin in zip(answers.students, answers.origins, strict=True):
                 if piece.layout == "long" and (piece.source, student) in first_line:
@@ -298,6 +351,14 @@ def plan_run(
                     drops.append((origin[1], reason))
                 elif piece.layout == "long":
                     first_line[piece.source, student] = origin[1]
+            # A row the piece itself found a duplicate names the first row of the run, as the
+            # in-memory reader does (the piece's first may be a row an earlier piece had).
+            for rejection in answers.rejected:
+                first = seen.first(rejection.student)
+                if _kind(rejection.reason) == "duplicate student" and first is not None:
+                    again = duplicate_student(rejection.student, first)
+                    if again != rejection.reason:
+                        drops.append((rejection.line, again))
             if drops:
                 piece = replace(piece, drops=tuple(drops))
             pieces.append(piece)
@@ -307,7 +368,18 @@ def plan_run(
         sources=[str(Path(s)) for s in submissions],
         has_seeds=has_seeds,
         by_text=by_text - typed,
+        roster=[r for r in ROSTER if r in roster],
+        census=census,
+        skipped=skipped,
+        notes=notes,
     )
+
+
+def _header_slots(bank: Bank, piece: Piece) -> set[str]:
+    """The slots a wide piece's header has columns for (graded even if no row answers)."""
+    if piece.kind == "loaded" or piece.layout != "wide" or not piece.header:
+        return set()
+    return {slot for _, slot in WideHeader.of(piece.header, bank.slot_ids()).columns}
 
 
 def _scan_columns(piece: Piece) -> list[str] | None:
@@ -315,7 +387,7 @@ def _scan_columns(piece: Piece) -> list[str] | None:
     if piece.kind != "parquet" or piece.layout == "long":
         return None
     wanted = {"student", "seed"} if piece.layout == "wide" else {"student", "seed", "question"}
-    return [h for h in piece.header if h.lower() in wanted]
+    return [h for h in piece.header if h.casefold() in wanted]
 
 
 def _streamed(header: Sequence[str]) -> Literal["wide", "long"] | None:
@@ -324,10 +396,8 @@ def _streamed(header: Sequence[str]) -> Literal["wide", "long"] | None:
     return kind if kind in ("wide", "long") else None
 
 
-def _csv_layout(path: Path) -> Literal["wide", "long"] | None:
-    """Wide or long CSV, streamed; None for the other formats (read whole)."""
-    _, header, _, _ = csv_head(path)
-    return _streamed(header)
+def _head(path: Path) -> Head:
+    return csv_head(path, recognised=recognised)
 
 
 def _head_rejections(
@@ -338,23 +408,29 @@ def _head_rejections(
     return tuple(probe.rejected)
 
 
-def _plan_csv(
-    bank: Bank, path: Path, chunk_rows: int, first: int, layout: Literal["wide", "long"]
-) -> list[Piece]:
-    header_line, raw, offset, line = csv_head(path)
-    header = [h.strip() for h in raw]
+def _plan_csv(bank: Bank, path: Path, chunk_rows: int, first: int, head: Head) -> list[Piece]:
+    layout = _streamed(head.cells)
+    assert layout is not None
+    header = head.cells
     source = str(path)
     starts: list[tuple[int, int, int]] = []  # (offset, its line, records)
-    bad_bytes = False
-    at = [h.lower() for h in header].index("student")
+    at = [h.casefold() for h in header].index("student")
     cut = _Cutter(layout, chunk_rows)
-    line += 1  # the line at ``offset``: after the header (blank lines may come first)
-    for _, row, after, end in records(path, offset, line):
-        if cut(row[at].strip() if at < len(row) else ""):
+    offset, line = head.offset, head.next_line  # blank lines may come first
+    records = csv_records(
+        path,
+        offset=offset,
+        line=line,
+        delimiter=head.delimiter,
+        encoding=head.survey.encoding,
+        width=len(header),
+    )
+    for record in records:
+        cells = record.cells if record.cells is not None else record.first
+        if cut(strip_id(cells[at]) if at < len(cells) else ""):
             starts.append((offset, line, 0))
         starts[-1] = (starts[-1][0], starts[-1][1], starts[-1][2] + 1)
-        bad_bytes = bad_bytes or undecodable(row)
-        offset, line = after, end + 1
+        offset, line = record.after, record.end + 1
     if not starts:
         starts.append((offset, line, 0))
     return [
@@ -364,12 +440,14 @@ def _plan_csv(
             kind="csv",
             layout=layout,
             header=tuple(header),
-            header_line=header_line,
+            header_line=head.line,
             offset=start,
             line=line,
             rows=count,
-            bad_bytes=bad_bytes,
-            head=_head_rejections(bank, source, header, header_line)
+            bad_bytes=head.survey.bad_bytes,
+            delimiter=head.delimiter,
+            encoding=head.survey.encoding,
+            head=_head_rejections(bank, source, header, head.line)
             if k == 0 and layout == "wide"
             else (),
         )
@@ -379,9 +457,25 @@ def _plan_csv(
 
 def _plan_parquet(bank: Bank, path: Path, chunk_rows: int, first: int) -> list[Piece]:
     handle = open_parquet(path)
-    header = [str(n).strip() for n in handle.schema_arrow.names]
-    names = [h.lower() for h in header]
+    schema = handle.schema_arrow
     source = str(path)
+    header: list[str] = []
+    unread: list[Rejection] = []
+    binary = False
+    for field_ in schema:
+        name = str(field_.name).strip()
+        kind = column_kind(field_.type)
+        identity = name.casefold() in {"student", "seed", "question"}
+        if kind is None or (identity and kind == "list"):
+            if identity:
+                raise SubmissionError(
+                    path, f"the {name!r} column holds {describe(field_.type)} values, not text", 1
+                )
+            unread.append(Rejection(source, 1, "", column_of_type(name, describe(field_.type)), 0))
+            continue
+        binary = binary or kind == "binary"
+        header.append(name)
+    names = [h.casefold() for h in header]
     if "student" not in names:
         raise SubmissionError(
             path,
@@ -400,6 +494,11 @@ def _plan_parquet(bank: Bank, path: Path, chunk_rows: int, first: int) -> list[P
     for start, stop in zip(bounds, [*bounds[1:], sum(sizes)], strict=True):
         groups = tuple(g for g, s in enumerate(starts) if s < stop and s + sizes[g] > start)
         skip = start - starts[groups[0]] if groups else 0
+        head: tuple[Rejection, ...] = ()
+        if not pieces:
+            head = tuple(unread)
+            if layout == "wide":
+                head += _head_rejections(bank, source, header, 1)
         pieces.append(
             Piece(
                 index=first + len(pieces),
@@ -412,9 +511,8 @@ def _plan_parquet(bank: Bank, path: Path, chunk_rows: int, first: int) -> list[P
                 rows=stop - start,
                 row_groups=groups,
                 skip=skip,
-                head=_head_rejections(bank, source, header, 1)
-                if not pieces and layout == "wide"
-                else (),
+                bad_bytes=binary,
+                head=head,
             )
         )
         row = stop
@@ -465,13 +563,6 @@ def _student_changes(handle: Any, column: str, chunk_rows: int) -> list[int]:
     return starts or [0]
 
 
-def _plan_whole(
-    bank: Bank, path: Path, chunk_rows: int, first: int, issued: Issued | None
-) -> list[Piece]:
-    whole = read_submissions(bank, [path], issued=issued)
-    return _split_whole(whole, str(path), chunk_rows, first)
-
-
 def plan_loaded(
     answers: ClassAnswers, sources: Sequence[Path | str], *, chunk_rows: int = CHUNK_ROWS
 ) -> Plan:
@@ -480,6 +571,8 @@ def plan_loaded(
     Its rejections, in the order they were read, go with the first piece.
     """
     has_seeds = any(s is not None for s in answers.seeds)
+    census, skipped, notes = dict(answers.census), dict(answers.skipped), list(answers.notes)
+    roster = [r for r in ROSTER if r in answers.roster]
     pieces = _split_whole(answers, "", chunk_rows, 0, order=tuple(answers.rejected))
     present = [s for s in answers.slots if s in answers.present]
     return Plan(
@@ -489,6 +582,10 @@ def plan_loaded(
         sources=[str(Path(s)) for s in sources],
         has_seeds=has_seeds,
         by_text=answers.by_text - answers.typed,
+        roster=roster,
+        census=census,
+        skipped=skipped,
+        notes=notes,
     )
 
 
@@ -542,10 +639,15 @@ def grade_piece(
         The piece's sums and rejections, and its graded partition or part files.
     """
     book = compiled(bank)
-    answers = read_piece(book.bank, piece, present=job.present, versions=job.versions)
+    answers = read_piece(
+        book.bank, piece, present=job.present, versions=job.versions, roster=job.roster
+    )
     graded = grade_partition(
         book, answers, versions=job.versions, decisions=job.decisions, progress=progress
     )
+    records: dict[str, int] = {}
+    for (source, _), count in zip(answers.origins, answers.records, strict=True):
+        records[source] = records.get(source, 0) + count
     result = PieceResult(
         index=piece.index,
         students=len(answers),
@@ -554,6 +656,7 @@ def grade_piece(
         seeds=seeds_of(answers),
         fit=version_fit(book, graded, job.versions),
         review=review_of(book, graded),
+        records=records,
     )
     if job.parts_dir is None:
         result.graded = graded

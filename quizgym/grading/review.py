@@ -25,10 +25,11 @@ from dataclasses import astuple, dataclass, field
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from quizgym.analysis import Agreement, rubric_agreement
 from quizgym.answers import Status, Verdict
-from quizgym.grading.batch import GradedPartition
+from quizgym.grading.batch import FAILED, GradedPartition
 from quizgym.grading.causes import cause_of, probably
 from quizgym.grading.cells import fmt
 from quizgym.grading.decisions import TEACHER_NOTE, answer_print, question_print, version_of
@@ -80,6 +81,10 @@ class Graded:
     decided: float | None
     """The teacher's score, when decided."""
     comment: str
+    failed: bool = False
+    """The engine failed on the answer (an error, not a reading)."""
+    doubt: str = ""
+    """Why the machine's reading deserves a look though it decided (``read % as a fraction``)."""
 
     @classmethod
     def of(cls, verdict: Verdict) -> Graded:
@@ -96,6 +101,8 @@ class Graded:
             expected=sys.intern(machine.expected),
             decided=verdict.score if decided else None,
             comment=sys.intern(comment),
+            failed=machine.feedback.startswith(FAILED),
+            doubt=sys.intern(machine.doubt),
         )
 
 
@@ -162,45 +169,45 @@ class Review:
 def uncertain(verdict: Verdict) -> bool:
     """Whether a verdict belongs in the review queue."""
     machine = verdict.machine or verdict
-    return machine.needs_review or machine.status is Status.INVALID
+    return machine.needs_review or machine.status is Status.INVALID or bool(machine.doubt)
 
 
 def review_of(bank: CompiledBank, graded: GradedPartition) -> Review:
-    """The uncertain answers of one graded partition, by distinct (slot, version, answer)."""
+    """The uncertain answers of one graded partition, by distinct (slot, version, answer).
+
+    Each distinct verdict is looked at once; its students are found with NumPy, and listed in the
+    order of the submissions (so a class graded in pieces lists them as a whole one does).
+    """
     review = Review()
+    students = graded.answers.students
     for g in graded.slots:
         review.used |= {(g.slot.id, p) for p in g.decided}
-        doubtful = [uncertain(v) for v in g.verdicts]
-        records: dict[int, Graded] = {}
-        if not any(doubtful):
+        doubtful = np.array([uncertain(v) for v in g.verdicts], dtype=bool)
+        if not doubtful.any():
             continue
+        rows = np.flatnonzero(doubtful[g.codes])
+        by_code = rows[np.argsort(g.codes[rows], kind="stable")]
+        codes, starts, counts = np.unique(g.codes[by_code], return_index=True, return_counts=True)
         column = graded.answers.column(g.slot.id)
         varies = bank.varies(g.slot.question)
-        labels = [v.label for v in g.variants]  # once per version, not once per student
-        versions: dict[tuple[int, str], str] = {}
-        codes, variant_codes = g.codes.tolist(), g.variant_codes.tolist()
-        students = graded.answers.students
-        rows = np.flatnonzero(np.asarray(doubtful, dtype=np.bool_)[g.codes]).tolist()
-        for row in rows:  # the uncertain answers only, in the order of the submissions
-            if column[row] is None:
+        found: dict[Key, tuple[list[npt.NDArray[np.int64]], Graded]] = {}
+        for code, start, count in zip(
+            codes.tolist(), starts.tolist(), counts.tolist(), strict=True
+        ):
+            members = by_code[start : start + count]
+            text = column[int(members[0])]
+            if text is None:
                 continue
-            text = column[row] or ""
-            code, variant = codes[row], int(variant_codes[row])
-            version = versions.get((variant, text))
-            if version is None:
-                version = versions[(variant, text)] = version_of(
-                    g.slot.question, labels[variant], text, varies=varies
-                )
-            key = (g.slot.id, version, text)
-            entry = review.entries.get(key)
-            if entry is None:
-                if code not in records:
-                    records[code] = Graded.of(g.verdicts[code])
-                review.entries[key] = Entry(1, [students[row]], records[code])
+            label = g.variants[int(g.variant_codes[members[0]])].label
+            key = (g.slot.id, version_of(g.slot.question, label, text, varies=varies), text)
+            if key in found:
+                found[key][0].append(members)
             else:
-                entry.count += 1
-                if len(entry.students) < SHOWN_STUDENTS:
-                    entry.students.append(students[row])
+                found[key] = ([members], Graded.of(g.verdicts[code]))
+        for key, (parts, record) in found.items():
+            members = np.sort(np.concatenate(parts)) if len(parts) > 1 else parts[0]
+            shown = [students[r] for r in members[:SHOWN_STUDENTS].tolist()]
+            review.add(key, len(members), shown, record)
     return review
 
 
@@ -209,6 +216,10 @@ def reason(bank: CompiledBank, key: Key, graded: Graded) -> str:
     if graded.free:
         return "free text: the score is the rubric's suggestion"
     question = bank.slot(key[0]).question
+    if graded.failed:
+        return "could not be graded: quizgym failed on it (an error): grade it by hand"
+    if graded.doubt:
+        return f"read, but worth a look: {graded.doubt}"
     cause = cause_of(question, key[2])
     meant = probably(question, key[2])
     why = f"could not be read: {cause}"

@@ -52,7 +52,7 @@ from quizgym.solver import CompiledBank, compile_bank
 from quizgym.solver.cache import open_bank, save
 from quizgym.version import __version__
 
-__all__ = ["GradeRun", "assemble", "grade_submissions"]
+__all__ = ["GradeRun", "assemble", "check_accounted", "grade_submissions"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,9 +79,12 @@ class GradeRun:
     """Grades that may be wrong and why (answers that fit other versions, unreadable columns):
     the command exits 1 when there is one."""
     notes: list[str] = field(default_factory=list)
-    """What the run assumed, for the teacher to see (the versions, an edited bank)."""
+    """What the run assumed, for the teacher to see (the versions, an edited bank, how a file
+    was read)."""
     review: ReviewCounts = field(default_factory=ReviewCounts)
     """What ``review.csv`` holds."""
+    reading: list[str] = field(default_factory=list)
+    """The notes on how files were read (a file read as cp1252): also shown on the terminal."""
 
     def summary(self) -> str:
         """One line for the terminal."""
@@ -217,13 +220,15 @@ def grade_submissions(
             feedback=feedback,
             versions=versions,
             decisions=decisions,
+            roster=tuple(plan.roster),
         )
         results = runner.map(book, plan, job, progress)
-        run = assemble(book, plan, results, job, out_dir=stage, notes=notes)
+        check_accounted(plan, results)
+        run = assemble(book, plan, results, job, out_dir=stage, notes=[*plan.notes, *notes])
         changes = None
         if compare is not None:
             seeds = {s: d for result in results for s, d in result.seeds.items()}
-            changes = regrade(book, compare, stage, seeds)
+            changes = regrade(book, compare, stage, seeds, versions)
         written = _publish(stage, out_dir, run, book)
     save(book)
     return replace(run, out_dir=out_dir, files=written, changes=changes)
@@ -315,6 +320,8 @@ def assemble(
     empty = ClassAnswers(bank.slot_ids())
     for slot in plan.present:
         empty.mark_present(slot)
+    for name in plan.roster:
+        empty.mark_roster(name)
     nothing = grade_partition(bank, empty)
     sums = partial_sums(nothing)
     rejected: list[Rejection] = []
@@ -382,7 +389,34 @@ def assemble(
         warnings=warnings,
         notes=[*notes, job.versions.describe()],
         review=counts,
+        reading=list(plan.notes),
     )
+
+
+def check_accounted(plan: Plan, results: Sequence[PieceResult]) -> None:
+    """Students in = graded + rejected: every record of every file, as the census counted it
+    apart from the readers, was graded, rejected, or is a summary row an LMS appends.
+
+    Raises:
+        QuizgymError: some file's records are not all accounted for (a reader lost or invented
+            rows; nothing is written).
+    """
+    graded: dict[str, int] = {}
+    rejected: dict[str, int] = {}
+    for result in results:
+        for source, count in result.records.items():
+            graded[source] = graded.get(source, 0) + count
+        for rejection in result.rejected:
+            rejected[rejection.source] = rejected.get(rejection.source, 0) + rejection.records
+    for source, census in plan.census.items():
+        done, refused = graded.get(source, 0), rejected.get(source, 0)
+        skipped = plan.skipped.get(source, 0)
+        if census.records != done + refused + skipped:
+            raise QuizgymError(
+                f"{source}: {census.records} records in the file, but {done} graded, {refused} "
+                f"rejected and {skipped} summary rows: some rows were lost in reading; nothing "
+                "was written (this is a bug in quizgym: please report it with the file)"
+            )
 
 
 def _check_manifest(bank: Bank, manifest: Issued, accept_changes: bool) -> list[str]:

@@ -136,8 +136,9 @@ def _causes(g: GradedSlot, answers: _Answers) -> Counter[str]:
     """The unreadable answers of a slot by cause."""
     out: Counter[str] = Counter()
     for verdict, text, n in zip(g.verdicts, answers.texts, answers.counts, strict=True):
-        if n and text is not None and (verdict.machine or verdict).status is Status.INVALID:
-            out[cause_of(g.slot.question, text)] += n
+        machine = verdict.machine or verdict
+        if n and text is not None and machine.status is Status.INVALID:
+            out[cause_of(g.slot.question, text, feedback=machine.feedback)] += n
     return out
 
 
@@ -151,7 +152,10 @@ def _picks(g: GradedSlot, answers: _Answers, totals: Factorized) -> Counter[tupl
     for code, (text, variant) in enumerate(zip(answers.texts, answers.variants, strict=True)):
         if text is None or variant is None or is_blank(text):
             continue
-        choices = read_choices(text, question, variant)
+        try:
+            choices: list[int] | str = read_choices(text, question, variant)
+        except Exception as exc:  # graded as one answer the engine failed on: picks nothing
+            choices = str(exc)
         if not isinstance(choices, str):
             picked[code] = [PICKS_ANSWERED, *choices]
     out: Counter[tuple[int, float]] = Counter()

@@ -14,7 +14,8 @@ from typing import overload
 import numpy as np
 import numpy.typing as npt
 
-from quizgym.grading.rows import NO_STUDENT, duplicate_student
+from quizgym.grading.census import Census
+from quizgym.grading.rows import clean_id, duplicate_student, id_problem
 
 __all__ = ["ClassAnswers", "Coded", "Rejection"]
 
@@ -27,11 +28,14 @@ class Rejection:
     line: int
     student: str
     reason: str
+    records: int = 1
+    """The input records it stands for: 1 for a row, 0 for a column ignored, a long file's
+    rows for a student rejected after they were read (students in = graded + rejected)."""
 
     @property
     def is_column(self) -> bool:
         """A header cell (a column ignored), not a student's row."""
-        return self.reason.endswith("; column ignored")
+        return self.records == 0
 
 
 class Coded(Sequence[str | None]):
@@ -99,6 +103,16 @@ class ClassAnswers:
     shown in cannot change how those read."""
     typed: set[str] = field(default_factory=set)
     """Slots a file typed by students answered (wide, long, JSON Lines): letters are possible."""
+    records: list[int] = field(default_factory=list)
+    """Per student: the input records their answers came from (a long file's rows; else 1)."""
+    roster: dict[str, list[str | None]] = field(default_factory=dict)
+    """Per roster field some file has (``name``, ``email``, ``section``): each student's value."""
+    skipped: dict[str, int] = field(default_factory=dict)
+    """Per file: records that are no student (the summary rows an LMS appends)."""
+    census: dict[str, Census] = field(default_factory=dict)
+    """Per file read: its records as counted apart from its reader (see ``grading.census``)."""
+    notes: list[str] = field(default_factory=list)
+    """How files were read that a teacher should know (a file read as cp1252)."""
     _row: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -122,17 +136,27 @@ class ClassAnswers:
             )
         return column
 
+    def mark_roster(self, name: str) -> list[str | None]:
+        """Make a roster field known; return its column, as a list that can be changed."""
+        column = self.roster.get(name)
+        if column is None:
+            column = self.roster[name] = [None] * len(self.students)
+        return column
+
     def add_student(self, student: str, seed: int | None, origin: tuple[str, int]) -> int:
         """Append a student with no answers yet; return their row."""
         row = len(self.students)
         self.students.append(student)
         self.seeds.append(seed)
         self.origins.append(origin)
+        self.records.append(1)
         self._row[student] = row
         for slot in self.answers:
             self.mark_present(slot).append(None)
         for seen in self.versions.values():
             seen.append(None)
+        for column in self.roster.values():
+            column.append(None)
         return row
 
     def set_version(self, slot: str, row: int, version: int) -> None:
@@ -146,9 +170,13 @@ class ClassAnswers:
         seeds: list[int | None],
         origins: list[tuple[str, int]],
         cells: dict[str, Sequence[str | None]],
+        roster: dict[str, list[str | None]] | None = None,
     ) -> None:
-        """Append many students at once with their answers (slots not in ``cells``: None)."""
+        """Append many students at once with their answers (slots not in ``cells``: None) and
+        roster fields (fields not in ``roster``: None)."""
         before, added = len(self.students), len(students)
+        for name in {**self.roster, **(roster or {})}:
+            self.mark_roster(name).extend((roster or {}).get(name) or [None] * added)
         for slot in {**self.answers, **cells}:
             new = cells.get(slot)
             if new is None:
@@ -160,6 +188,7 @@ class ClassAnswers:
         self.students += students
         self.seeds += seeds
         self.origins += origins
+        self.records += [1] * added
         for seen in self.versions.values():
             seen.extend([None] * added)
         self._row.update(zip(students, range(before, before + added), strict=True))
@@ -178,10 +207,11 @@ class ClassAnswers:
         return None if row is None else self.origins[row]
 
     def admit(self, source: str, line: int, student: str, seed: int | None) -> int | None:
-        """Add a student of a one-row-per-student format, or reject the row (no id, a
-        duplicate); the new student's row, or None."""
-        if not student:
-            self.reject(source, line, "", NO_STUDENT)
+        """Add a student of a one-row-per-student format, or reject the row (no id, an id
+        with control characters, a duplicate); the new student's row, or None."""
+        problem = id_problem(student)
+        if problem is not None:
+            self.reject(source, line, clean_id(student), problem)
             return None
         first = self.origin_of(student)
         if first is not None:
@@ -193,20 +223,31 @@ class ClassAnswers:
         """Record a row that could not be graded."""
         self.rejected.append(Rejection(source, line, student, reason))
 
+    def ignore_column(self, source: str, line: int, reason: str) -> None:
+        """Record a column that is not graded (reported on the header line)."""
+        self.rejected.append(Rejection(source, line, "", reason, records=0))
+
+    def skip(self, source: str) -> None:
+        """Count a record that is no student (an LMS's summary row)."""
+        self.skipped[source] = self.skipped.get(source, 0) + 1
+
     def take(self, rows: Sequence[int]) -> ClassAnswers:
         """A new class holding only these rows (no rejections): a partition."""
         part = ClassAnswers(self.slots, by_text=set(self.by_text), typed=set(self.typed))
         if isinstance(rows, range) and rows.step == 1:  # a run of rows: slices copy at C speed
             run = slice(rows.start, rows.stop)
             part.students, part.seeds = self.students[run], self.seeds[run]
-            part.origins = self.origins[run]
+            part.origins, part.records = self.origins[run], self.records[run]
             part.answers = {s: col[run] for s, col in self.answers.items()}
             part.versions = {q: seen[run] for q, seen in self.versions.items()}
+            part.roster = {n: column[run] for n, column in self.roster.items()}
         else:
             part.students = [self.students[r] for r in rows]
             part.seeds = [self.seeds[r] for r in rows]
             part.origins = [self.origins[r] for r in rows]
+            part.records = [self.records[r] for r in rows]
             part.answers = {s: [col[r] for r in rows] for s, col in self.answers.items()}
             part.versions = {q: [seen[r] for r in rows] for q, seen in self.versions.items()}
+            part.roster = {n: [column[r] for r in rows] for n, column in self.roster.items()}
         part._row = {s: k for k, s in enumerate(part.students)}
         return part

@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from quizgym.errors import QuizgymError
+from quizgym.grading.rows import no_seed, not_in_roster
 from quizgym.grading.table import ClassAnswers
 from quizgym.issued import Issued
 from quizgym.model import AnyQuestion, MultipleChoice, SpotTheError
@@ -94,6 +95,28 @@ class Versions:
             return [bank.variant(question)], np.zeros(n, dtype=np.int64)
         seeds = self.draw_seeds(answers)
         return bank.variants(question, students=answers.students, seeds=seeds, keys=keys)
+
+    def variant_of(
+        self, bank: CompiledBank, question: AnyQuestion, student: str, seed: int | None
+    ) -> Variant | None:
+        """One student's version of a question under this rule (``seed``: their row's).
+
+        None when only the submissions could say (the LMS item a student drew from a pool).
+        """
+        if not bank.varies(question) or self.rule == "default":
+            return bank.variant(question)
+        if self.rule == "issued" and self.issued is not None:
+            table = self.issued.versions.get(question.id)
+            if not table or self.issued.mode == "pools":
+                return None
+            index = 0
+            record = self.issued.student(student)
+            if self.issued.mode != "single" and record is not None:
+                index = record.versions.get(question.id, 0)
+            return table[index].variant(question.id)
+        if seed is None and self.rule == "drawn":
+            seed = self.seed
+        return bank.variant(question, student=student, seed=seed)
 
     @property
     def draws(self) -> bool:
@@ -211,15 +234,11 @@ def rejections(answers: ClassAnswers, versions: Versions) -> list[tuple[int, str
     """
     out: list[tuple[int, str]] = []
     if versions.rule == "seeds":
-        out += [
-            (row, "no seed, while other rows have one (give --seed N for the class seed)")
-            for row, s in enumerate(answers.seeds)
-            if s is None
-        ]
+        out += [(row, no_seed()) for row, s in enumerate(answers.seeds) if s is None]
     issued = versions.issued
     if versions.rule == "issued" and issued is not None and issued.mode == "per-student":
         out += [
-            (row, f"not in the issue manifest's roster ({len(issued.students)} students)")
+            (row, not_in_roster(len(issued.students)))
             for row, student in enumerate(answers.students)
             if issued.student(student) is None
         ]

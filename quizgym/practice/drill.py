@@ -415,7 +415,7 @@ class Drill:
         question, variant = turn.question, turn.variant
         if slot.part is not None:
             self.ui.show_slot(SlotView(slot.part, variant.fill(slot.prompt), slot.units))
-        label = self._label(question, slot.part)
+        label = self._label(question, slot.part, slot.units)
         while True:
             text = self._ask(label)
             if text == "?":
@@ -658,7 +658,7 @@ class Drill:
         )
 
     @staticmethod
-    def _label(question: AnyQuestion, part_id: str | None) -> str:
+    def _label(question: AnyQuestion, part_id: str | None, units: str | None = None) -> str:
         if isinstance(question, TrueFalse):
             return "True or false? (t/f)"
         if isinstance(question, MultipleChoice) and question.multiple:
@@ -667,7 +667,9 @@ class Drill:
             return "Your choice"
         if isinstance(question, FreeText):
             return "Your answer (one line)"
-        return f"{part_id} =" if part_id else "Your answer"
+        if part_id:  # the part's prompt, shown just above, names its units
+            return f"{part_id} ="
+        return f"Your answer in {units}" if units else "Your answer"
 
     def _summary(self, started: datetime, *, quit_early: bool, unsaved: str | None) -> Summary:
         now = self.clock()

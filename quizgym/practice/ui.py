@@ -1,7 +1,10 @@
 """The terminal face of the drill and of ``quizgym stats``: rich output, line input.
 
-Bank text is always printed as :class:`rich.text.Text` (markup off), so ``[MASK]`` or
-``logits[i]`` reach the screen literally, and every string passes through
+Bank text is Markdown (:mod:`quizgym.richtext`): it is parsed, never handed to rich's own markup,
+and printed as :class:`rich.text.Text` pieces: emphasis as italic and bold, code in bold,
+formulas as readable Unicode (``$\\bar{x}$`` → ``x̄``, ``$\\sum_{i \\in M}$`` → ``Σ_{i∈M}``),
+tables as boxed tables, lists with their bullets, an image as ``[image: its alt text]``. So
+``[MASK]`` or ``logits[i]`` reach the screen literally, and every string passes through
 :func:`quizgym.terminal.escape_controls` first, so bank text or an echoed answer holding escape
 sequences or bidi overrides cannot retitle, clear or reorder the terminal: they are shown
 spelled out (``\x1b``, ``\u202e``). ``NO_COLOR`` and ``TERM=dumb`` are honoured by rich.
@@ -16,13 +19,40 @@ import unicodedata
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from rich import box
 from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from quizgym.practice.stats import LEECH_LAPSES, BankStats
 from quizgym.practice.views import ItemView, Outcome, SlotView, Summary, when
+from quizgym.richtext import parse, tex_to_text
+from quizgym.richtext.tree import (
+    Block,
+    Break,
+    Code,
+    CodeBlock,
+    Emph,
+    Image,
+    Inline,
+    Link,
+    ListBlock,
+    Math,
+    MathBlock,
+    Paragraph,
+    Quote,
+    Rule,
+    Strong,
+    Verbatim,
+)
+from quizgym.richtext.tree import (
+    Table as TableBlock,
+)
+from quizgym.richtext.tree import (
+    Text as TextPiece,
+)
 from quizgym.terminal import escape_controls
 
 if TYPE_CHECKING:  # the answer engine (sympy) stays unloaded for `quizgym stats`
@@ -44,6 +74,12 @@ _ASCII = str.maketrans(
         "∈": " in ",
         "∉": " not in ",
         "Σ": "sum",
+        "∑": "sum",
+        "∏": "prod",
+        "∣": "|",
+        "√": "sqrt",
+        "∞": "inf",
+        "⋅": "*",
         "≤": "<=",
         "≥": ">=",
         "≠": "!=",
@@ -116,6 +152,97 @@ class RichUI:
             line.append_text(self.t(text, style))
         self.console.print(line)
 
+    # --- bank text (Markdown) -------------------------------------------------------------
+
+    def rich(
+        self, text: str, style: str = "", *, lead: Text | None = None, indent: int = 0
+    ) -> RenderableType:
+        """Bank text as renderables: its first paragraph after ``lead`` on one line, then its
+        other blocks (tables, lists, formulas) below, indented by ``indent``."""
+        blocks = list(parse(text).blocks)
+        first = Text() if lead is None else lead.copy()
+        head = blocks[0] if blocks else None
+        if isinstance(head, Paragraph):
+            first.append_text(self.inline(head.children, style))
+            blocks.pop(0)
+        rest = [self.block(b, style) for b in blocks]
+        if indent:
+            rest = [Padding(r, (0, 0, 0, indent)) for r in rest]
+        if not first.plain and rest:
+            return Group(*rest)
+        return Group(first, *rest) if rest else first
+
+    def say_text(self, text: str, *lead: tuple[str, str] | str, style: str = "") -> None:
+        """Print bank text, its first line after the ``lead`` parts (see :meth:`say`)."""
+        line = Text()
+        for part in lead:
+            piece, piece_style = (part, "") if isinstance(part, str) else part
+            line.append_text(self.t(piece, piece_style))
+        self.console.print(self.rich(text, style, lead=line))
+
+    def inline(self, pieces: tuple[Inline, ...], style: str = "") -> Text:
+        """Inline pieces as one styled Text (soft line breaks are spaces)."""
+        out = Text()
+        for piece in pieces:
+            if isinstance(piece, TextPiece):
+                out.append_text(self.t(piece.text.replace("\n", " "), style))
+            elif isinstance(piece, Code):
+                out.append_text(self.t(piece.text, f"{style} bold".strip()))
+            elif isinstance(piece, Math):
+                out.append_text(self.t(tex_to_text(piece.tex, not self.ascii_only), style))
+            elif isinstance(piece, Emph):
+                out.append_text(self.inline(piece.children, f"{style} italic".strip()))
+            elif isinstance(piece, Strong):
+                out.append_text(self.inline(piece.children, f"{style} bold".strip()))
+            elif isinstance(piece, Link):
+                out.append_text(self.inline(piece.children, f"{style} underline".strip()))
+                out.append_text(self.t(f" ({piece.href})", style))
+            elif isinstance(piece, Image):
+                out.append_text(self.t(f"[image: {piece.alt or piece.src}]", f"{style} dim"))
+            elif isinstance(piece, Break):
+                out.append_text(self.t("\n", style))
+        return out
+
+    def block(self, block: Block, style: str = "") -> RenderableType:
+        """One block of bank text as a renderable."""
+        if isinstance(block, Paragraph):
+            return self.inline(block.children, style)
+        if isinstance(block, ListBlock):
+            rows: list[RenderableType] = []
+            for number, item in enumerate(block.items, block.start):
+                marker = f"{number}. " if block.ordered else "• "
+                parts = [self.block(b, style) for b in item]
+                head = self.t(marker, style)
+                if parts and isinstance(parts[0], Text):
+                    head.append_text(parts.pop(0))  # type: ignore[arg-type]
+                rows.append(head)
+                rows += [Padding(p, (0, 0, 0, len(marker))) for p in parts]
+            return Group(*rows)
+        if isinstance(block, Quote):
+            inner = Group(*(self.block(b, f"{style} italic".strip()) for b in block.children))
+            return Padding(inner, (0, 0, 0, 2))
+        if isinstance(block, CodeBlock | Verbatim):
+            return self.t(block.text, style)
+        if isinstance(block, MathBlock):
+            formula = tex_to_text(block.tex, not self.ascii_only)
+            return self.t("    " + formula, style)  # set off, as on paper
+        if isinstance(block, TableBlock):
+            table = Table(
+                box=box.ASCII if self.ascii_only else box.SQUARE,
+                show_header=True,
+                header_style="bold",
+                pad_edge=True,
+            )
+            for align, cell in zip(block.aligns, block.head, strict=True):
+                justify = align if align in ("left", "center", "right") else "left"
+                table.add_column(self.inline(cell, style), justify=justify)  # type: ignore[arg-type]
+            for row in block.rows:
+                table.add_row(*(self.inline(cell, style) for cell in row))
+            return table
+        if isinstance(block, Rule):
+            return self.t("―" * 20, "dim")
+        raise AssertionError(block)  # pragma: no cover
+
     def ask(self, label: str) -> str:
         """Read one line after a label (EOFError when input ends)."""
         prompt = self.t(f"{label} > ", "bold")
@@ -130,13 +257,17 @@ class RichUI:
         partly = f" ~{view.partial}" if view.partial else ""
         score = f"✓{view.right}{partly} ✗{view.wrong}"
         title = f"{view.bank} · {view.position}/{view.total} · {score}{flags}"
-        body: list[RenderableType] = [self.t(view.prompt)]
+        body: list[RenderableType] = [self.rich(view.prompt)]
         if view.statement:
-            body.append(self.t(f"“{view.statement}”", "italic"))
+            if parse(view.statement).inline is not None:
+                statement = self.t("“", "italic")
+                statement.append_text(self.inline(parse(view.statement).inline or (), "italic"))
+                statement.append_text(self.t("”", "italic"))
+                body.append(statement)
+            else:
+                body.append(Padding(self.rich(view.statement, "italic"), (0, 0, 0, 2)))
         for letter, text in view.choices:
-            line = self.t(f"{letter}. ", "bold")
-            line.append_text(self.t(text))
-            body.append(line)
+            body.append(self.rich(text, lead=self.t(f"{letter}. ", "bold"), indent=3))
         if view.multiple:
             body.append(self.t("(several may be right)", "dim"))
         self.console.print()
@@ -152,45 +283,52 @@ class RichUI:
 
     def show_slot(self, slot: SlotView) -> None:
         """A part's prompt."""
-        units = f" [{slot.units}]" if slot.units else ""
-        self.say((f"({slot.label}) ", "bold"), f"{slot.prompt or ''}{units}")
+        text = slot.prompt or ""
+        if slot.units:  # after the prompt, on its line when the prompt is one paragraph
+            one_line = parse(text).inline is not None
+            text = f"{text}{' ' if one_line else chr(10) * 2}[{slot.units}]"
+        self.say_text(text, (f"({slot.label}) ", "bold"))
 
     def show_note(self, text: str) -> None:
-        """A short message."""
-        self.say((text, "cyan"))
+        """A short message (a hint or a feedback may hold bank text: it is read as such)."""
+        self.say_text(text, style="cyan")
 
     def show_verdict(self, verdict: Verdict, *, label: str | None, revealed: bool) -> None:
         """Verdict, how the answer was read, the feedback, and the correct answer in exact form."""
         prefix = f"({label}) " if label else ""
         if revealed:
-            self.say((f"{prefix}Answer: ", "bold"), verdict.expected)
+            self.say_text(verdict.expected, (f"{prefix}Answer: ", "bold"))
             return
         mark, style = _MARKS[str(verdict.status)]
-        read = f" · read as {verdict.read_as}" if verdict.read_as else ""
-        self.say((f"{prefix}{mark}", style), read)
-        if verdict.feedback:
-            self.say(("  ", ""), verdict.feedback)
+        if verdict.read_as:
+            self.say_text(verdict.read_as, (f"{prefix}{mark}", style), " · read as ")
+        else:
+            self.say((f"{prefix}{mark}", style))
+        if verdict.feedback and parse(verdict.feedback).inline is not None:
+            self.say_text(verdict.feedback, "  ")
+        elif verdict.feedback:
+            self.console.print(Padding(self.rich(verdict.feedback), (0, 0, 0, 2)))
         if verdict.tag and not verdict.is_correct:
             self.say(("  misconception: ", "dim"), (verdict.tag, "dim"))
         if verdict.expected and verdict.expected != verdict.read_as:
-            self.say(("  Answer: ", "bold"), verdict.expected)
+            self.say_text(verdict.expected, ("  Answer: ", "bold"))
 
     def show_free_text(self, question: FreeText, verdict: Verdict) -> None:
         """Model answer, rubric, and the rubric's suggestion."""
-        self.say(("Model answer: ", "bold"), question.model_answer)
+        self.say_text(question.model_answer, ("Model answer: ", "bold"))
         self.say(("Rubric:", "bold"))
         for criterion in question.rubric:
-            self.say(f"  - {criterion.criterion} ({criterion.points:g} pt)")
-        self.say((f"Suggested from the rubric ({verdict.read_as}): ", "dim"), verdict.feedback)
+            self.say_text(f"{criterion.criterion} ({criterion.points:g} pt)", "  - ")
+        self.say_text(verdict.feedback, (f"Suggested from the rubric ({verdict.read_as}): ", "dim"))
 
     def show_outcome(self, outcome: Outcome) -> None:
         """Explanation, correction and when the item comes back."""
         if outcome.verdict == "skipped":
             self.say(("Skipped.", "dim"))
         if outcome.correction:
-            self.say(("Correction: ", "bold"), outcome.correction)
+            self.say_text(outcome.correction, ("Correction: ", "bold"))
         if outcome.explanation and outcome.verdict != "skipped":
-            self.say(("Why: ", "bold"), outcome.explanation)
+            self.say_text(outcome.explanation, ("Why: ", "bold"))
         if outcome.scheduled and outcome.next_due is not None:
             rating = outcome.rating.name.lower()
             self.say((f"Rated {rating}; next review {when(outcome.next_due, outcome.now)}.", "dim"))

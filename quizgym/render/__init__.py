@@ -1,7 +1,8 @@
 """Documents: printable worksheets and answer keys (HTML, Markdown, PDF) and the grading report.
 
 - :mod:`~quizgym.render.env`: the one Jinja environment;
-- :mod:`~quizgym.render.markup`: mathematics in bank text as HTML, Markdown or plain text;
+- :mod:`~quizgym.render.markup`: bank text (Markdown, formulas, images) in documents: the
+  template filters;
 - :mod:`~quizgym.render.roster`: class rosters;
 - :mod:`~quizgym.render.views`: what a worksheet or key shows for one question;
 - :mod:`~quizgym.render.documents`: worksheets, keys and the files ``quizgym render`` writes;

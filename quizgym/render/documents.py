@@ -16,14 +16,15 @@ from typing import Any
 
 import jinja2
 
-from quizgym.errors import QuizgymError
+from quizgym.errors import BankError, QuizgymError
 from quizgym.issued import issue, write_issued
 from quizgym.model import AnyQuestion, Bank
 from quizgym.names import file_stem
 from quizgym.render.env import bundled_env, make_env
-from quizgym.render.markup import FILTERS
+from quizgym.render.markup import FILTERS, Target
 from quizgym.render.roster import Student, read_roster
 from quizgym.render.views import key_view, points_shown, question_view
+from quizgym.richtext import find_image, image_findings, image_folder, parse, question_fields
 from quizgym.selection import select_questions
 from quizgym.solver import CompiledBank, Variant, compiled
 
@@ -40,16 +41,27 @@ def _variant(
 
 
 def _common(
-    bank: Bank, *, date: str, paper: str, seed: int | None, title: str | None
+    bank: CompiledBank,
+    *,
+    date: str,
+    paper: str,
+    seed: int | None,
+    title: str | None,
+    fmt: str,
+    for_pdf: bool,
 ) -> dict[str, Any]:
     if paper not in PAPERS:
         raise QuizgymError(f"unknown paper size {paper!r} (sizes: {', '.join(PAPERS)})")
+    kind = "pdf" if for_pdf and fmt == "html" else fmt
     return {
-        "bank": bank,
-        "title": title or bank.title,
+        "bank": bank.bank,
+        "title": title or bank.bank.title,
         "date": date,
         "paper": PAPERS[paper],
         "seed": seed,
+        # The packs' worksheet notes, then the bank's own (natural logarithms, for one).
+        "instructions": bank.instructions,
+        "render_target": Target(kind, image_folder(bank.bank.path)),
     }
 
 
@@ -82,6 +94,7 @@ def render_worksheet(
     paper: str = "a4",
     title: str | None = None,
     env: jinja2.Environment | None = None,
+    for_pdf: bool = False,
 ) -> str:
     """One student's worksheet (or the class's, without a student) as HTML or Markdown.
 
@@ -96,9 +109,15 @@ def render_worksheet(
         paper: ``a4`` or ``letter``.
         title: the heading; the bank's title when None.
         env: a Jinja environment from :func:`make_env` (teacher's templates first).
+        for_pdf: HTML for WeasyPrint to print: formulas drawn as SVG (with their text laid
+            over them) instead of MathML, which WeasyPrint does not lay out.
 
     Returns:
-        The document.
+        The document. HTML carries its images inline; Markdown refers to them by their path
+        in the bank (``render_files`` copies them beside it).
+
+    Raises:
+        QuizgymError: an image cannot be found or shipped.
     """
     book = compiled(bank)
     views = [
@@ -106,7 +125,7 @@ def render_worksheet(
         for n, q in enumerate(questions, 1)
     ]
     text = _template(env, f"worksheet.{_ext(fmt)}.j2").render(
-        **_common(book.bank, date=date, paper=paper, seed=seed, title=title),
+        **_common(book, date=date, paper=paper, seed=seed, title=title, fmt=fmt, for_pdf=for_pdf),
         student=student,
         questions=views,
         total=points_shown(sum(v.points for v in views)),
@@ -125,6 +144,7 @@ def render_key(
     paper: str = "a4",
     title: str | None = None,
     env: jinja2.Environment | None = None,
+    for_pdf: bool = False,
 ) -> str:
     """An answer key for one student, or for a class with every student's numbers.
 
@@ -142,9 +162,13 @@ def render_key(
         paper: ``a4`` or ``letter``.
         title: the heading; the bank's title when None.
         env: a Jinja environment from :func:`make_env`.
+        for_pdf: HTML for WeasyPrint (see :func:`render_worksheet`).
 
     Returns:
         The document.
+
+    Raises:
+        QuizgymError: no student, or an image cannot be found or shipped.
     """
     if not students:
         raise QuizgymError("an answer key needs at least one student")
@@ -154,12 +178,25 @@ def render_key(
         for n, q in enumerate(questions, 1)
     ]
     text = _template(env, f"key.{_ext(fmt)}.j2").render(
-        **_common(book.bank, date=date, paper=paper, seed=seed, title=title),
+        **_common(book, date=date, paper=paper, seed=seed, title=title, fmt=fmt, for_pdf=for_pdf),
         students=[s for s in students if s is not None],
         keys=keys,
         total=points_shown(sum(k.points for k in keys)),
     )
     return _tidy(text, fmt)
+
+
+def _images(bank: Bank, questions: Sequence[AnyQuestion], folder: Path) -> list[tuple[str, Path]]:
+    """The images the selected questions (and the bank's instructions) show: (the path written
+    in the documents, the file), each once."""
+    texts = [bank.instructions or ""]
+    texts += [text for q in questions for _, text in question_fields(q)]
+    found: dict[str, Path] = {}
+    for text in texts:
+        for image in parse(text).images():
+            file = find_image(image.src, folder=folder)
+            found.setdefault(file.name, file.path)
+    return sorted(found.items())
 
 
 def _weasyprint() -> Any:
@@ -302,6 +339,8 @@ class Rendered:
     """The issue manifest: which version of each question each sheet carries."""
     combined: Path | None = None
     """Every worksheet in one PDF (``combine``)."""
+    images: tuple[Path, ...] = ()
+    """Copies of the bank's images beside Markdown documents (HTML and PDF carry theirs)."""
 
     def summary(self) -> str:
         """One line for the terminal."""
@@ -383,6 +422,9 @@ def render_files(
         raise QuizgymError(f"{templates}: no such templates folder")
     book = compiled(bank)
     questions = select_questions(book.bank, tags=tags, types=types, ids=ids, count=count, seed=seed)
+    bad_images = image_findings(book.bank)
+    if bad_images:
+        raise BankError(bad_images)
     students: list[Student | None] = list(read_roster(roster)) if roster else [None]
     env = make_env(user_dir=templates, filters=FILTERS)
     options: dict[str, Any] = {
@@ -403,9 +445,11 @@ def render_files(
         jobs.append(("key", "key", students))
 
     def produce(kind: str, who: Any, fmt: str) -> str:
+        pdf = fmt == "pdf"
+        fmt = "html" if pdf else fmt
         if kind == "worksheet":
-            return render_worksheet(book, questions, fmt=fmt, student=who, **options)
-        return render_key(book, questions, fmt=fmt, students=who, **options)
+            return render_worksheet(book, questions, fmt=fmt, student=who, for_pdf=pdf, **options)
+        return render_key(book, questions, fmt=fmt, students=who, for_pdf=pdf, **options)
 
     # Everything is rendered before anything is written: a template error leaves no half folder.
     documents: list[tuple[Path, str | bytes]] = []
@@ -421,13 +465,10 @@ def render_files(
 
     try:
         for stem, kind, who in jobs:
-            html = produce(kind, who, "html") if {"html", "pdf"} & set(formats) else ""
             for fmt in formats:
-                content: str | bytes = html
+                content: str | bytes = produce(kind, who, fmt)  # HTML for WeasyPrint if PDF
                 if fmt == "pdf":
                     printing.append(len(documents))
-                elif fmt == "md":
-                    content = produce(kind, who, "md")
                 documents.append((out_dir / f"{stem}.{fmt}", content))
                 if fmt != "pdf":
                     tick()
@@ -448,10 +489,16 @@ def render_files(
             if kind == "worksheet" and isinstance(content, bytes)
         ]
         combined_pdf = combine_pdfs(sheets, duplex=duplex)
+    copies: list[tuple[Path, str | bytes]] = []
+    if "md" in formats:  # Markdown refers to its images; HTML and PDF carry them inline
+        folder = image_folder(book.bank.path)
+        for name, source in _images(book.bank, questions, folder):
+            copies.append((out_dir / name, source.read_bytes()))
     out_dir.mkdir(parents=True, exist_ok=True)
     if combined is not None:
         combined.write_bytes(combined_pdf)
-    for path, content in documents:
+    for path, content in documents + copies:
+        path.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(content, bytes):
             path.write_bytes(content)
         else:
@@ -468,4 +515,5 @@ def render_files(
         tuple(p for p, _ in documents),
         issued=issued,
         combined=combined,
+        images=tuple(p for p, _ in copies),
     )

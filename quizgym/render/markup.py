@@ -1,138 +1,211 @@
-"""Mathematics in bank text, as HTML, Markdown and plain text.
+"""Bank text in worksheets, keys and the report: the template filters.
 
-Escaping for HTML and Markdown lives here and only here: everything bank authors and students
-write reaches a document through these functions (or Jinja's autoescape).
+Every piece of bank text reaches a document through these filters (or Jinja's autoescape); the
+text is parsed once (:func:`quizgym.richtext.parse`) and written as HTML with MathML (browsers),
+HTML with SVG formulas (the HTML WeasyPrint prints to PDF) or Markdown, for the document being
+rendered. Plain text reads as it always has, with ``L_MLM`` printed as L<sub>MLM</sub>.
+
+The filters a template may use:
+
+- ``text|math``: HTML, inline when the text is one paragraph (a choice, a sentence), blocks
+  otherwise; ``text|math(variables)`` keeps those parameters' placeholders symbolic;
+- ``text|rich("class", tag="p", lead="")``: an element of that class around the text: one
+  paragraph is ``<p class="…">`` (or ``tag``), anything longer a ``<div class="…">`` of blocks;
+  ``lead`` (HTML) starts the first paragraph (``Correction:``);
+- ``text|md``, ``text|md(variables, indent=2, wrap="**")``: Markdown, inline when one
+  paragraph, blocks otherwise (``indent`` indents the lines after the first, inside a list
+  item; ``wrap`` puts one paragraph in emphasis, ``*`` or ``**``, spelled ``_``/``__`` when the
+  text has emphasis of its own; blocks are not wrapped);
+- ``text|md_quote``: Markdown as a block quote, italic when one paragraph;
+- ``text|one_paragraph``: whether the text is a single paragraph (it fits inside a line).
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import jinja2
 from markupsafe import Markup, escape
 
-# Banks write mathematics the way people type it: L_MLM, x_i, x_∖M, Σ_{i∈M}, w_(x_i)ᵀ, h_[CLS],
-# 2^−3. A subscript starts at "_" after a single letter that is not part of a longer word (so
-# mlm_loss and dog_id stay as they are); its argument is {…}, (…), […] or a run of letters and
-# digits, optionally after "∖". Everything else is literal text. The same tree prints as HTML
-# (<sub>/<sup>), as Markdown (inline <sub>, which CommonMark and GitHub render) and as plain text.
-
-_MATH = re.compile(
-    r"(?<!\w)(?P<base>[A-Za-zΑ-Ωα-ω])_"
-    r"(?P<sub>\{[^{}]*\}|\((?:[^()]|\([^()]*\))*\)|\[[^\[\]]*\]|∖?[A-Za-z0-9]+)"
-    r"|\^(?P<sup>\{[^{}]*\}|[−-]?[0-9]+|[A-Za-z])"
-    r"|\{(?P<var>[a-z_][a-z0-9_]*)\}"
+from quizgym.errors import QuizgymError
+from quizgym.richtext import (
+    HtmlStyle,
+    Image,
+    MarkdownStyle,
+    escape_markdown,
+    find_image,
+    image_folder,
+    parse,
+    parse_math,
+    plain_text,
+    to_html,
+    to_markdown,
 )
+from quizgym.richtext.tree import Doc, Paragraph
 
-Node = str | tuple[str, Any]
-"""A piece of marked-up text: plain text, ("sub"|"sup", [nodes]) or ("var", name)."""
-
-
-def parse_math(text: str, *, variables: frozenset[str] = frozenset()) -> list[Node]:
-    """Split bank text into plain text, subscripts, superscripts and parameter names.
-
-    Args:
-        text: the text as written in the bank.
-        variables: parameter names whose ``{name}`` placeholders stay symbolic (answer keys that
-            list several variants); other braces are literal.
-
-    Returns:
-        The nodes, in order.
-    """
-    nodes: list[Node] = []
-    at = 0
-    for match in _MATH.finditer(text):
-        if match.group("var") is not None and match.group("var") not in variables:
-            continue
-        nodes.append(text[at : match.start()])
-        at = match.end()
-        if match.group("var") is not None:
-            nodes.append(("var", match.group("var")))
-            continue
-        kind = "sub" if match.group("sub") is not None else "sup"
-        arg = match.group(kind)
-        if arg[0] in "{(":
-            arg = arg[1:-1]
-        if kind == "sub":
-            nodes.append(match.group("base"))
-        nodes.append((kind, parse_math(arg, variables=variables)))
-    nodes.append(text[at:])
-    return [n for n in nodes if n != ""]
+__all__ = [
+    "FILTERS",
+    "Target",
+    "escape_markdown",
+    "math_html",
+    "math_markdown",
+    "math_plain",
+    "parse_math",
+]
 
 
-def _walk(nodes: list[Node], *, text: Callable[[str], str], tag: Callable[[str, str], str]) -> str:
-    out = []
-    for node in nodes:
-        if isinstance(node, str):
-            out.append(text(node))
-        elif node[0] == "var":
-            out.append(tag("var", text(node[1])))
-        else:
-            out.append(tag(node[0], _walk(node[1], text=text, tag=tag)))
-    return "".join(out)
+@dataclass(frozen=True)
+class Target:
+    """What a document is rendered for: ``html`` (MathML), ``pdf`` (SVG formulas) or ``md``,
+    and the folder its bank's images are found in."""
+
+    kind: str = "html"
+    folder: Path | None = None
+
+    def image_url(self, image: Image) -> str:
+        """An image as the document refers to it: inlined (HTML, PDF) or the relative path of
+        the copy written beside the document (Markdown).
+
+        Raises:
+            QuizgymError: the image cannot be found or shipped.
+        """
+        folder = self.folder or image_folder("")
+        try:
+            found = find_image(image.src, folder=folder)
+        except ValueError as exc:
+            raise QuizgymError(str(exc)) from exc
+        return found.name if self.kind == "md" else _data_uri(found.path, found.mime)
 
 
-def _squash(text: str) -> str:
-    return " ".join(text.split())
+@functools.lru_cache(maxsize=256)
+def _data_uri(path: Path, mime: str) -> str:
+    import base64
+
+    return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
 
 
-@functools.lru_cache(maxsize=8192)
-def math_html(text: str, variables: frozenset[str] = frozenset()) -> Markup:
-    """Bank text as safe HTML, with subscripts and superscripts (the ``math`` filter)."""
-    # Safe by construction: every piece of bank text is escaped; only our own tags are added.
-    return Markup(  # noqa: S704
-        _walk(
-            parse_math(_squash(str(text)), variables=variables),
-            text=lambda s: str(escape(s)),
-            tag=lambda name, inner: f"<{name}>{inner}</{name}>",
-        )
+DEFAULT = Target()
+
+
+def _html_style(target: Target, variables: frozenset[str]) -> HtmlStyle:
+    return HtmlStyle(
+        math="svg" if target.kind == "pdf" else "mathml",
+        subscripts=True,
+        variables=variables,
+        image=target.image_url,
+        quotes=True,
     )
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_#~])|(<)|(&(?=#?\w+;))|(\](?=[(\[:]))")
+@functools.lru_cache(maxsize=16384)
+def math_html(
+    text: str, variables: frozenset[str] = frozenset(), *, target: Target = DEFAULT
+) -> Markup:
+    """Bank text as safe HTML: inline when one paragraph, blocks otherwise (the ``math``
+    filter)."""
+    # Safe by construction: the renderer escapes every piece of bank text.
+    return Markup(to_html(parse(str(text)), _html_style(target, variables)))  # noqa: S704
 
 
-def escape_markdown(text: str) -> str:
-    """Make text print literally in Markdown: no emphasis, code, links or raw HTML.
-
-    ``[MASK]`` stays readable: a bracket only becomes a link when ``](``, ``][`` or ``]:``
-    follows it, so only such a ``]`` is escaped.
-    """
-
-    def one(match: re.Match[str]) -> str:
-        if match.group(2):
-            return "&lt;"
-        if match.group(3):
-            return "&amp;"
-        return "\\" + match.group(0)
-
-    return _MD_SPECIAL.sub(one, text)
-
-
-@functools.lru_cache(maxsize=8192)
-def math_markdown(text: str, variables: frozenset[str] = frozenset()) -> str:
-    """Bank text as Markdown that prints literally, with <sub>/<sup> (the ``md`` filter)."""
-    return _walk(
-        parse_math(_squash(str(text)), variables=variables),
-        text=escape_markdown,
-        tag=lambda name, inner: f"*{inner}*" if name == "var" else f"<{name}>{inner}</{name}>",
+@functools.lru_cache(maxsize=16384)
+def math_markdown(
+    text: str, variables: frozenset[str] = frozenset(), *, target: Target = DEFAULT
+) -> str:
+    """Bank text as Markdown that prints what the bank means and nothing else (the ``md``
+    filter)."""
+    style = MarkdownStyle(
+        subscripts=True,
+        variables=variables,
+        image=Target("md", target.folder).image_url,
     )
+    return to_markdown(parse(str(text)), style)
 
 
 def math_plain(text: str) -> str:
-    """Bank text as it reads once printed, without markup (``L_MLM`` → ``LMLM``)."""
-    return _walk(parse_math(_squash(text)), text=str, tag=lambda _name, inner: inner)
+    """Bank text as it reads once printed, without markup (``L_MLM`` → ``LMLM``, formulas in
+    Unicode)."""
+    return plain_text(text, subscripts=True)
 
 
-def _math_html_filter(text: Any, variables: Any = ()) -> Markup:
-    return math_html(str(text), frozenset(variables))
+def _target(context: Any) -> Target:
+    found = context.get("render_target") if context is not None else None
+    return found if isinstance(found, Target) else DEFAULT
 
 
-def _math_md_filter(text: Any, variables: Any = ()) -> str:
-    return math_markdown(str(text), frozenset(variables))
+@jinja2.pass_context
+def _math_filter(context: Any, text: Any, variables: Any = ()) -> Markup:
+    return math_html(str(text), frozenset(variables), target=_target(context))
 
 
-FILTERS: dict[str, Callable[..., Any]] = {"math": _math_html_filter, "md": _math_md_filter}
+@jinja2.pass_context
+def _rich_filter(
+    context: Any,
+    text: Any,
+    cls: str = "",
+    tag: str = "p",
+    lead: Any = "",
+    variables: Any = (),
+) -> Markup:
+    return _rich(str(text), cls, tag, str(escape(lead)), frozenset(variables), _target(context))
+
+
+@functools.lru_cache(maxsize=16384)
+def _rich(
+    text: str, cls: str, tag: str, lead_html: str, variables: frozenset[str], target: Target
+) -> Markup:
+    style = _html_style(target, variables)
+    doc = parse(text)
+    css = f' class="{escape(cls)}"' if cls else ""
+    if doc.inline is not None:
+        body = to_html(doc, style)
+        return Markup(f"<{tag}{css}>{lead_html}{body}</{tag}>")  # noqa: S704
+    blocks = list(doc.blocks)
+    first = ""
+    if lead_html:
+        if isinstance(blocks[0], Paragraph):
+            first = f"<p>{lead_html}{to_html(Doc('', (blocks.pop(0),)), style)}</p>"
+        else:
+            first = f"<p>{lead_html}</p>"
+    rest = to_html(Doc("", tuple(blocks)), style, inline=False) if blocks else ""
+    return Markup(f"<div{css}>{first}{rest}</div>")  # noqa: S704
+
+
+@jinja2.pass_context
+def _md_filter(
+    context: Any, text: Any, variables: Any = (), indent: int = 0, wrap: str = ""
+) -> str:
+    out = math_markdown(str(text), frozenset(variables), target=_target(context))
+    if wrap and parse(str(text)).inline is not None:
+        # Emphasis inside the same emphasis would close it early (*a *b* c*): the other
+        # spelling (_, __) nests.
+        if wrap in out:
+            wrap = wrap.replace("*", "_")
+        return f"{wrap}{out}{wrap}"
+    return out.replace("\n", "\n" + " " * indent) if indent else out
+
+
+@jinja2.pass_context
+def _md_quote_filter(context: Any, text: Any) -> str:
+    doc = parse(str(text))
+    out = math_markdown(str(text), target=_target(context))
+    if doc.inline is not None:
+        return f"> *{out}*"
+    return "\n".join(f"> {line}" if line else ">" for line in out.split("\n"))
+
+
+def _one_paragraph(text: Any) -> bool:
+    return parse(str(text)).inline is not None
+
+
+FILTERS: dict[str, Callable[..., Any]] = {
+    "one_paragraph": _one_paragraph,
+    "math": _math_filter,
+    "rich": _rich_filter,
+    "md": _md_filter,
+    "md_quote": _md_quote_filter,
+}
 """Filters every worksheet and key template may use."""

@@ -18,8 +18,10 @@ from html import escape
 from markupsafe import Markup
 
 from quizgym.analysis import Agreement, ItemStats, Statistics, TagStats
-from quizgym.model import Bank
+from quizgym.model import LETTERS, Bank, MultipleChoice, Numeric, SpotTheError
 from quizgym.render.env import make_env
+from quizgym.render.markup import Target, math_html
+from quizgym.richtext import image_folder
 
 __all__ = ["ReviewSummary", "facility_chart", "histogram", "render_report"]
 
@@ -133,6 +135,40 @@ def _axes(
 
 
 @dataclass(frozen=True)
+class _QuestionText:
+    id: str
+    html: Markup
+
+
+def _question_texts(bank: Bank) -> list[_QuestionText]:
+    """Every question's text as students read it (formulas as MathML, images inline), so the
+    report says what each item asked; parameters stay symbolic (students had different
+    numbers)."""
+    target = Target("html", image_folder(bank.path))
+    out = []
+    for question in bank.questions:
+        names = frozenset(question.params) if isinstance(question, Numeric) else frozenset()
+        parts = [f'<div class="prompt">{math_html(question.prompt, names, target=target)}</div>']
+        if isinstance(question, SpotTheError):
+            statement = math_html(question.statement, target=target)
+            parts.insert(0, f"<blockquote>{statement}</blockquote>")
+        if isinstance(question, MultipleChoice | SpotTheError):
+            rows = "".join(
+                f"<li><strong>{LETTERS[i]}</strong> {math_html(c.text, target=target)}"
+                f"{' ✓' if c.correct else ''}</li>"
+                for i, c in enumerate(question.choices)
+            )
+            parts.append(f'<ul class="choices">{rows}</ul>')
+        if isinstance(question, Numeric):
+            for part in question.parts:
+                prompt = math_html(part.prompt, names, target=target)
+                parts.append(f'<p class="part"><strong>{part.id}</strong>: {prompt}</p>')
+        # Safe: every piece of bank text went through math_html, which escapes it.
+        out.append(_QuestionText(question.id, Markup("".join(parts))))  # noqa: S704
+    return out
+
+
+@dataclass(frozen=True)
 class _TagRow:
     tag: str
     questions: str
@@ -214,7 +250,8 @@ def check_first(
         out.append(
             f"{review.waiting} {'answer awaits' if review.waiting == 1 else 'answers await'} your "
             f"decision ({review.rows} distinct, in review.csv): free text carries the rubric's "
-            "suggested score and unreadable answers score 0 until you decide them; grade again "
+            "suggested score, answers read leniently (a unit converted, a % read as a fraction) "
+            "the machine's, and unreadable answers score 0 until you decide them; grade again "
             "with --review review.csv"
         )
     flagged = [i for i in stats.items if i.flags]
@@ -237,7 +274,7 @@ def render_report(
     notes: Sequence[str] = (),
     review: ReviewSummary | None = None,
 ) -> str:
-    """The report as one HTML string (no external resources).
+    """The report as one HTML string (no external resources: images are inlined).
 
     Args:
         bank: the bank graded.
@@ -281,4 +318,5 @@ def render_report(
             warnings=warnings,
             review=review,
         ),
+        questions=_question_texts(bank),
     )

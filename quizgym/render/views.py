@@ -84,6 +84,8 @@ class KeyLine:
     """The interval of accepted decimals, ``low to high``."""
     mistakes: tuple[tuple[str, str], ...] = ()
     """Known wrong answers for this variant: (value, feedback)."""
+    also: tuple[str, ...] = ()
+    """Other correct answers for this variant (``answers:``, or a mistake with credit 1)."""
 
 
 @dataclass(frozen=True)
@@ -184,9 +186,9 @@ def _key_lines(bank: CompiledBank, question: AnyQuestion, variant: Variant) -> t
         assert slot.tolerance is not None
         key = bank.key(slot, variant)
         decimal = format_value(key.value, 7)
-        mistakes = tuple(
-            (format_value(m.value, 5), m.feedback) for m in bank.mistakes(slot, variant)
-        )
+        resolved = bank.mistakes(slot, variant)
+        mistakes = tuple((format_value(m.value, 5), m.feedback) for m in resolved if m.credit < 1)
+        also = tuple(format_value(m.value, 7) for m in resolved if m.credit >= 1)
         lines.append(
             KeyLine(
                 label=view.label,
@@ -197,6 +199,7 @@ def _key_lines(bank: CompiledBank, question: AnyQuestion, variant: Variant) -> t
                 tolerance=describe(slot.tolerance),
                 interval=_interval(slot.tolerance, key.number),
                 mistakes=mistakes,
+                also=also,
             )
         )
     return tuple(lines)

@@ -31,10 +31,11 @@ if TYPE_CHECKING:
         KeyRefusedError,
         Slot,
         compile_bank,
+        pack_table,
     )
-    from quizgym.solver.functions import DOMAIN_FUNCTIONS, KEY_FUNCTIONS
+    from quizgym.solver.functions import BUILTINS, KEY_FUNCTIONS, FunctionTable
     from quizgym.solver.keys import Key, Solution, display, exact_key, solve, tidy, to_mpf
-    from quizgym.solver.mistakes import ResolvedMistake, derived_mistakes
+    from quizgym.solver.mistakes import CompiledRule, ResolvedMistake
     from quizgym.solver.variants import (
         Draw,
         ParamValues,
@@ -49,12 +50,20 @@ if TYPE_CHECKING:
 # module, not the bank format (pydantic) or the compiled bank.
 _HOMES = {
     **dict.fromkeys(
-        ["Budget", "CompiledBank", "CompiledMistake", "KeyRefusedError", "Slot", "compile_bank"],
+        [
+            "Budget",
+            "CompiledBank",
+            "CompiledMistake",
+            "KeyRefusedError",
+            "Slot",
+            "compile_bank",
+            "pack_table",
+        ],
         "compiled",
     ),
-    **dict.fromkeys(["DOMAIN_FUNCTIONS", "KEY_FUNCTIONS"], "functions"),
+    **dict.fromkeys(["BUILTINS", "KEY_FUNCTIONS", "FunctionTable"], "functions"),
     **dict.fromkeys(["Key", "Solution", "display", "exact_key", "solve", "tidy", "to_mpf"], "keys"),
-    **dict.fromkeys(["ResolvedMistake", "derived_mistakes"], "mistakes"),
+    **dict.fromkeys(["CompiledRule", "ResolvedMistake"], "mistakes"),
     **dict.fromkeys(
         [
             "Draw",
@@ -93,12 +102,14 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "DOMAIN_FUNCTIONS",
+    "BUILTINS",
     "KEY_FUNCTIONS",
     "Budget",
     "CompiledBank",
     "CompiledMistake",
+    "CompiledRule",
     "Draw",
+    "FunctionTable",
     "Key",
     "KeyRefusedError",
     "ParamValues",
@@ -109,10 +120,10 @@ __all__ = [
     "bank_slots",
     "compile_bank",
     "compiled",
-    "derived_mistakes",
     "display",
     "exact_key",
     "keys_of",
+    "pack_table",
     "param_values",
     "prompt_of",
     "show_number",
@@ -149,12 +160,6 @@ def compiled(bank: Bank | CompiledBank) -> CompiledBank:
     return book
 
 
-def _slug(bank: Bank | CompiledBank) -> str:
-    from quizgym.solver.compiled import CompiledBank
-
-    return bank.bank.bank if isinstance(bank, CompiledBank) else bank.bank
-
-
 def variant_of(
     bank: Bank | CompiledBank,
     question: AnyQuestion,
@@ -163,9 +168,7 @@ def variant_of(
     seed: int | None = None,
 ) -> Variant:
     """The variant a student sees; the default variant when student and seed are both None."""
-    from quizgym.solver.variants import Draw
-
-    return Draw.of(_slug(bank), question).variant(student=student, seed=seed)
+    return compiled(bank).variant(question, student=student, seed=seed)
 
 
 def variant_codes(
@@ -177,16 +180,12 @@ def variant_codes(
     keys: npt.NDArray[np.uint64] | None = None,
 ) -> tuple[list[Variant], npt.NDArray[np.int64]]:
     """Many students' variants at once (see :meth:`Draw.variants`)."""
-    from quizgym.solver.variants import Draw
-
-    return Draw.of(_slug(bank), question).variants(students=students, seeds=seeds, keys=keys)
+    return compiled(bank).variants(question, students=students, seeds=seeds, keys=keys)
 
 
 def varies(bank: Bank | CompiledBank, question: AnyQuestion) -> bool:
     """Whether students can see different versions of a question."""
-    from quizgym.solver.variants import Draw
-
-    return Draw.of(_slug(bank), question).varies
+    return compiled(bank).varies(question)
 
 
 def keys_of(bank: Bank | CompiledBank, question: Numeric, variant: Variant) -> tuple[Key, ...]:

@@ -12,6 +12,9 @@ reads it back when the bank's bytes and quizgym are the same, without importing 
 quizgym's version, the size and modification time of each of quizgym's own source files (an
 edited checkout never reads what older code wrote), the same for sympy, mpmath and pydantic,
 and the bank file's bytes. Its path is not in the key: the same bank elsewhere is the same bank.
+The domain packs the bank names (``packs:``) are kept in the file as validated, each with the
+SHA-256 of its file's bytes: a pack edited since, or one that is now another file (a path beside
+the bank, moved with it), makes the file a miss, and its tables are not merged into the next.
 
 **Never trusted.** The first line also holds a SHA-256 of the rest; a file whose digest, key or
 format does not match, that is truncated, or that does not decode, is ignored and replaced by
@@ -49,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 from quizgym.version import __version__
 
 if TYPE_CHECKING:
-    from quizgym.model import Bank
+    from quizgym.model import Bank, Pack
     from quizgym.solver.compiled import Budget, CompiledBank
 
 __all__ = [
@@ -62,12 +65,13 @@ __all__ = [
     "decode",
     "encode",
     "open_bank",
+    "pack_digests",
     "read",
     "save",
     "write",
 ]
 
-FORMAT = "quizgym-compiled/1"
+FORMAT = "quizgym-compiled/2"
 """The layout of a cache file; bump it when the layout changes."""
 CACHE_ENV = "QUIZGYM_CACHE_DIR"
 OFF_ENV = "QUIZGYM_CACHE"
@@ -127,6 +131,28 @@ def bank_key(raw: bytes) -> str:
     digest.update(b"\0")
     digest.update(raw)
     return digest.hexdigest()
+
+
+def pack_digests(names: list[str], bank_path: str) -> list[list[str]] | None:
+    """``[name, SHA-256 of the file's bytes]`` of each pack a bank at ``bank_path`` names; None
+    when one cannot be found or read (the command then loads the packs and says why)."""
+    files = _pack_files(names, bank_path)
+    return None if files is None else [[name, digest] for name, digest, _ in files]
+
+
+def _pack_files(names: list[str], bank_path: str) -> list[tuple[str, str, Path]] | None:
+    from quizgym.errors import QuizgymError
+    from quizgym.resources import resolve_pack
+
+    out = []
+    for name in names:
+        try:
+            path = resolve_pack(name, bank_path=bank_path)
+            raw = path.read_bytes()
+        except (QuizgymError, OSError):
+            return None
+        out.append((name, hashlib.sha256(raw).hexdigest(), path))
+    return out
 
 
 # --- the codec ----------------------------------------------------------------------------------
@@ -361,12 +387,13 @@ def open_bank(
     key = bank_key(raw)
     stored = read(key)
     bank = _bank(stored, str(path)) if stored is not None else None
-    if bank is None:
+    packs = _packs(stored, bank) if stored is not None and bank is not None else None
+    if bank is None or (bank.packs and packs is None):
         from quizgym.loader import parse_bank
 
         stored = None
         bank = parse_bank(raw, path=str(path))
-    book = compile_bank(bank, partial=partial, budget=budget)
+    book = compile_bank(bank, partial=partial, budget=budget, packs=packs)
     if stored is not None:
         try:
             book.restore({name: stored.part(name) for name in book.STORED})
@@ -393,6 +420,51 @@ def _bank(stored: Stored, path: str) -> Bank | None:
     return bank
 
 
+def _packs(stored: Stored, bank: Bank) -> list[Pack] | None:
+    """The packs a cache file holds, each with its source map, when every one is the file the
+    bank names now, byte for byte; None otherwise (or when damaged)."""
+    from quizgym.model import Pack, SourceMap
+    from quizgym.resources import shortest
+
+    if not bank.packs:
+        return []
+    files = _pack_files(list(bank.packs), bank.path)
+    try:
+        kept = stored.part("packs")
+    except (ValueError, TypeError, KeyError, AttributeError, ImportError, RecursionError):
+        return None
+    if files is None or not isinstance(kept, list) or len(kept) != len(files):
+        return None
+    packs = []
+    for (name, digest, path), entry in zip(files, kept, strict=True):
+        if not isinstance(entry, dict) or (entry.get("name"), entry.get("digest")) != (
+            name,
+            digest,
+        ):
+            return None
+        pack, positions = entry.get("pack"), entry.get("positions")
+        if not isinstance(pack, Pack) or not isinstance(positions, dict):
+            return None
+        pack._source = SourceMap.model_construct(path=str(shortest(path)), positions=positions)
+        packs.append(pack)
+    return packs
+
+
+def _kept_packs(book: CompiledBank) -> list[dict[str, Any]] | None:
+    """The packs to keep with a compiled bank: all it names, with their files' digests (None
+    when one failed to load: the next command loads them again, and reports it)."""
+    names = list(book.bank.packs)
+    if len(book.packs) != len(names):
+        return None
+    digests = pack_digests(names, book.bank.path)
+    if digests is None:
+        return None
+    return [
+        {"name": name, "digest": digest, "pack": pack, "positions": dict(pack._source.positions)}
+        for (name, digest), pack in zip(digests, book.packs, strict=True)
+    ]
+
+
 def save(book: CompiledBank) -> Path | None:
     """Keep what a compiled bank worked out, with what the cache file of the same bank held
     already; returns the file written, or None (nothing new, no key, or the cache is off).
@@ -402,7 +474,12 @@ def save(book: CompiledBank) -> Path | None:
     if key is None or (book.cached and not book.grew()):
         return None
     tables = book.tables()
+    packs = _kept_packs(book)
+    if book.bank.packs and packs is None:
+        return None  # a pack that did not load: nothing to keep that the next command can trust
     before = read(key)
+    if before is not None and not _same_packs(before, packs):
+        before = None  # a pack changed: what the file holds was worked out with the old one
     if before is not None:  # another command kept other things (keep them: the key is the same)
         for name, table in tables.items():
             try:
@@ -414,6 +491,7 @@ def save(book: CompiledBank) -> Path | None:
     parts = {
         "bank": encode(book.bank),
         "positions": encode(dict(book.bank._source.positions)),
+        "packs": encode(packs or []),
         **{name: encode(table) for name, table in tables.items()},
     }
     written = write(key, parts)
@@ -421,3 +499,15 @@ def save(book: CompiledBank) -> Path | None:
         book.saved()
         book.cached = True
     return written
+
+
+def _same_packs(stored: Stored, packs: list[dict[str, Any]] | None) -> bool:
+    """Whether a cache file was written with the same pack files (by their digests)."""
+    try:
+        kept = stored.part("packs")
+    except (ValueError, TypeError, KeyError, AttributeError, ImportError, RecursionError):
+        return False
+    if not isinstance(kept, list):
+        return False
+    before = [entry.get("digest") if isinstance(entry, dict) else None for entry in kept]
+    return before == [entry["digest"] for entry in packs or []]

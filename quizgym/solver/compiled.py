@@ -16,6 +16,7 @@ grades, renders or exports makes one and passes it down (the Dask engine makes o
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -25,34 +26,39 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import mpmath
 
-from quizgym.errors import AnswerParseError, BankError, Finding
+from quizgym.errors import AnswerParseError, BankError, Finding, QuizgymError
 from quizgym.expr import (
-    DPS,
+    Condition,
     ExactLimitError,
     Parsed,
     calls,
+    cost,
     evaluate,
     exact_budget,
-    parse,
     to_sympy,
 )
 from quizgym.lazy import lazy
 from quizgym.model import (
     AnyQuestion,
     Bank,
+    DecimalDisplay,
+    Display,
     MultipleChoice,
     Numeric,
+    Pack,
     Part,
+    RequireUnits,
     SpotTheError,
     Tolerance,
     TrueFalse,
+    UnitPenalty,
     points_of,
     slot_id,
 )
-from quizgym.solver.functions import KEY_FUNCTIONS, STEP_FUNCTIONS
+from quizgym.solver.functions import MAX_COST, STEP_FUNCTIONS, FunctionTable, function_table
 from quizgym.solver.keys import Key, exact_key, tidy, to_mpf
-from quizgym.solver.mistakes import ResolvedMistake, close, derived_mistakes
-from quizgym.solver.variants import Draw, Signature, Variant
+from quizgym.solver.mistakes import CompiledRule, ResolvedMistake, close, compile_rule
+from quizgym.solver.variants import Draw, Signature, Variant, number
 
 if TYPE_CHECKING:
     import numpy as np
@@ -61,7 +67,15 @@ if TYPE_CHECKING:
 else:
     sympy = lazy("sympy")  # solving keys exactly; keys read back from the cache need none
 
-__all__ = ["Budget", "CompiledBank", "CompiledMistake", "KeyRefusedError", "Slot", "compile_bank"]
+__all__ = [
+    "Budget",
+    "CompiledBank",
+    "CompiledMistake",
+    "KeyRefusedError",
+    "Slot",
+    "compile_bank",
+    "pack_table",
+]
 
 Loc = tuple[str | int, ...]
 T = TypeVar("T")
@@ -124,6 +138,10 @@ class Slot:
     """Position among the question's slots (0 for a question without parts)."""
     points: float
     units: str | None = None
+    require_units: float = 0.0
+    """Share of the points a right number without a unit loses (0: a unit is not required)."""
+    display: int | None = None
+    """Significant figures of the key shown as a decimal (``display: decimal``); None: exact."""
     tolerance: Tolerance | None = None
     """Numeric slots: the comparison policy (the bank's default when the slot sets none)."""
     key: Parsed | None = None
@@ -191,8 +209,18 @@ class CompiledBank:
         findings: Sequence[Finding] = (),
         *,
         budget: Budget | None = None,
+        table: FunctionTable | None = None,
+        rules: Sequence[CompiledRule] = (),
+        packs: Sequence[Pack] = (),
+        draws: Mapping[str, Draw] | None = None,
     ) -> None:
         self.bank = bank
+        self.table = table or FunctionTable.plain()
+        """The bank's functions and constants (its packs' and its own)."""
+        self.rules: tuple[CompiledRule, ...] = tuple(rules)
+        """Mistake rules (its packs' and its own), in matching order."""
+        self.packs: tuple[Pack, ...] = tuple(packs)
+        """The packs the bank uses, in its order."""
         self.budget = budget or Budget()
         """How long exact solving may take (see :class:`Budget`)."""
         self.solving_seconds = 0.0
@@ -205,7 +233,9 @@ class CompiledBank:
         self._by_question: dict[str, list[Slot]] = {}
         for slot in self.slots:
             self._by_question.setdefault(slot.question.id, []).append(slot)
-        self._draws = {q.id: Draw.of(bank.bank, q) for q in bank.questions}
+        self._draws = {
+            q.id: (draws or {}).get(q.id) or Draw.of(bank.bank, q) for q in bank.questions
+        }
         self._keys: dict[tuple[str, Signature], tuple[Key, ...]] = {}
         self._mistakes: dict[tuple[str, Signature], tuple[ResolvedMistake, ...]] = {}
         self._memo: dict[tuple[str, Hashable], Any] = {}
@@ -217,6 +247,14 @@ class CompiledBank:
 
     def __repr__(self) -> str:
         return f"<CompiledBank {self.bank.bank}: {len(self.slots)} slots>"
+
+    @property
+    def instructions(self) -> str:
+        """What worksheets say under their heading: the packs' notes, then the bank's own."""
+        notes = [pack.instructions for pack in self.packs if pack.instructions]
+        if self.bank.instructions:
+            notes.append(self.bank.instructions)
+        return " ".join(notes)
 
     # --- slots ----------------------------------------------------------------------------------
 
@@ -259,6 +297,14 @@ class CompiledBank:
     ) -> tuple[list[Variant], npt.NDArray[np.int64]]:
         """A class's variants at once: see :meth:`~quizgym.solver.variants.Draw.variants`."""
         return self.draw(question).variants(students=students, seeds=seeds, keys=keys)
+
+    def complete(self, variant: Variant) -> Variant:
+        """The variant with its question's derived values: a variant rebuilt from a record (an
+        issue manifest's parameters) has none until they are computed from its parameters."""
+        draw = self._draws.get(variant.question)
+        if draw is None or not draw.derived or variant.derived:
+            return variant
+        return dataclasses.replace(variant, derived=draw.complete(variant.params))
 
     def varies(self, question: AnyQuestion | str) -> bool:
         """Whether students can see different versions of a question."""
@@ -326,12 +372,13 @@ class CompiledBank:
         cache = (qid, variant.signature)
         found = self._keys.get(cache)
         if found is None:
+            variant = self.complete(variant)
             env = exact_params(variant)
             keys = []
             for slot in self.slots_of(qid):
                 assert slot.key is not None, f"{slot.id} is not a numeric slot"
                 with self._solving(slot, variant, (*slot.loc, "answer"), "the key"):
-                    key = exact_key(slot.key, env)
+                    key = exact_key(slot.key, env, decimal=slot.display)
                 keys.append(key)
                 if slot.part is not None:
                     env[slot.part] = key.exact
@@ -380,6 +427,7 @@ class CompiledBank:
 
     def _resolve(self, slot: Slot, variant: Variant) -> tuple[ResolvedMistake, ...]:
         assert slot.key is not None, f"{slot.id} is not a numeric slot"
+        variant = self.complete(variant)
         key = self.key(slot, variant)
         if key.exact is None:  # read back from the cache: derived mistakes need the exact form
             del self._keys[(slot.question.id, variant.signature)]
@@ -391,14 +439,15 @@ class CompiledBank:
                 resolved.append(
                     ResolvedMistake(
                         value=value,
-                        feedback=mistake.feedback,
+                        feedback=variant.fill(mistake.feedback),
                         tag=mistake.tag,
                         credit=mistake.credit,
                         derived=False,
                     )
                 )
-        for derived in derived_mistakes(key, slot.key.canonical):
-            if close(derived.value, key.number):
+        for rule in self.rules:
+            derived = rule.resolve(key, slot.key)
+            if derived is None or close(derived.value, key.number):
                 continue
             if any(close(derived.value, m.value) for m in resolved):
                 continue
@@ -427,8 +476,9 @@ class CompiledBank:
             return None
 
     def env(self, slot: Slot, variant: Variant) -> dict[str, sympy.Expr]:
-        """Names visible to a slot's key: the parameters and the earlier parts' exact keys."""
-        env = exact_params(variant)
+        """Names visible to a slot's key: the parameters, derived values and the earlier parts'
+        exact keys."""
+        env = exact_params(self.complete(variant))
         if slot.part is not None:
             keys = self.keys(slot.question, variant)
             if any(key.exact is None for key in keys):  # read back from the cache
@@ -441,8 +491,7 @@ class CompiledBank:
 
     def values(self, slot: Slot, variant: Variant) -> dict[str, mpmath.mpf]:
         """:meth:`env` as 30-digit numbers (mpmath), for :func:`~quizgym.expr.evaluate`."""
-        with mpmath.workdps(DPS):
-            env = {name: _mpf(v) for name, v in variant.params.items()}
+        env = {name: number(v) for name, v in self.complete(variant).values.items()}
         if slot.part is not None:
             keys = self.keys(slot.question, variant)
             for earlier, key in zip(self.slots_of(slot.question)[: slot.index], keys, strict=False):
@@ -460,8 +509,7 @@ class CompiledBank:
         """
         if slot.key is None or not slot.earlier:
             return None
-        with mpmath.workdps(DPS):
-            env = {name: _mpf(v) for name, v in variant.params.items()}
+        env = {name: number(v) for name, v in self.complete(variant).values.items()}
         for name in slot.earlier:
             if name not in earlier_values:
                 return None
@@ -476,22 +524,24 @@ _MISSING = object()
 
 
 def exact_params(variant: Variant) -> dict[str, sympy.Expr]:
-    """A variant's parameter values as exact sympy rationals, for solving its keys."""
+    """A variant's parameter and derived values as exact sympy numbers, for solving its keys."""
     return {
         name: sympy.Rational(value.numerator, value.denominator)
-        for name, value in variant.params.items()
+        if isinstance(value, Fraction)
+        else value
+        for name, value in variant.values.items()
     }
 
 
-def _mpf(value: Fraction) -> mpmath.mpf:
-    """An exact rational at the working precision (the caller sets it)."""
-    return mpmath.mpf(value.numerator) / value.denominator
-
-
 def compile_bank(
-    bank: Bank, *, partial: bool = False, budget: Budget | None = None
+    bank: Bank,
+    *,
+    partial: bool = False,
+    budget: Budget | None = None,
+    packs: Sequence[Pack] | None = None,
 ) -> CompiledBank:
-    """Compile a loaded bank: its slots, with every key and mistake parsed.
+    """Compile a loaded bank: its packs, functions and constants, and its slots, with every
+    key, mistake, derived value and condition parsed.
 
     Args:
         bank: the bank.
@@ -499,6 +549,8 @@ def compile_bank(
             the problems are in :attr:`CompiledBank.findings` (``quizgym check`` uses this to
             report every problem at once).
         budget: how long exact solving may take (the default :class:`Budget` when None).
+        packs: the packs the bank names, loaded already (the on-disk cache holds them as
+            validated); None: load them from their files.
 
     Returns:
         The compiled bank.
@@ -509,36 +561,159 @@ def compile_bank(
     """
     slots: list[Slot] = []
     findings: list[Finding] = []
+    used, table, rules = _vocabulary(bank, findings, packs)
+    draws: dict[str, Draw] = {}
     for index, question in enumerate(bank.questions):
         if isinstance(question, Numeric):
-            found = _numeric_slots(bank, question, index, findings)
+            found, draw = _numeric_slots(bank, table, question, index, findings)
             slots.extend(found)
+            if draw is not None:
+                draws[question.id] = draw
         else:
             points = points_of(question, bank.defaults)
             slots.append(Slot(id=question.id, question=question, points=points))
     if findings and not partial:
         raise BankError(findings)
-    return CompiledBank(bank, slots, findings, budget=budget)
+    return CompiledBank(
+        bank, slots, findings, budget=budget, table=table, rules=rules, packs=used, draws=draws
+    )
+
+
+def _vocabulary(
+    bank: Bank, findings: list[Finding], loaded: Sequence[Pack] | None = None
+) -> tuple[list[Pack], FunctionTable, list[CompiledRule]]:
+    """The bank's packs (``loaded``, or read from their files), its function table (packs' then
+    its own) and its mistake rules."""
+    packs: list[Pack] = list(loaded) if loaded is not None else []
+    if loaded is None and bank.packs:
+        from quizgym.loader import load_pack  # YAML: not for packs the cache holds
+
+        for k, name in enumerate(bank.packs):
+            try:
+                packs.append(load_pack(name, bank_path=bank.path))
+            except BankError as exc:
+                findings.extend(exc.findings)
+            except QuizgymError as exc:
+                path, line, col = bank.locate(("packs", k))
+                findings.append(Finding(path, line, col, f"packs[{k}]: {exc}"))
+
+    def problem(field: str, key: str | int, message: str) -> None:
+        owner = next((o for o in packs if _has(o, field, key)), None)
+        loc: tuple[str | int, ...] = (field, key)
+        if field == "builtins" and owner is not None:
+            loc = (field, owner.builtins.index(str(key)))
+        where = owner.locate(loc) if owner is not None else bank.locate(loc)
+        findings.append(Finding(*where, f"{field}: {key}: {message}"))
+
+    owners: list[Pack | Bank] = [*packs, bank]
+    table = function_table(
+        builtins=[b for pack in packs for b in pack.builtins],
+        constants=[(n, v) for o in owners for n, v in o.constants.items()],
+        functions=[(h, f) for o in owners for h, f in o.functions.items()],
+        problem=problem,
+    )
+    rules: list[CompiledRule] = []
+    for owner in owners:
+        for k, rule in enumerate(owner.mistake_rules):
+            try:
+                rules.append(compile_rule(rule, table))
+            except AnswerParseError as exc:
+                path, line, col = owner.locate(("mistake_rules", k, "answer"))
+                findings.append(Finding(path, line, col, f"mistake_rules[{k}]: {exc.message}"))
+    return packs, table, rules
+
+
+def pack_table(names: Sequence[str]) -> FunctionTable:
+    """The vocabulary of some packs alone (``quizgym solve --pack``): their functions and
+    constants beside the language's own.
+
+    Raises:
+        QuizgymError: a pack cannot be found or read.
+        BankError: a pack has errors.
+    """
+    from quizgym.loader import load_pack
+
+    findings: list[Finding] = []
+    packs = [load_pack(name) for name in names]
+
+    def problem(field: str, key: str | int, message: str) -> None:
+        owner = next((o for o in packs if _has(o, field, key)), packs[0])
+        findings.append(Finding(*owner.locate((field, key)), f"{field}: {key}: {message}"))
+
+    table = function_table(
+        builtins=[b for pack in packs for b in pack.builtins],
+        constants=[(n, v) for o in packs for n, v in o.constants.items()],
+        functions=[(h, f) for o in packs for h, f in o.functions.items()],
+        problem=problem,
+    )
+    if findings:
+        raise BankError(findings)
+    return table
+
+
+def _has(pack: Pack, field: str, key: str | int) -> bool:
+    if field == "builtins":
+        return key in pack.builtins
+    return key in getattr(pack, field)
+
+
+def _penalty(require: RequireUnits) -> float:
+    if isinstance(require, UnitPenalty):
+        return require.penalty
+    return 1.0 if require else 0.0
+
+
+def _digits(display: Display) -> int | None:
+    if isinstance(display, DecimalDisplay):
+        return display.decimal
+    return 5 if display == "decimal" else None
 
 
 def _numeric_slots(
-    bank: Bank, question: Numeric, index: int, findings: list[Finding]
-) -> list[Slot]:
-    """The slots of a numeric question, or none when one of its keys or mistakes is unreadable."""
+    bank: Bank, table: FunctionTable, question: Numeric, index: int, findings: list[Finding]
+) -> tuple[list[Slot], Draw | None]:
+    """The slots of a numeric question and its draw, or no slots when one of its keys,
+    mistakes, derived values or conditions is unreadable."""
     before = len(findings)
     names: list[str] = list(question.params)
     out: list[Slot] = []
     specs: list[Numeric | Part] = list(question.parts) if question.parts else [question]
 
-    def read(text: str, loc: tuple[str | int, ...]) -> Parsed | None:
-        try:
-            return parse(text, names=names, functions=KEY_FUNCTIONS)
-        except AnswerParseError as exc:
-            path, line, col = bank.locate(loc)
-            where = ".".join(map(str, loc[2:]))
-            findings.append(Finding(path, line, col, f"{question.id}: {where}: {exc.message}"))
-            return None
+    def report(loc: tuple[str | int, ...], message: str) -> None:
+        path, line, col = bank.locate(loc)
+        where = ".".join(map(str, loc[2:]))
+        findings.append(Finding(path, line, col, f"{question.id}: {where}: {message}"))
 
+    def read(text: str, loc: tuple[str | int, ...]) -> Parsed | None:
+        refused = table.refusal(text)
+        if refused:
+            report(loc, refused)
+            return None
+        try:
+            parsed = table.parse(text, names)
+        except AnswerParseError as exc:
+            report(loc, exc.message)
+            return None
+        spent = cost(parsed)
+        if spent > MAX_COST:
+            report(loc, f"too costly: it evaluates {spent} parts with its functions' bodies "
+                        f"(at most {MAX_COST}); call fewer functions")  # fmt: skip
+            return None
+        return parsed
+
+    derived: list[tuple[str, Parsed]] = []
+    for name, text in question.derived.items():
+        parsed = read(text, ("questions", index, "derived", name))
+        if parsed is not None:
+            derived.append((name, parsed))
+        names.append(name)
+    where: list[Condition] = []
+    for k, text in enumerate(question.where):
+        try:
+            where.append(table.condition(text, names))
+        except AnswerParseError as exc:
+            report(("questions", index, "where", k), exc.message)
+    draw = Draw.of(bank.bank, question, derived=derived, where=where)
     for position, spec in enumerate(specs):
         part = spec if isinstance(spec, Part) else None
         base: tuple[str | int, ...] = ("questions", index)
@@ -547,6 +722,18 @@ def _numeric_slots(
         assert spec.answer is not None  # the model requires answer or parts
         key = read(spec.answer, (*base, "answer"))
         mistakes = []
+        for a_index, text in enumerate(spec.answers):
+            parsed = read(text, (*base, "answers", a_index))
+            if parsed is not None:
+                mistakes.append(
+                    CompiledMistake(
+                        parsed=parsed,
+                        feedback="",
+                        tag=None,
+                        credit=1.0,
+                        loc=(*base, "answers", a_index),
+                    )
+                )
         for m_index, mistake in enumerate(spec.mistakes):
             parsed = read(mistake.answer, (*base, "mistakes", m_index, "answer"))
             if parsed is not None:
@@ -560,6 +747,10 @@ def _numeric_slots(
                     )
                 )
         if key is not None:
+            require = spec.require_units
+            if require is None:
+                require = question.require_units
+            display = spec.display if spec.display is not None else question.display
             out.append(
                 Slot(
                     id=slot_id(question.id, None if part is None else part.id),
@@ -569,15 +760,25 @@ def _numeric_slots(
                     index=position,
                     points=points_of(spec, bank.defaults),
                     units=spec.units,
+                    require_units=_penalty(
+                        bank.defaults.require_units if require is None else require
+                    ),
+                    display=_digits(bank.defaults.display if display is None else display),
                     tolerance=spec.tolerance
                     if spec.tolerance is not None
                     else bank.defaults.tolerance,
                     key=key,
                     mistakes=tuple(mistakes),
-                    earlier=tuple(n for n in names if n in key.names and n not in question.params),
+                    earlier=tuple(n for n in names if n in key.names and n in _part_ids(question)),
                     loc=base,
                 )
             )
         if part is not None:
             names.append(part.id)
-    return out if len(findings) == before else []
+    if len(findings) != before:
+        return [], None
+    return out, draw
+
+
+def _part_ids(question: Numeric) -> set[str]:
+    return {p.id for p in question.parts}

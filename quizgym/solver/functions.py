@@ -1,11 +1,24 @@
-"""Functions that keys and mistakes may call, beyond what a student may type.
+"""The functions keys may call beyond the language's own: a pack's or a bank's.
 
-``mlm_loss(p1, …, pk) = −Σ ln pᵢ`` (k ≥ 0: the empty mask set gives 0), ``nsp_loss(p) = −ln p``,
-``uniform_loss(V) = ln V``; ``round`` rounds half up, ``floor`` and ``ceil``.
+The language's functions (:data:`quizgym.expr.STUDENT_FUNCTIONS`) are everyone's. A domain pack
+adds functions quizgym implements in code (:data:`BUILTINS`, named in a pack's ``builtins``) and
+functions written in the expression language (``functions:`` of a pack or a bank), with
+constants (``constants:``). :func:`function_table` builds a bank's table from them.
+
+Written functions are checked as keys are: their bodies are parsed when the bank is compiled,
+may use only their own parameters and constants, and may call only the language's functions,
+the builtins and functions defined before them, so no function can call itself. Each has a
+*cost*: the number of tree nodes a call of it evaluates, its calls' costs included. A function
+or key costing more than :data:`MAX_COST` is refused, so nesting calls cannot multiply the work
+of a key past what the language's own limits allow.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import mpmath
@@ -13,22 +26,47 @@ from mpmath import mpf
 
 from quizgym.errors import AnswerParseError
 from quizgym.expr import (
-    DPS,
+    CONSTANTS,
+    STEP_FUNCTIONS,
     STUDENT_FUNCTIONS,
-    ExactLimitError,
+    Condition,
+    Constant,
     Function,
-    check_budget,
+    Parsed,
+    cost,
+    evaluate_node,
+    exact_node,
     format_value,
-    root_size,
+    holds,
+    parse,
+    parse_condition,
 )
 from quizgym.lazy import lazy
 
+# The bank format (pydantic) is imported by the functions that read it: ``quizgym solve`` and a
+# warm command use the table without it.
 if TYPE_CHECKING:
     import sympy
+
+    from quizgym.model import FunctionDef
 else:
     sympy = lazy("sympy")  # exact keys only
 
-__all__ = ["DOMAIN_FUNCTIONS", "KEY_FUNCTIONS", "STEP_FUNCTIONS"]
+__all__ = [
+    "BUILTINS",
+    "KEY_FUNCTIONS",
+    "MAX_COST",
+    "STEP_FUNCTIONS",
+    "Definition",
+    "FunctionTable",
+    "bank_constant",
+    "define",
+    "function_table",
+]
+
+MAX_COST = 2000
+"""Most tree nodes one key (or one function call) may evaluate, its functions' bodies
+included: 150 nodes of a key may each call a function, but not multiply without bound."""
 
 
 def _probability_mp(p: mpf) -> mpf:
@@ -51,103 +89,199 @@ def _mlm_sym(*ps: sympy.Expr) -> sympy.Expr:
     return -sympy.Add(*(sympy.log(_probability_sym(p)) for p in ps))
 
 
-def _vocab_mp(v: mpf) -> mpf:
-    if v < 1:
-        raise AnswerParseError(f"a vocabulary size must be at least 1, got {format_value(v)}")
-    return mpmath.log(v)
+BUILTINS: Mapping[str, Function] = {
+    "mlm_loss": Function("mlm_loss", 0, None, _mlm_mp, _mlm_sym),
+}
+"""Functions implemented in code that a pack may make available by name (``builtins:``):
+``mlm_loss(p1, …, pk) = −Σ ln pᵢ`` (k ≥ 0: the empty mask set gives 0), which takes any number
+of arguments and so cannot be written in the language."""
+
+KEY_FUNCTIONS: Mapping[str, Function] = STUDENT_FUNCTIONS
+"""The functions every bank's keys may call: the language's own."""
 
 
-def _vocab_sym(v: sympy.Expr) -> sympy.Expr:
-    if not (v.is_number and v >= 1):
-        raise AnswerParseError(f"a vocabulary size must be at least 1, got {v}")
-    return sympy.log(v)
+@dataclass(frozen=True, kw_only=True)
+class FunctionTable:
+    """A bank's vocabulary beyond parameters: its functions and constants."""
+
+    functions: Mapping[str, Function]
+    constants: Mapping[str, Constant]
+    refused: frozenset[str] = frozenset()
+    """Names of functions the bank defines that were refused (a key calling one says so)."""
+
+    def refusal(self, text: str) -> str:
+        """Why text cannot be read when it calls a refused function ('' otherwise)."""
+        for name in sorted(self.refused):
+            if re.search(rf"\b{re.escape(name)}\s*\(", text):
+                return f"it calls {name}, which is refused (see its own finding)"
+        return ""
+
+    @classmethod
+    def plain(cls) -> FunctionTable:
+        """The language's own vocabulary, as a bank without packs or functions has it."""
+        return cls(functions=KEY_FUNCTIONS, constants={})
+
+    def parse(self, text: str, names: Sequence[str] = ()) -> Parsed:
+        """Parse a key, mistake or derived value with this vocabulary."""
+        return parse(text, names=names, functions=self.functions, constants=self.constants)
+
+    def condition(self, text: str, names: Sequence[str] = ()) -> Condition:
+        """Parse a condition (``where:``) with this vocabulary."""
+        return parse_condition(
+            text, names=names, functions=self.functions, constants=self.constants
+        )
 
 
-def _round_half_up_mp(x: mpf) -> mpf:
-    return mpmath.floor(x + mpmath.mpf("0.5"))
+def bank_constant(name: str, value: float) -> Constant:
+    """A named constant of a bank or pack: its decimal, exact (9.81 is 981/100)."""
+    exact = Fraction(repr(float(value))) if not float(value).is_integer() else Fraction(int(value))
+    with mpmath.workdps(30):
+        number = mpmath.mpf(exact.numerator) / exact.denominator
+    return Constant(name, lambda: number, exact=exact)
 
 
-def _integer_part(x: sympy.Expr, name: str, *, up: bool) -> sympy.Expr:
-    from sympy.core.evalf import PrecisionExhausted
+@dataclass(frozen=True, kw_only=True)
+class Definition:
+    """A function written in the expression language, parsed."""
 
-    """``floor(x)`` (or ``ceil`` when ``up``) of an exact number, in bounded time.
+    name: str
+    params: tuple[str, ...]
+    body: Parsed
+    requires: tuple[Condition, ...] = ()
+    message: str | None = None
 
-    sympy's own floor and ceiling can take unbounded time and memory (``floor(ln(2)·10^250)``
-    expands the logarithm's power, ``ceil(0.5^(4e-218))`` proves a number of huge degree is not
-    an integer). A rational is rounded with integers; any other number is evaluated to 30 digits
-    past its decimal point and rounded when that decides it. A number within 10^-30 of an
-    integer is left to sympy only when it is small and without high roots (``ln(8)/ln(2)`` is
-    exactly 3), and refused otherwise.
+
+def define(
+    head: str,
+    spec: FunctionDef,
+    *,
+    functions: Mapping[str, Function],
+    constants: Mapping[str, Constant],
+) -> Definition:
+    """Parse one ``functions:`` entry, ``"range(v, theta)": "v^2 * sin(2*theta) / g"``.
 
     Raises:
-        ExactLimitError: which side of an integer the number lies on cannot be decided.
+        AnswerParseError: the head is not ``name(params)``, the name is taken, or the body or a
+            condition cannot be read (a function may call only functions defined before it).
     """
-    if x.free_symbols:
-        return sympy.ceiling(x) if up else sympy.floor(x)
-    if x.is_Rational:
-        p, q = int(x.p), int(x.q)
-        return sympy.Integer(-(-p // q) if up else p // q)
-    check_budget()
+    from quizgym.model import FUNCTION_HEAD, FunctionSpec
+
+    match = FUNCTION_HEAD.fullmatch(head.strip())
+    if match is None:
+        raise AnswerParseError(
+            f"{head!r} is not a function head: write name(a, b) with lowercase names"
+        )
+    name = match[1]
+    params = tuple(p.strip() for p in match[2].split(",")) if match[2] else ()
+    if name in functions or name in constants or name in CONSTANTS:
+        raise AnswerParseError(f"{name} is already a function or constant; rename it")
+    if len(set(params)) != len(params):
+        raise AnswerParseError(f"{name}: a parameter is named twice")
+    body_text = spec.expr if isinstance(spec, FunctionSpec) else spec
+    requires = spec.requires if isinstance(spec, FunctionSpec) else []
     try:
-        size = mpmath.mpf(sympy.N(x, 15))
-        whole = 0 if not size else max(0, int(mpmath.log10(abs(size))) + 1)
-        digits = whole + DPS + 10
-        value = x.evalf(digits, strict=True)
-        with mpmath.workdps(digits + 5):
-            number = mpmath.mpf(value)
-            below = int(mpmath.floor(number))
-            fraction = number - below
-            decided = fraction > mpmath.mpf(10) ** -DPS and 1 - fraction > mpmath.mpf(10) ** -DPS
-    except PrecisionExhausted as exc:
-        raise ExactLimitError(
-            f"{name}(...) cannot be decided exactly: its argument cannot be told apart from 0."
-        ) from exc
-    except (ArithmeticError, ValueError, TypeError) as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ExactLimitError(f"{name}(...) cannot be decided exactly here ({reason}).") from exc
-    if decided:
-        return sympy.Integer(below + 1 if up else below)
-    if (
-        root_size(x) <= 16
-        and max((abs(int(r.p)).bit_length() for r in x.atoms(sympy.Rational)), default=1) <= 256
-    ):
-        exact = sympy.ceiling(x) if up else sympy.floor(x)
-        check_budget()
-        if exact.is_Integer:
-            return exact
-    raise ExactLimitError(
-        f"{name}(...) cannot be decided exactly: its argument is within 1e-{DPS} of the "
-        f"integer {below if fraction < 0.5 else below + 1}, and may or may not equal it."
+        body = parse(body_text, names=params, functions=functions, constants=constants)
+        conditions = tuple(
+            parse_condition(c, names=params, functions=functions, constants=constants)
+            for c in requires
+        )
+    except AnswerParseError as exc:
+        if f"Unknown name {name!r}" in exc.message:
+            raise AnswerParseError(
+                f"{name} calls itself: a function may call only the language's functions and "
+                "functions defined before it (no recursion)"
+            ) from None
+        raise AnswerParseError(f"{name}: {exc.message}") from None
+    return Definition(
+        name=name,
+        params=params,
+        body=body,
+        requires=conditions,
+        message=spec.message if isinstance(spec, FunctionSpec) else None,
     )
 
 
-DOMAIN_FUNCTIONS: dict[str, Function] = {
-    "mlm_loss": Function("mlm_loss", 0, None, _mlm_mp, _mlm_sym),
-    "nsp_loss": Function(
-        "nsp_loss",
-        1,
-        1,
-        lambda p: -mpmath.log(_probability_mp(p)),
-        lambda p: -sympy.log(_probability_sym(p)),
-    ),
-    "uniform_loss": Function("uniform_loss", 1, 1, _vocab_mp, _vocab_sym),
-    "round": Function(
-        "round",
-        1,
-        1,
-        _round_half_up_mp,
-        lambda x: _integer_part(x + sympy.Rational(1, 2), "round", up=False),
-    ),
-    "floor": Function("floor", 1, 1, mpmath.floor, lambda x: _integer_part(x, "floor", up=False)),
-    "ceil": Function("ceil", 1, 1, mpmath.ceil, lambda x: _integer_part(x, "ceil", up=True)),
-}
-"""Functions available in keys and mistakes (not in student answers).
+def written_function(definition: Definition) -> Function:
+    """The language function of a definition: its body evaluated with its arguments, on both
+    the 30-digit and the exact side, its conditions checked first."""
+    params = definition.params
+    body = definition.body
+    body_cost = cost(body)
+    if body_cost > MAX_COST:
+        raise AnswerParseError(
+            f"{definition.name} is too costly: a call evaluates {body_cost} parts (at most "
+            f"{MAX_COST}); call fewer functions inside it"
+        )
 
-``mlm_loss(p1, …, pk) = −Σ ln pᵢ`` (k ≥ 0: the empty mask set gives 0), ``nsp_loss(p) = −ln p``,
-``uniform_loss(V) = ln V``; ``round`` rounds half up.
-"""
+    def check(values: dict[str, mpf]) -> None:
+        for condition in definition.requires:
+            if not holds(condition, values):
+                shown = {k: format_value(v) for k, v in values.items()}
+                if definition.message:
+                    raise AnswerParseError(definition.message.format_map(shown))
+                arguments = ", ".join(f"{k} = {v}" for k, v in shown.items())
+                raise AnswerParseError(
+                    f"{definition.name} needs {condition.source} (got {arguments})"
+                )
 
-KEY_FUNCTIONS: dict[str, Function] = {**STUDENT_FUNCTIONS, **DOMAIN_FUNCTIONS}
+    def mp(*args: mpf) -> mpf:
+        values = dict(zip(params, args, strict=True))
+        check(values)
+        return evaluate_node(body, values)
 
-STEP_FUNCTIONS = frozenset({"round", "floor", "ceil"})
-"""Functions whose result can jump at an exact value: a mistake that calls one is solved exactly."""
+    def sym(*args: sympy.Expr) -> sympy.Expr:
+        return exact_node(body, dict(zip(params, args, strict=True)))
+
+    return Function(
+        definition.name, len(params), len(params), mp, sym, cost=body_cost, written=True
+    )
+
+
+def function_table(
+    *,
+    builtins: Sequence[str],
+    constants: Sequence[tuple[str, float]],
+    functions: Sequence[tuple[str, FunctionDef]],
+    problem: Callable[[str, str | int, str], None],
+) -> FunctionTable:
+    """A bank's vocabulary: the language's functions, the builtins named, the constants and the
+    written functions, in order (each may use those before it).
+
+    Args:
+        builtins: names from :data:`BUILTINS`.
+        constants: (name, value) pairs.
+        functions: (head, definition) pairs, in the order they are defined.
+        problem: called with (field, key, message) for each entry that cannot be used; the
+            entry is left out and the rest go on.
+    """
+    from quizgym.model import FUNCTION_HEAD, FunctionSpec
+
+    table: dict[str, Function] = dict(KEY_FUNCTIONS)
+    named: dict[str, Constant] = {}
+    for name in builtins:
+        if name not in BUILTINS:
+            known = ", ".join(sorted(BUILTINS))
+            problem("builtins", name, f"no built-in function {name!r} (there is {known})")
+        else:
+            table[name] = BUILTINS[name]
+    for name, value in constants:
+        if name in table or name in CONSTANTS or name in named:
+            problem("constants", name, f"{name} is already a function or constant; rename it")
+        else:
+            named[name] = bank_constant(name, value)
+    refused: set[str] = set()
+    for head, spec in functions:
+        body = spec.expr if isinstance(spec, FunctionSpec) else spec
+        match = FUNCTION_HEAD.fullmatch(head.strip())
+        calls_refused = FunctionTable(functions=table, constants=named, refused=frozenset(refused))
+        reason = calls_refused.refusal(body)
+        try:
+            if reason:
+                raise AnswerParseError(reason)
+            definition = define(head, spec, functions=table, constants=named)
+            table[definition.name] = written_function(definition)
+        except AnswerParseError as exc:
+            problem("functions", head, exc.message)
+            if match is not None:
+                refused.add(match[1])
+    return FunctionTable(functions=table, constants=named, refused=frozenset(refused))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import mpmath
@@ -21,22 +20,19 @@ from quizgym.expr import (
     ROOT_COST,
     ExactLimitError,
     Parsed,
-    _Binary,
-    _Num,
-    _Unary,
     calls,
     check_budget,
     evaluate,
     exact_bits,
     exact_budget,
     format_value,
-    parse,
+    rational_value,
     root_size,
     to_sympy,
     to_text,
 )
 from quizgym.lazy import lazy
-from quizgym.solver.functions import KEY_FUNCTIONS, STEP_FUNCTIONS
+from quizgym.solver.functions import STEP_FUNCTIONS, FunctionTable
 
 if TYPE_CHECKING:
     import sympy
@@ -65,13 +61,29 @@ class Key:
     """The tidied sympy expression (None for a key read back from storage)."""
 
     @classmethod
-    def of(cls, exact: sympy.Expr, *, value: mpmath.mpf | None = None) -> Key:
+    def of(
+        cls,
+        exact: sympy.Expr,
+        *,
+        value: mpmath.mpf | None = None,
+        decimal: int | None = None,
+    ) -> Key:
         """The key of an exact, finite, real expression (already tidied), whose 30-digit value
-        the caller may have computed already."""
+        the caller may have computed already; with ``decimal``, shown as a decimal to that many
+        significant figures instead of its exact form (``display: decimal``)."""
         value = to_mpf(exact) if value is None else value
+        if decimal is not None:
+            shown = format_value(value, decimal)
+            return cls(value=value, text=shown, shown=shown, exact=exact)
         if _is_terminating(exact):
             plain = format_value(value, 15)
-            return cls(value=value, text=plain, shown=plain, exact=exact)
+            text = _terminating_text(exact, plain)
+            if text == plain:
+                return cls(value=value, text=plain, shown=plain, exact=exact)
+            # More digits than 15: show them all (a key of 10^49 is not 1e49 rounded).
+            return cls(
+                value=value, text=text, shown=f"{text} ≈ {format_value(value, 5)}", exact=exact
+            )
         text = display(exact)
         approx = format_value(value, 5)
         shown = approx if text == approx or _is_plain_number(text) else f"{text} ≈ {approx}"
@@ -97,15 +109,53 @@ def _is_terminating(expr: sympy.Expr) -> bool:
     return q == 1
 
 
+def _terminating_text(expr: sympy.Expr, plain: str) -> str:
+    """A terminating rational written out exactly: ``plain`` (its 15-digit form) when that is
+    exact, else every digit, in the same notation: a whole number digit by digit, a fraction
+    such as 2^-60 as ``8.67361737988403547205962240695953369140625e-19``."""
+    p, q = int(expr.p), int(expr.q)
+    twos = fives = 0
+    while q % 2 == 0:
+        q, twos = q // 2, twos + 1
+    while q % 5 == 0:
+        q, fives = q // 5, fives + 1
+    scale = max(twos, fives)  # value = p · 2^(scale - twos) · 5^(scale - fives) / 10^scale
+    units = p * 2 ** (scale - twos) * 5 ** (scale - fives)
+    sign, digits = ("-" if units < 0 else ""), str(abs(units))
+    stripped = digits.rstrip("0")
+    if len(stripped) <= 15:
+        return plain
+    if scale == 0 and len(digits) <= 100:
+        return sign + digits  # a whole number, digit by digit
+    scale -= len(digits) - len(stripped)
+    exponent = len(stripped) - 1 - scale
+    if "e" in plain:
+        mantissa = stripped[0] + "." + stripped[1:]
+        return f"{sign}{mantissa}e{exponent}"
+    if scale <= 0:
+        return sign + stripped + "0" * -scale
+    whole, fraction = stripped[:-scale] or "0", stripped[-scale:].rjust(scale, "0")
+    return f"{sign}{whole}.{fraction}"
+
+
 def _is_plain_number(text: str) -> bool:
     return re.fullmatch(r"-?\d+(\.\d+)?", text) is not None
 
 
+_BARE = r"(ln|log10|log2|exp|sqrt)"
+
+
 def display(expr: sympy.Expr) -> str:
-    """Print an exact expression for people: ``8*ln(2)`` → ``8 ln 2``, ``ln(10)`` → ``ln 10``."""
+    """Print an exact expression for people: ``8*ln(2)`` → ``8 ln 2``, ``ln(10)`` → ``ln 10``.
+
+    The text reads back as the same value under the answer grammar, and reads the same to a
+    person: a bare ``ln 2`` only where nothing follows it that could belong to its argument
+    (``ln(2)/3``, never ``ln 2/3``; ``(8 sqrt 10)/3``, never ``8 sqrt 10/3``; ``ln(3)^2``).
+    """
     text = to_text(expr)
-    # ln(3)^2 keeps its parentheses: "ln 3^2" would read as ln(3^2).
-    text = re.sub(r"\b(ln|log10|log2|exp|sqrt)\((\d+)\)(?!\^)", r"\1 \2", text)
+    # A coefficient times a bare call, divided: group the product, "(8 sqrt 10)/3".
+    text = re.sub(rf"(?<![\w.)^])(\d+)\*{_BARE}\((\d+)\)(?=/)", r"(\1 \2 \3)", text)
+    text = re.sub(rf"\b{_BARE}\((\d+)\)(?=$|[ ),])", r"\1 \2", text)
     return re.sub(r"(\d)\*(ln|log10|log2|exp|sqrt|pi|e)\b", r"\1 \2", text)
 
 
@@ -200,8 +250,8 @@ def to_mpf(expr: sympy.Expr) -> mpmath.mpf:
         return mpmath.mpf(sympy.N(expr, DPS))
 
 
-def exact_key(parsed: Parsed, env: Mapping[str, sympy.Expr]) -> Key:
-    """Evaluate a parsed key exactly.
+def exact_key(parsed: Parsed, env: Mapping[str, sympy.Expr], *, decimal: int | None = None) -> Key:
+    """Evaluate a parsed key exactly (``decimal``: shown as a decimal to so many figures).
 
     Raises:
         AnswerParseError: the key cannot be evaluated (e.g. a probability outside (0, 1]).
@@ -214,7 +264,7 @@ def exact_key(parsed: Parsed, env: Mapping[str, sympy.Expr]) -> Key:
     if value is None or not mpmath.isfinite(value):
         raise AnswerParseError(f"the key evaluates to {exact}, not a finite real number")
     in_range(value, "the key")
-    return Key.of(exact, value=value)
+    return Key.of(exact, value=value, decimal=decimal)
 
 
 def in_range(value: mpmath.mpf, what: str) -> mpmath.mpf:
@@ -259,18 +309,24 @@ SOLVE_SECONDS = 5.0
 """How long ``solve`` may work on an exact form before it gives the value alone."""
 
 
-def solve(text: str) -> Solution:
+def solve(text: str, *, table: FunctionTable | None = None) -> Solution:
     """Read an expression as the grader does (keys' vocabulary included) and evaluate it.
 
     The value is the exact form's, to 30 digits, when there is one (as for a key: rounding
     functions decide exact halves exactly); else the guarded 30-digit evaluation's.
 
+    Args:
+        text: the expression.
+        table: the functions and constants of a bank or of packs (``solve --pack``); the
+            language's own when None.
+
     Raises:
         AnswerParseError: the text cannot be read or evaluated.
     """
-    parsed = parse(text, functions=KEY_FUNCTIONS)
+    table = table or FunctionTable.plain()
+    parsed = table.parse(text)
     approx = evaluate(parsed)
-    rational = _rational(parsed.tree)
+    rational = rational_value(parsed)
     if rational is not None:  # plain arithmetic on decimals: exact without sympy
         with mpmath.workdps(DPS):
             value = mpmath.mpf(rational.numerator) / rational.denominator
@@ -290,7 +346,7 @@ def solve(text: str) -> Solution:
                     "; the value is rounded from 30-digit arithmetic, which an exact half can fool"
                 )
             return Solution(read_as=parsed.canonical, exact=None, value=approx, note=note)
-    if not _reads_as(shown, value):
+    if not _reads_as(shown, value, table):
         note = (
             f"the exact form ({len(shown):,} characters) is too long to show"
             if len(shown) > 200
@@ -300,45 +356,10 @@ def solve(text: str) -> Solution:
     return Solution(read_as=parsed.canonical, exact=shown, value=value)
 
 
-_POWER_LIMIT = 64
-"""Largest integer exponent the rational path takes (larger ones go to sympy's guards)."""
-
-
-def _rational(node: object) -> Fraction | None:
-    """The exact value of a tree of decimals, signs, ``+ - * /`` and small integer powers; None
-    for anything else (functions, constants, names), which sympy works out.
-
-    Called after the guarded evaluation succeeded, so every value is in range and no divisor is
-    zero; the bounds on powers keep each fraction small.
-    """
-    if isinstance(node, _Num):
-        return Fraction(node.mantissa) * Fraction(10) ** node.exponent
-    if isinstance(node, _Unary):
-        operand = _rational(node.operand)
-        return None if operand is None else (operand if node.op == "+" else -operand)
-    if not isinstance(node, _Binary):
-        return None
-    a, b = _rational(node.left), _rational(node.right)
-    if a is None or b is None:
-        return None
-    if node.op == "+":
-        return a + b
-    if node.op == "-":
-        return a - b
-    if node.op == "*":
-        return a * b
-    if node.op == "/":
-        return a / b if b else None
-    if b.denominator != 1 or abs(b) > _POWER_LIMIT or (a == 0 and b < 0):
-        return None
-    size = max(abs(a.numerator).bit_length(), a.denominator.bit_length()) * abs(int(b))
-    return a ** int(b) if size <= EXACT_BITS else None
-
-
-def _reads_as(text: str, value: mpmath.mpf) -> bool:
+def _reads_as(text: str, value: mpmath.mpf, table: FunctionTable) -> bool:
     """Whether printed text reads back, in our language, as ``value`` (to 25 digits)."""
     try:
-        again = evaluate(parse(text, functions=KEY_FUNCTIONS))
+        again = evaluate(table.parse(text))
     except AnswerParseError:
         return False
     with mpmath.workdps(DPS):

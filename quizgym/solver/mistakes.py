@@ -1,20 +1,29 @@
-"""Known wrong answers derived from a loss key, for values the author has not covered.
+"""Wrong answers derived from keys by mistake rules: a pack's or a bank's.
 
-Derived mistakes cover the classic slips with cross-entropy losses — log base 10 or 2 instead of
-ln, the sign dropped, the mean instead of the sum over masked tokens. The compiled bank uses them
-only for values the author has not covered and that do not coincide with the key.
+A rule (``mistake_rules:``) derives a wrong value from every key it fits (``key_uses: [ln]``: its
+exact form has a logarithm; ``key_calls: mlm_loss``: it is one call of that function), such as the
+machine-learning pack's log base 10 or 2, the dropped sign and the mean instead of the sum. The
+compiled bank uses them only for values the author has not covered and that do not coincide with
+the key. A bank without rules (and without a pack that has them) gets none.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+import mpmath
+
+from quizgym.errors import AnswerParseError
+from quizgym.expr import Parsed, evaluate, tree_call
+from quizgym.solver.functions import FunctionTable
 from quizgym.solver.keys import Key
 from quizgym.tolerance import AUTO_ABS, AUTO_REL, within_rel
 
-__all__ = ["ResolvedMistake", "close", "derived_mistakes"]
+if TYPE_CHECKING:
+    from quizgym.model import MistakeRule
+
+__all__ = ["CompiledRule", "ResolvedMistake", "close", "compile_rule"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,54 +42,79 @@ def close(a: float, b: float) -> bool:
     return within_rel(value=a, key=b, rel=AUTO_REL, atol=AUTO_ABS)
 
 
-def derived_mistakes(key: Key, key_text: str) -> list[ResolvedMistake]:
-    """The classic slips for a loss key (one that involves a logarithm)."""
-    import sympy  # a key with an exact form: sympy is imported already
+# The sympy classes (by name: sympy is imported when a key is solved) of the exact forms that
+# "key_uses" names stand for.
+_USES: dict[str, str] = {
+    "ln": "log",
+    "log": "log",
+    "exp": "exp",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "asin": "asin",
+    "acos": "acos",
+    "atan": "atan",
+    "sinh": "sinh",
+    "cosh": "cosh",
+    "tanh": "tanh",
+    "erf": "erf",
+    "erfc": "erfc",
+    "gamma": "gamma",
+    "factorial": "factorial",
+    "comb": "binomial",
+}
 
-    if key.exact is None or not key.exact.has(sympy.log):
-        return []
-    value = key.number
-    out = [
-        ResolvedMistake(
-            value=value / math.log(10),
-            feedback=(
-                "That is the loss with log base 10; in machine learning, log is the natural "
-                "log (ln)."
-            ),
-            tag="log-base",
-            credit=0.0,
+
+@dataclass(frozen=True, kw_only=True)
+class CompiledRule:
+    """A mistake rule, parsed."""
+
+    rule: MistakeRule
+    answer: Parsed
+    uses: tuple[str, ...]
+    """The sympy classes, by name, that the key's exact form must have (``key_uses``)."""
+
+    def resolve(self, key: Key, written: Parsed) -> ResolvedMistake | None:
+        """The rule's wrong value for one key (``written`` is the key as the bank has it), or
+        None when the rule does not fit the key or its value is undefined there."""
+        rule = self.rule
+        if self.uses:
+            if key.exact is None:  # a key read back from storage: the caller solves it again
+                return None
+            import sympy  # the key's exact form is a sympy expression: imported already
+
+            if not all(key.exact.has(getattr(sympy, u)) for u in self.uses):
+                return None
+        n_args = 0
+        if rule.key_calls is not None:
+            call = tree_call(written)
+            if call is None or call[0] != rule.key_calls or call[1] < rule.min_args:
+                return None
+            n_args = call[1]
+        try:
+            value = evaluate(self.answer, {"key": key.value, "n_args": mpmath.mpf(n_args)})
+        except AnswerParseError:
+            return None
+        return ResolvedMistake(
+            value=float(value),
+            feedback=rule.feedback.replace("{n_args}", str(n_args)),
+            tag=rule.tag,
+            credit=rule.credit,
             derived=True,
-        ),
-        ResolvedMistake(
-            value=value / math.log(2),
-            feedback=(
-                "That is the loss in bits (log base 2); the loss uses the natural log, in nats."
-            ),
-            tag="log-base",
-            credit=0.0,
-            derived=True,
-        ),
-        ResolvedMistake(
-            value=-value,
-            feedback=(
-                "Check the sign: −log P is never negative, because a probability is at most 1."
-            ),
-            tag="sign",
-            credit=0.0,
-            derived=True,
-        ),
-    ]
-    call = re.fullmatch(r"mlm_loss\((.*)\)", key_text.replace(" ", ""))
-    if call and "(" not in call.group(1):
-        k = len(call.group(1).split(","))
-        if k >= 2:
-            out.append(
-                ResolvedMistake(
-                    value=value / k,
-                    feedback=f"That is the mean over the {k} masked tokens; L_MLM sums over them.",
-                    tag="mean-vs-sum",
-                    credit=0.0,
-                    derived=True,
-                )
-            )
-    return out
+        )
+
+
+def compile_rule(rule: MistakeRule, table: FunctionTable) -> CompiledRule:
+    """Parse a mistake rule against a bank's vocabulary.
+
+    Raises:
+        AnswerParseError: its answer cannot be read, or it names a function it cannot know.
+    """
+    unknown = [name for name in rule.key_uses if name not in _USES]
+    if unknown:
+        known = ", ".join(sorted(_USES))
+        raise AnswerParseError(f"key_uses: {unknown[0]!r} is not one of {known}")
+    if rule.key_calls is not None and rule.key_calls not in table.functions:
+        raise AnswerParseError(f"key_calls: {rule.key_calls!r} is no function of this bank")
+    answer = table.parse(rule.answer, ["key", "n_args"])
+    return CompiledRule(rule=rule, answer=answer, uses=tuple(_USES[n] for n in rule.key_uses))

@@ -7,6 +7,13 @@ arithmetic wraps like ours masked): one SHA-256 per (bank, student, seed), xor a
 question, then a splitmix64 stream: draw k is mix(state + (k + 1)·γ). Parameter k (in name order)
 takes draw k modulo its number of values; a shuffle continues the stream with a Fisher-Yates pass.
 A test holds the two forms to each other.
+
+A question's ``derived`` values are computed from its parameters, in order, exactly. Its
+``where`` conditions reject a draw that breaks one: attempt r ≥ 1 draws again from the state
+mix(state + r·δ), up to :data:`ATTEMPTS` times, and a student whose every attempt breaks a
+condition gets the default variant (``quizgym check`` fails a bank whose default breaks one,
+or whose draws survive too rarely for that to be rare). A question without conditions draws as
+it always did.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -21,7 +29,17 @@ from typing import TYPE_CHECKING, overload
 
 import mpmath
 
-from quizgym.expr import DPS, format_value
+from quizgym.errors import AnswerParseError
+from quizgym.expr import (
+    DPS,
+    Condition,
+    Parsed,
+    evaluate,
+    format_value,
+    holds,
+    rational_value,
+    to_sympy,
+)
 from quizgym.lazy import lazy
 from quizgym.model import (
     LETTERS,
@@ -36,8 +54,14 @@ from quizgym.model import (
 )
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     import numpy as np
     import numpy.typing as npt
+    import sympy
+
+    Exact: TypeAlias = Fraction | sympy.Expr
+    """An exact value: a Fraction when rational, else sympy's exact form (``sqrt(2)``)."""
 else:
     np = lazy("numpy")  # a whole class's draws only
 
@@ -46,6 +70,8 @@ __all__ = [
     "ParamValues",
     "Signature",
     "Variant",
+    "exact_value",
+    "number",
     "param_values",
     "show_number",
     "student_key",
@@ -56,6 +82,9 @@ _MASK = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
 _MIX1 = 0xBF58476D1CE4E5B9
 _MIX2 = 0x94D049BB133111EB
+_ATTEMPT = 0xD1B54A32D192ED03  # another odd constant: attempt r starts from mix(state + r·δ)
+ATTEMPTS = 200
+"""Draws tried per student before a question's ``where`` conditions give up (default variant)."""
 
 
 def _number(value: float) -> Fraction:
@@ -111,12 +140,46 @@ def param_values(param: Param) -> ParamValues:
     return ParamValues(param)
 
 
-def show_number(value: Fraction) -> str:
-    """Show a parameter value the way an author writes it: 0.2, 40, 0.125."""
-    if value.denominator == 1:
-        return str(value.numerator)
-    with mpmath.workdps(DPS):  # the 30-digit value, as an exact key's (to_mpf) would be
-        return format_value(mpmath.mpf(value.numerator) / value.denominator, 15)
+def show_number(value: Exact, spec: str | None = None) -> str:
+    """Show a parameter or derived value the way an author writes it: 0.2, 40, 0.125; with a
+    format spec (``.2f``, ``.0%``), as Python's ``format`` shows it."""
+    whole = value.denominator == 1 if isinstance(value, Fraction) else bool(value.is_Integer)
+    if spec is not None:
+        if whole and spec[-1:] in {"d", "x", "X", "o", "b", "n", "c"}:
+            return format(int(value), spec)
+        return format(float(value), spec)
+    if whole:
+        return str(int(value))
+    return format_value(number(value), 15)
+
+
+def number(value: Exact) -> mpmath.mpf:
+    """An exact value to 30 digits (the value an exact key's :func:`~quizgym.solver.to_mpf`
+    gives)."""
+    if isinstance(value, Fraction):
+        with mpmath.workdps(DPS):
+            return mpmath.mpf(value.numerator) / value.denominator
+    from quizgym.solver.keys import to_mpf
+
+    return to_mpf(value)
+
+
+def exact_value(parsed: Parsed, env: Mapping[str, Exact]) -> Exact:
+    """The exact value of an expression over exact values: a Fraction, without sympy, when it
+    is arithmetic on rationals; else sympy's exact form (a Fraction again when that is rational).
+
+    Raises:
+        AnswerParseError: as :func:`~quizgym.expr.to_sympy`.
+    """
+    rational = rational_value(parsed, env)
+    if rational is not None:
+        # The guarded 30-digit walk that to_sympy makes first: the same range and domain errors.
+        evaluate(parsed, {k: v for k, v in env.items() if isinstance(v, Fraction)})
+        return rational
+    exact = to_sympy(parsed, env)
+    if exact.is_Rational:
+        return Fraction(int(exact.p), int(exact.q))
+    return exact
 
 
 Signature = tuple[tuple[str, Fraction], ...]
@@ -131,14 +194,27 @@ class Variant:
     params: Mapping[str, Fraction] = field(default_factory=dict)
     order: tuple[int, ...] = ()
     """For shuffled choices: ``order[k]`` is the index in the bank of the k-th choice shown."""
+    derived: Mapping[str, Exact] = field(default_factory=dict, compare=False)
+    """The question's derived values for these parameters (exact: Fractions where they are
+    rational); they follow from ``params``, so they take no part in comparisons or the
+    signature."""
+
+    @property
+    def values(self) -> dict[str, Exact]:
+        """Parameters and derived values: every name a key, prompt or mistake may use."""
+        return {**self.params, **self.derived}
 
     def fill(self, text: str) -> str:
-        """Replace ``{name}`` placeholders by this variant's values."""
-        if not self.params:
+        """Replace ``{name}`` (or ``{name:spec}``) placeholders by this variant's values."""
+        if not self.params and not self.derived:
             return text
-        return PLACEHOLDER.sub(
-            lambda m: show_number(self.params[m[1]]) if m[1] in self.params else m[0], text
-        )
+        values = self.values
+
+        def show(match: re.Match[str]) -> str:
+            name, spec = match[1], match[2]
+            return show_number(values[name], spec) if name in values else match[0]
+
+        return PLACEHOLDER.sub(show, text)
 
     @property
     def signature(self) -> Signature:
@@ -205,6 +281,17 @@ def _draw_array(states: npt.NDArray[np.uint64], k: int) -> npt.NDArray[np.uint64
     return _mix_array(states + step)
 
 
+def _attempt(state: int, attempt: int) -> int:
+    """The state of a question's draw at attempt ``attempt`` (0: the state itself)."""
+    return state if not attempt else _mix((state + attempt * _ATTEMPT) & _MASK)
+
+
+def _attempt_array(states: npt.NDArray[np.uint64], attempt: int) -> npt.NDArray[np.uint64]:
+    if not attempt:
+        return states
+    return _mix_array(states + np.uint64((attempt * _ATTEMPT) & _MASK))
+
+
 def _shuffle(order: list[int], draws: list[int]) -> None:
     for position, i in enumerate(range(len(order) - 1, 0, -1)):
         j = draws[position] % (i + 1)
@@ -224,10 +311,22 @@ class Draw:
     choices: int
     """How many choices the question has (0 for questions without choices)."""
     shuffled: bool
+    derived: tuple[tuple[str, Parsed], ...] = ()
+    """The derived values, in order, parsed."""
+    where: tuple[Condition, ...] = ()
+    """Conditions a draw must meet."""
 
     @classmethod
-    def of(cls, bank: str, question: AnyQuestion) -> Draw:
-        """The draw of a question of the bank with this slug."""
+    def of(
+        cls,
+        bank: str,
+        question: AnyQuestion,
+        *,
+        derived: Sequence[tuple[str, Parsed]] = (),
+        where: Sequence[Condition] = (),
+    ) -> Draw:
+        """The draw of a question of the bank with this slug, with its derived values and
+        conditions parsed (the compiled bank parses them)."""
         params: tuple[tuple[str, ParamValues], ...] = ()
         if isinstance(question, Numeric):
             params = tuple((n, ParamValues(question.params[n])) for n in sorted(question.params))
@@ -241,10 +340,72 @@ class Draw:
             params=params,
             choices=choices,
             shuffled=shuffled,
+            derived=tuple(derived),
+            where=tuple(where),
         )
 
+    def complete(self, params: Mapping[str, Fraction]) -> dict[str, Exact]:
+        """The derived values for these parameters, in order (see :func:`exact_value`).
+
+        Raises:
+            AnswerParseError: a derived value cannot be computed for them.
+        """
+        env: dict[str, Exact] = dict(params)
+        out: dict[str, Exact] = {}
+        for name, parsed in self.derived:
+            try:
+                value = exact_value(parsed, env)
+            except AnswerParseError as exc:
+                raise AnswerParseError(f"derived {name}: {exc.message}") from exc
+            env[name] = out[name] = value
+        return out
+
+    def accepts(self, params: Mapping[str, Fraction]) -> bool:
+        """Whether a draw meets every ``where`` condition (a derived value that cannot be
+        computed for it fails it too, when there are conditions)."""
+        if not self.where:
+            return True
+        try:
+            derived = self.complete(params)
+            exact: dict[str, Exact] = {**params, **derived}
+            numbers = {k: number(v) for k, v in exact.items()}
+            return all(holds(c, numbers, exact) for c in self.where)
+        except AnswerParseError:
+            return False
+
+    def failed(self, params: Mapping[str, Fraction]) -> str:
+        """The first condition a draw breaks, in words ('' when it meets them all)."""
+        try:
+            derived = self.complete(params)
+        except AnswerParseError as exc:
+            return exc.message
+        exact: dict[str, Exact] = {**params, **derived}
+        numbers = {k: number(v) for k, v in exact.items()}
+        for condition in self.where:
+            try:
+                if not holds(condition, numbers, exact):
+                    return f"where: {condition.source}"
+            except AnswerParseError as exc:
+                return f"where: {condition.source}: {exc.message}"
+        return ""
+
+    def survivors(self, seeds: int) -> int:
+        """How many of the first draws of ``seeds`` students (those ``quizgym check`` draws:
+        ``stress-1`` with seed 1, …) meet the ``where`` conditions at their first attempt."""
+        count = 0
+        for seed in range(1, seeds + 1):
+            state = student_key(self.bank, f"stress-{seed}", seed) ^ self.salt
+            params, _ = self._drawn(state)
+            count += self.accepts(params)
+        return count
+
+    def _variant(self, params: dict[str, Fraction], order: Sequence[int]) -> Variant:
+        derived = self.complete(params) if self.derived else {}
+        return Variant(question=self.question, params=params, order=tuple(order), derived=derived)
+
     def count(self) -> int:
-        """How many versions the draw can give (parameter values × choice orders)."""
+        """How many versions the draw can give (parameter values × choice orders; with
+        conditions, an upper bound)."""
         total = math.prod(len(values) for _, values in self.params)
         return total * (math.factorial(self.choices) if self.shuffled else 1)
 
@@ -262,7 +423,8 @@ class Draw:
                     n: values[k]
                     for n, (_, values), k in zip(names, self.params, picks, strict=True)
                 }
-                yield Variant(question=self.question, params=params, order=order)
+                if self.accepts(params):
+                    yield self._variant(params, order)
 
     @property
     def varies(self) -> bool:
@@ -270,21 +432,32 @@ class Draw:
         return self.shuffled or any(len(values) > 1 for _, values in self.params)
 
     def variant(self, *, student: str | None = None, seed: int | None = None) -> Variant:
-        """The variant a student sees; the default variant when student and seed are both None."""
-        order = list(range(self.choices))
+        """The variant a student sees; the default variant when student and seed are both None.
+
+        Raises:
+            AnswerParseError: a derived value cannot be computed for the variant drawn.
+        """
         if student is None and seed is None:
-            picks = [0] * len(self.params)
-        else:
-            state = student_key(self.bank, student, seed) ^ self.salt
-            extra = self.choices - 1 if self.shuffled and self.choices else 0
-            draws = _draws(state, len(self.params) + extra)
-            picks = [draws[k] % len(values) for k, (_, values) in enumerate(self.params)]
-            if self.shuffled:
-                _shuffle(order, draws[len(self.params) :])
-        values = {
-            name: values[pick] for (name, values), pick in zip(self.params, picks, strict=True)
-        }
-        return Variant(question=self.question, params=values, order=tuple(order))
+            return self._variant(self._pick([0] * len(self.params)), range(self.choices))
+        state = student_key(self.bank, student, seed) ^ self.salt
+        for attempt in range(ATTEMPTS if self.where else 1):
+            params, order = self._drawn(_attempt(state, attempt))
+            if not self.where or self.accepts(params):
+                return self._variant(params, order)
+        return self.variant()
+
+    def _pick(self, picks: Sequence[int]) -> dict[str, Fraction]:
+        return {name: values[p] for (name, values), p in zip(self.params, picks, strict=True)}
+
+    def _drawn(self, state: int) -> tuple[dict[str, Fraction], list[int]]:
+        """The parameters and choice order drawn from one state."""
+        order = list(range(self.choices))
+        extra = self.choices - 1 if self.shuffled and self.choices else 0
+        draws = _draws(state, len(self.params) + extra)
+        picks = [draws[k] % len(values) for k, (_, values) in enumerate(self.params)]
+        if self.shuffled:
+            _shuffle(order, draws[len(self.params) :])
+        return self._pick(picks), order
 
     def variants(
         self,
@@ -323,22 +496,13 @@ class Draw:
         if keys is None:
             keys = student_keys(self.bank, students, seeds)
         states = keys ^ np.uint64(self.salt)
-        columns = [
-            _draw_array(states, k) % np.uint64(len(values)) for k, (_, values) in enumerate(table)
-        ]
-        if self.shuffled:
-            orders = np.tile(np.arange(choices, dtype=np.uint64), (count, 1))
-            rows = np.arange(count)
-            for position, i in enumerate(range(choices - 1, 0, -1)):
-                j = (_draw_array(states, len(table) + position) % np.uint64(i + 1)).astype(np.intp)
-                swapped = orders[rows, j].copy()
-                orders[rows, j] = orders[:, i]
-                orders[:, i] = swapped
-            columns.extend(orders[:, c] for c in range(choices))
-        draws = np.stack(columns, axis=1) if columns else np.zeros((count, 0), dtype=np.uint64)
-        draws[defaults] = np.concatenate(
+        draws = self._rows(states)
+        default_row = np.concatenate(
             [np.zeros(len(table), dtype=np.uint64), np.arange(choices, dtype=np.uint64)]
         )
+        draws[defaults] = default_row
+        if self.where:
+            self._redraw(draws, states, ~defaults, default_row)
         # One integer per student (mixed radix over the draws), grouped in O(n) where it fits.
         radices = [len(values) for _, values in table] + [choices] * (draws.shape[1] - len(table))
         if math.prod(radices) < 2**62:
@@ -355,5 +519,55 @@ class Draw:
         for row in unique:
             params = {name: values[int(row[k])] for k, (name, values) in enumerate(table)}
             order = tuple(int(x) for x in row[len(table) :]) or tuple(range(self.choices))
-            variants.append(Variant(question=self.question, params=params, order=order))
+            variants.append(self._variant(params, order))
         return variants, np.asarray(codes, dtype=np.int64).reshape(-1)
+
+    def _rows(self, states: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+        """Each state's draw: one row of parameter picks, then the choice order if shuffled."""
+        count, table = len(states), self.params
+        choices = self.choices if self.shuffled else 0
+        columns = [
+            _draw_array(states, k) % np.uint64(len(values)) for k, (_, values) in enumerate(table)
+        ]
+        if self.shuffled:
+            orders = np.tile(np.arange(choices, dtype=np.uint64), (count, 1))
+            rows = np.arange(count)
+            for position, i in enumerate(range(choices - 1, 0, -1)):
+                j = (_draw_array(states, len(table) + position) % np.uint64(i + 1)).astype(np.intp)
+                swapped = orders[rows, j].copy()
+                orders[rows, j] = orders[:, i]
+                orders[:, i] = swapped
+            columns.extend(orders[:, c] for c in range(choices))
+        if not columns:
+            return np.zeros((count, 0), dtype=np.uint64)
+        return np.stack(columns, axis=1)
+
+    def _redraw(
+        self,
+        draws: npt.NDArray[np.uint64],
+        states: npt.NDArray[np.uint64],
+        pending: npt.NDArray[np.bool_],
+        default_row: npt.NDArray[np.uint64],
+    ) -> None:
+        """Draw again, in place, the rows that break a ``where`` condition: attempt by attempt
+        as :meth:`variant` does, each distinct row judged once."""
+        judged: dict[tuple[int, ...], bool] = {}
+        pending = pending.copy()
+        width = len(self.params)
+        for attempt in range(ATTEMPTS):
+            rows = np.flatnonzero(pending)
+            if not len(rows):
+                return
+            unique, inverse = np.unique(draws[rows, :width], axis=0, return_inverse=True)
+            verdicts = []
+            for row in unique:
+                picks = tuple(int(x) for x in row)
+                if picks not in judged:
+                    judged[picks] = self.accepts(self._pick(picks))
+                verdicts.append(judged[picks])
+            accepted = np.array(verdicts, dtype=np.bool_)[inverse.reshape(-1)]
+            pending[rows[accepted]] = False
+            rejected = rows[~accepted]
+            if len(rejected) and attempt + 1 < ATTEMPTS:
+                draws[rejected] = self._rows(_attempt_array(states[rejected], attempt + 1))
+        draws[pending] = default_row

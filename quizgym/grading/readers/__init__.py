@@ -8,26 +8,27 @@ extension and header (:func:`~quizgym.grading.readers.layout.layout_of`):
 - JSON Lines (:mod:`.jsonl`): ``{"student": ..., "seed": 7, "answers": {"id": "..."}}``;
 - Canvas's quiz "Student Analysis" and Moodle's quiz "Responses" CSV (:mod:`.lms`).
 
-Files are UTF-8 with or without a BOM. Nothing is dropped silently: a row that cannot be graded
-becomes a :class:`~quizgym.grading.table.Rejection` with its file, line and reason, and the rest
-is kept. A file that cannot be read at all (missing, no header we recognise) raises
-:class:`~quizgym.errors.SubmissionError`. A chunked run reads its pieces with the same readers
-(:mod:`quizgym.grading.pieces`).
+Files are UTF-8 with or without a BOM, or Windows-1252 (with a note); CSV cells are delimited
+by commas, semicolons or tabs (:mod:`.text` says how both are told). Nothing is dropped
+silently: a row that cannot be graded becomes a :class:`~quizgym.grading.table.Rejection` with
+its file, line and reason, and the rest is kept. A file that cannot be read at all (missing,
+no header we recognise) raises :class:`~quizgym.errors.SubmissionError`. A chunked run reads
+its pieces with the same readers (:mod:`quizgym.grading.pieces`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from quizgym.errors import SubmissionError
-from quizgym.grading.readers import wide
+from quizgym.grading.census import count_csv, count_jsonl, counted
 from quizgym.grading.readers.jsonl import read_jsonl
 from quizgym.grading.readers.layout import Layout, layout_of
 from quizgym.grading.readers.lms import read_canvas, read_moodle
 from quizgym.grading.readers.long import read_long
-from quizgym.grading.readers.text import csv_rows, decode
-from quizgym.grading.readers.wide import read_wide
+from quizgym.grading.readers.text import csv_head, csv_records, survey
+from quizgym.grading.readers.wide import read_wide, read_wide_arrow
 from quizgym.grading.table import ClassAnswers
 from quizgym.issued import Issued
 from quizgym.model import Bank
@@ -36,13 +37,20 @@ __all__ = ["Layout", "layout_of", "read_long", "read_submissions", "read_wide", 
 
 NO_LAYOUT = (
     "no 'student' column: expected a wide CSV (student, seed, question ids…), a long CSV "
-    "(student,question,answer), JSON Lines, or a Canvas/Moodle export"
+    "(student,question,answer), JSON Lines, or a Canvas/Moodle export (delimited by commas, "
+    "semicolons or tabs)"
 )
+JSONL = frozenset({".jsonl", ".ndjson"})
 
 
 def slot_ids(bank: Bank) -> list[str]:
     """Every answer slot of a bank: ``id`` for a question, ``id.part`` for each part."""
     return bank.slot_ids()
+
+
+def recognised(header: Sequence[str]) -> bool:
+    """Whether header cells make a submissions header (how a delimiter is chosen)."""
+    return layout_of(header) is not None
 
 
 def read_submissions(
@@ -57,7 +65,8 @@ def read_submissions(
             exported items (and so to the version each student answered).
 
     Returns:
-        The class, with every row that could not be graded in ``rejected``.
+        The class, with every row that could not be graded in ``rejected``, each file's census
+        (its records counted apart from its reader) and the notes on how files were read.
 
     Raises:
         SubmissionError: a file is missing or in no format we recognise.
@@ -65,26 +74,48 @@ def read_submissions(
     answers = ClassAnswers(bank.slot_ids())
     for path in paths:
         path = Path(path)
-        text, clean = decode(path)
-        if path.suffix.lower() in {".jsonl", ".ndjson"}:
-            read_jsonl(answers, str(path), text)
+        source = str(path)
+        if not path.is_file():
+            raise SubmissionError(
+                path, "No such file or directory" if not path.exists() else "not a file"
+            )
+        if path.suffix.lower() in JSONL:
+            found = survey(path)
+            if found.note:
+                answers.notes.append(found.note)
+            counted(answers.census, source, count_jsonl(path))
+            read_jsonl(answers, source, path, encoding=found.encoding)
             continue
-        if clean and wide.read_wide_text(answers, str(path), text):
-            continue
-        rows = csv_rows(text)
-        header_line, header = next(rows, (1, []))
-        header = [h.strip() for h in header]
-        if not header or not any(header):
+        head = csv_head(path, recognised=recognised)
+        if not head.cells or not any(head.cells):
             raise SubmissionError(path, "empty file: expected a header row")
-        kind = layout_of(header)
+        kind = layout_of(head.cells)
+        if kind is None:
+            raise SubmissionError(path, NO_LAYOUT, head.line)
+        if head.survey.note:
+            answers.notes.append(head.survey.note)
+        census = counted(answers.census, source, count_csv(path, delimiter=head.delimiter))
+        if kind == "wide" and read_wide_arrow(answers, source, path, head, census):
+            continue
+        rows = csv_records(
+            path,
+            offset=head.offset,
+            line=head.next_line,
+            delimiter=head.delimiter,
+            encoding=head.survey.encoding,
+            width=len(head.cells),
+        )
         if kind == "moodle":
-            read_moodle(bank, answers, str(path), header, rows, issued=issued)
+            read_moodle(
+                bank, answers, source, head.cells, rows, issued=issued, header_line=head.line
+            )
         elif kind == "canvas":
-            read_canvas(bank, answers, str(path), header, rows, issued=issued)
+            read_canvas(
+                bank, answers, source, head.cells, rows, issued=issued, header_line=head.line
+            )
         elif kind == "long":
-            read_long(answers, str(path), [h.lower() for h in header], rows)
-        elif kind == "wide":
-            read_wide(answers, str(path), header_line, header, rows, bad_bytes=not clean)
+            names = [h.casefold() for h in head.cells]
+            read_long(answers, source, names, rows, header_line=head.line)
         else:
-            raise SubmissionError(path, NO_LAYOUT, header_line)
+            read_wide(answers, source, head.line, head.cells, rows, bad_bytes=head.survey.bad_bytes)
     return answers

@@ -6,6 +6,8 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+from quizgym.grading.rows import ROSTER
+
 __all__ = ["CANVAS_QUESTION", "MOODLE_RESPONSE", "Layout", "layout_of"]
 
 CANVAS_QUESTION = re.compile(r"^(\d+): ?(.*)$", re.DOTALL)
@@ -13,6 +15,7 @@ CANVAS_QUESTION = re.compile(r"^(\d+): ?(.*)$", re.DOTALL)
 MOODLE_RESPONSE = re.compile(r"^Response (\d+)$")
 """A Moodle "Responses" answer column."""
 _LONG = frozenset({"student", "question", "answer"})
+_LONG_MAY = _LONG | {"seed", *ROSTER}
 
 
 Layout = Literal["wide", "long", "canvas", "moodle"]
@@ -23,14 +26,15 @@ def layout_of(header: Sequence[str]) -> Layout | None:
 
     Moodle's "Responses" export has ``Response N`` columns; Canvas's "Student Analysis" has ``id``
     and ``"<n>: <question text>"`` columns; a long table has exactly ``student, question,
-    answer`` (and optionally ``seed``); any other table with a ``student`` column is wide.
+    answer`` (and optionally ``seed`` and the roster columns ``name``, ``email``, ``section``);
+    any other table with a ``student`` column is wide. Case does not matter.
     """
     header = [h.strip() for h in header]
-    names = {h.lower() for h in header}
+    names = {h.casefold() for h in header}
     if any(MOODLE_RESPONSE.match(h) for h in header):
         return "moodle"
     if "id" in names and any(CANVAS_QUESTION.match(h) for h in header):
         return "canvas"
-    if _LONG <= names <= _LONG | {"seed"}:
+    if _LONG <= names <= _LONG_MAY:
         return "long"
     return "wide" if "student" in names else None

@@ -23,20 +23,42 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from quizgym.errors import SubmissionError
 from quizgym.grading.readers.layout import CANVAS_QUESTION, MOODLE_RESPONSE
-from quizgym.grading.rows import UNDECODABLE, clean_id, row_problem, undecodable
+from quizgym.grading.readers.text import Record
+from quizgym.grading.rows import (
+    UNDECODABLE,
+    canvas_column,
+    clean_id,
+    items_of_one_slot,
+    moodle_beyond,
+    moodle_cloze,
+    moodle_pool,
+    moodle_question,
+    responses_to_one_slot,
+    row_problem,
+    second_header,
+    strip_id,
+    undecodable,
+)
 from quizgym.grading.table import ClassAnswers
 from quizgym.issued import Issued
 from quizgym.model import Bank, MultipleChoice, Numeric, SpotTheError, slot_id
+from quizgym.richtext import HtmlStyle, html_plain, parse, plain_text, to_html
 
 __all__ = ["Matcher", "read_canvas", "read_moodle"]
 
 _MOODLE_QUESTION = re.compile(r"^Question (\d+)$")
 _POINTS = re.compile(r"^\s*\d+(\.\d+)?\s*$")
+_CANVAS_SUMMARY = frozenset({"    Points Possible"})
+"""The first cell of the row a Canvas gradebook export puts first (its id cell is blank)."""
+_MOODLE_SUMMARY = frozenset({"Overall average", "Group average"})
+"""The first cell (Surname) of the rows Moodle's quiz reports append (``overallaverage`` and
+``groupavg`` of its grades strings): their identity cells are all blank."""
+_MOODLE_IDS = ("id number", "idnumber", "email address", "username")
 
 
 def _fold(text: str) -> str:
@@ -44,6 +66,17 @@ def _fold(text: str) -> str:
     whitespace dropped (an LMS strips tags without leaving the space a line break made)."""
     plain = html.unescape(re.sub(r"<[^>]+>", " ", text))
     return "".join(unicodedata.normalize("NFKC", plain).casefold().split())
+
+
+def _shown_forms(body: str) -> list[str]:
+    """A bank text folded as an LMS may show it: as written, as the HTML an export writes (its
+    formulas as ``\\(…\\)`` TeX or as MathML's characters, images as their alt text), and as
+    plain text (formulas in Unicode)."""
+    forms = [_fold(body), _fold(plain_text(body))]
+    for math in ("tex", "mathml"):
+        style = HtmlStyle(math=math, image=lambda image: image.src)
+        forms.append(_fold(html_plain(to_html(parse(body), style, inline=False))))
+    return list(dict.fromkeys(f for f in forms if f))
 
 
 @dataclass(frozen=True)
@@ -80,7 +113,8 @@ class Matcher:
                 body = question.prompt
                 if isinstance(question, SpotTheError):
                     body = f"{question.statement}\n{question.prompt}"
-                self._entries.append((_fold(body), Found(question.id)))
+                for form in _shown_forms(body):
+                    self._entries.append((form, Found(question.id)))
 
     def find(self, text: str) -> Found | str:
         """The slot a text is, or the reason it cannot be told.
@@ -148,12 +182,13 @@ def read_canvas(
     answers: ClassAnswers,
     source: str,
     header: list[str],
-    rows: Iterator[tuple[int, list[str]]],
+    rows: Iterable[Record],
     *,
     issued: Issued | None = None,
+    header_line: int = 1,
 ) -> None:
     """Read a Canvas "Student Analysis" CSV (see the module docs)."""
-    names = [h.lower() for h in header]
+    names = [h.casefold() for h in header]
     id_col = names.index("id")
     matcher = Matcher(bank, issued)
     columns: dict[str, list[tuple[int, int | None, int | None]]] = {}
@@ -163,7 +198,7 @@ def read_canvas(
             continue
         found = matcher.find(match.group(2))
         if isinstance(found, str):
-            answers.reject(source, 1, "", f"Canvas question {name[:60]!r} {found}; column ignored")
+            answers.ignore_column(source, 1, canvas_column(name, found))
             continue
         points = index + 1 if index + 1 < len(header) and _POINTS.match(header[index + 1]) else None
         columns.setdefault(found.slot, []).append((index, points, found.version))
@@ -174,7 +209,8 @@ def read_canvas(
             source, "no question column of this Canvas export matches the bank", 1
         )
     width = len(header)
-    for line, row in rows:
+    for record in rows:
+        row = record.cells or []
         chosen: dict[str, tuple[int, int | None]] = {}
         twice = None
         for slot, cols in columns.items():
@@ -184,12 +220,21 @@ def read_canvas(
                 if _cell(row, i).strip() or (p is not None and _cell(row, p).strip())
             ]
             if len(given) > 1:
-                first, second = given[0][0] + 1, given[1][0] + 1
-                twice = f"answers {len(given)} items of {slot} (columns {first} and {second})"
+                twice = items_of_one_slot(slot, len(given), given[0][0], given[1][0])
                 break
             if given:
                 chosen[slot] = given[0]
-        at = _admit(answers, source, line, row, width, id_col, problem=twice)
+        at = _admit(
+            answers,
+            source,
+            record,
+            width,
+            [id_col],
+            problem=twice,
+            summary=_CANVAS_SUMMARY,
+            header_id=names[id_col],
+            header_line=header_line,
+        )
         if at is None:
             continue
         for slot, (index, version) in chosen.items():
@@ -203,24 +248,19 @@ def read_moodle(
     answers: ClassAnswers,
     source: str,
     header: list[str],
-    rows: Iterator[tuple[int, list[str]]],
+    rows: Iterable[Record],
     *,
     issued: Issued | None = None,
+    header_line: int = 1,
 ) -> None:
     """Read a Moodle quiz "Responses" CSV (see the module docs).
 
     Raises:
         SubmissionError: no identity column; or no ``Question N`` columns and no manifest.
     """
-    names = [h.lower() for h in header]
-    id_col = next(
-        (
-            names.index(n)
-            for n in ("id number", "idnumber", "email address", "username")
-            if n in names
-        ),
-        None,
-    )
+    names = [h.casefold() for h in header]
+    identity = [names.index(n) for n in _MOODLE_IDS if n in names]
+    id_col = identity[0] if identity else None
     if id_col is None:
         raise SubmissionError(
             source, "Moodle responses export without an 'ID number' or 'Email address' column", 1
@@ -243,16 +283,11 @@ def read_moodle(
         for n in missing:
             column = f"Response {n}"
             if n > len(order):
-                answers.reject(source, 1, "", f"Moodle {column!r}: the export had {len(order)} "
-                               "questions; column ignored")  # fmt: skip
+                answers.ignore_column(source, 1, moodle_beyond(column, len(order)))
             elif order[n - 1][0] not in answers.slots:
-                answers.reject(source, 1, "", f"Moodle {column!r} is the multi-part question "
-                               f"{order[n - 1][0]} (one cloze item): its responses cannot be "
-                               "read; column ignored")  # fmt: skip
+                answers.ignore_column(source, 1, moodle_cloze(column, order[n - 1][0]))
             elif len(order[n - 1][1]) > 1:
-                answers.reject(source, 1, "", f"Moodle {column!r} is the pool {order[n - 1][0]}: "
-                               "which version each student drew needs the 'Question N' texts; "
-                               "column ignored")  # fmt: skip
+                answers.ignore_column(source, 1, moodle_pool(column, order[n - 1][0]))
             else:
                 slot, versions = order[n - 1]
                 fixed[n] = Found(slot, next(iter(versions)))
@@ -260,7 +295,8 @@ def read_moodle(
     reported: set[tuple[int, str]] = set()
     width = len(header)
     mapped = bool(fixed)
-    for line, row in data:
+    for record in data:
+        row = record.cells or []
         filled: dict[str, int] = {}
         cells: list[tuple[Found, int]] = []
         twice = None
@@ -276,15 +312,25 @@ def read_moodle(
             if isinstance(found, str):
                 if (n, found) not in reported:
                     reported.add((n, found))
-                    answers.reject(source, 1, "", f"Moodle 'Question {n}' {found}; column ignored")
+                    answers.ignore_column(source, 1, moodle_question(n, found))
                 continue
             mapped = True
             if found.slot in filled:
-                twice = f"answers {found.slot} twice (Response {filled[found.slot]} and {n})"
+                twice = responses_to_one_slot(found.slot, filled[found.slot], n)
                 break
             filled[found.slot] = n
             cells.append((found, index))
-        at = _admit(answers, source, line, row, width, id_col, problem=twice)
+        at = _admit(
+            answers,
+            source,
+            record,
+            width,
+            identity,
+            problem=twice,
+            summary=_MOODLE_SUMMARY,
+            header_id=names[identity[0]],
+            header_line=header_line,
+        )
         if at is None:
             continue
         for found, index in cells:
@@ -314,23 +360,51 @@ def _cell(row: Sequence[str], index: int) -> str:
 def _admit(
     answers: ClassAnswers,
     source: str,
-    line: int,
-    row: list[str],
+    record: Record,
     width: int,
-    id_col: int,
+    identity: Sequence[int],
     *,
-    problem: str | None = None,
+    problem: str | None,
+    summary: frozenset[str],
+    header_id: str,
+    header_line: int,
 ) -> int | None:
     """A data row's student, admitted; None for a summary row or a rejected one (``problem``:
-    a reason found already)."""
+    a reason found already).
+
+    Args:
+        answers: the class.
+        source: the file.
+        record: the row.
+        width: the header's cells.
+        identity: the columns that name a student, the id first.
+        problem: why the row is rejected, when that is known already.
+        summary: the first cells of the LMS's summary rows (skipped when their identity cells
+            are blank: a student named "Overall average" is graded).
+        header_id: the header's id cell, casefolded (a row that repeats it is a second header).
+        header_line: the header's line.
+    """
+    id_col = identity[0]
+    line = record.start
+    if record.cells is None:
+        assert record.problem is not None
+        first = record.first
+        who = clean_id(first[id_col]) if id_col < len(first) else ""
+        answers.reject(source, line, who, record.problem)
+        return None
+    row = record.cells
     student = clean_id(row[id_col]) if id_col < len(row) else ""
     if undecodable(row):
         answers.reject(source, line, student, UNDECODABLE)
         return None
-    if row and row[0].strip().lower() in {"overall average", "    points possible"}:
-        return None  # summary rows some exports append
-    problem = row_problem(row, width, fewer_ok=True) or problem
+    if row[0] in summary and all(k >= len(row) or not row[k].strip() for k in identity):
+        answers.skip(source)
+        return None
+    problem = row_problem(row, width, size=record.size) or problem
     if problem is not None:
         answers.reject(source, line, student, problem)
         return None
-    return answers.admit(source, line, student, None)
+    if strip_id(row[id_col]).lstrip("\ufeff").casefold() == header_id:
+        answers.reject(source, line, "", second_header(header_line))
+        return None
+    return answers.admit(source, line, strip_id(row[id_col]), None)

@@ -1,16 +1,22 @@
-"""Long tables: one row per answer, ``student, question, answer`` (optional ``seed``)."""
+"""Long tables: one row per answer, ``student, question, answer`` (optional ``seed`` and roster
+columns ``name``, ``email``, ``section``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable
 
+from quizgym.grading.readers.text import Record
+from quizgym.grading.readers.wide import slot_named
 from quizgym.grading.rows import (
-    NO_STUDENT,
+    ROSTER,
     clean_id,
     duplicate_answer,
+    id_problem,
     read_seed,
     row_problem,
+    second_header,
     seed_conflict,
+    strip_id,
     unknown_question,
 )
 from quizgym.grading.table import ClassAnswers
@@ -19,36 +25,57 @@ __all__ = ["read_long"]
 
 
 def read_long(
-    answers: ClassAnswers, source: str, names: list[str], rows: Iterator[tuple[int, list[str]]]
+    answers: ClassAnswers,
+    source: str,
+    names: list[str],
+    rows: Iterable[Record],
+    *,
+    header_line: int = 1,
 ) -> None:
     """Read long rows into ``answers``, rejecting each row that breaks a rule.
 
     A student's rows may be anywhere in the file; a second answer to the same slot, or another
-    seed than the student's earlier rows gave, is rejected.
+    seed than the student's earlier rows gave, is rejected. A roster value (``name``…) is the
+    first one a student's rows give.
 
     Args:
         answers: the class being read.
         source: the file's name, for rejections and origins.
-        names: the header's cells, lowercased.
-        rows: (line, cells) of each data row.
+        names: the header's cells, casefolded.
+        rows: the data records.
+        header_line: the header's line (a row that repeats it is rejected).
     """
     col = {n: names.index(n) for n in ("student", "question", "answer")}
     seed_col = names.index("seed") if "seed" in names else None
+    roster = [(names.index(n), n) for n in ROSTER if n in names]
+    for _, name in roster:
+        answers.mark_roster(name)
     width = len(names)
-    known = set(answers.slots)
     seen: dict[tuple[str, str], int] = {}
-    for line, row in rows:
+    for record in rows:
+        line = record.start
+        row = record.cells if record.cells is not None else list(record.first)
         student = clean_id(row[col["student"]]) if col["student"] < len(row) else ""
-        problem = row_problem(row, width)
+        if record.cells is None:
+            assert record.problem is not None
+            answers.reject(source, line, student, record.problem)
+            continue
+        problem = row_problem(row, width, size=record.size)
         if problem is not None:
             answers.reject(source, line, student, problem)
             continue
-        question, text = row[col["question"]].strip(), row[col["answer"]]
-        if not student:
-            answers.reject(source, line, "", NO_STUDENT)
+        student = strip_id(row[col["student"]])
+        if student.lstrip("\ufeff").casefold() == "student":
+            answers.reject(source, line, "", second_header(header_line))
             continue
-        if question not in known:
-            answers.reject(source, line, student, unknown_question(question, answers.slots))
+        problem = id_problem(student)
+        if problem is not None:
+            answers.reject(source, line, clean_id(student), problem)
+            continue
+        written, text = row[col["question"]].strip(), row[col["answer"]]
+        question = slot_named(written, answers.slots)
+        if question is None:
+            answers.reject(source, line, student, unknown_question(written, answers.slots))
             continue
         seed = read_seed(row[seed_col]) if seed_col is not None else None
         if isinstance(seed, str):
@@ -66,8 +93,14 @@ def read_long(
             assert earlier is not None
             answers.reject(source, line, student, seed_conflict(seed, student, earlier))
             continue
-        elif seed is not None:
-            answers.seeds[at] = seed
+        else:
+            answers.records[at] += 1
+            if seed is not None:
+                answers.seeds[at] = seed
+        for index, name in roster:
+            column = answers.roster[name]
+            if column[at] is None and row[index].strip():
+                column[at] = row[index].strip()
         seen[student, question] = line
         answers.typed.add(question)
         answers.mark_present(question)[at] = text if text.strip() else None

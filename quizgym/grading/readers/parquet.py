@@ -1,18 +1,22 @@
 """Parquet submissions: the same wide and long tables as CSV, read in row groups.
 
 Rows are numbered as the lines of the same table written as CSV (the header is line 1, the first
-row line 2), so a rejection names the same line in both formats.
+row line 2), so a rejection names the same line in both formats. A column of lists (a
+multiple-answer question) is read as JSON Lines lists are; a column of bytes is decoded as UTF-8;
+a column of any other nested type (struct, map, a list of lists) is reported and ignored.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from quizgym.errors import QuizgymError, SubmissionError
+from quizgym.grading.readers.text import Record
+from quizgym.grading.rows import list_answer
 
-__all__ = ["open_parquet", "parquet_rows"]
+__all__ = ["column_kind", "describe", "open_parquet", "parquet_rows"]
 
 
 def open_parquet(path: Path) -> Any:
@@ -37,6 +41,38 @@ def open_parquet(path: Path) -> Any:
         raise SubmissionError(path, f"not a Parquet file: {exc}") from exc
 
 
+def column_kind(kind: Any) -> str | None:
+    """How a Parquet column of this Arrow type is read: ``text`` (strings, numbers, true/false,
+    dates: cast to text), ``binary`` (bytes, decoded as UTF-8: a row holding other bytes is
+    rejected), ``list`` (a list of such values: a multiple-answer cell), or None (a struct, a
+    map, a list of lists…: the column cannot be read)."""
+    import pyarrow as pa
+    import pyarrow.types as pt
+
+    if pt.is_dictionary(kind):
+        return column_kind(kind.value_type)
+    if pt.is_binary(kind) or pt.is_large_binary(kind) or pt.is_fixed_size_binary(kind):
+        return "binary"
+    if pt.is_list(kind) or pt.is_large_list(kind) or pt.is_fixed_size_list(kind):
+        return "list" if column_kind(kind.value_type) == "text" else None
+    if pt.is_nested(kind) or isinstance(kind, pa.ExtensionType):
+        return None
+    return "text"
+
+
+def describe(kind: Any) -> str:
+    """An Arrow type as a rejection names it (``struct``, ``list of list``…)."""
+    import pyarrow.types as pt
+
+    if pt.is_list(kind) or pt.is_large_list(kind) or pt.is_fixed_size_list(kind):
+        return f"list of {describe(kind.value_type)}"
+    if pt.is_struct(kind):
+        return "struct"
+    if pt.is_map(kind):
+        return "map"
+    return str(kind)
+
+
 def parquet_rows(
     path: Path,
     *,
@@ -46,7 +82,7 @@ def parquet_rows(
     line: int,
     columns: Sequence[str],
     batch_rows: int,
-) -> Iterator[tuple[int, list[str]]]:
+) -> Iterator[Record]:
     """Rows of a Parquet file as CSV-like string cells (null → empty), numbered as CSV lines.
 
     Args:
@@ -55,7 +91,7 @@ def parquet_rows(
         skip: rows of the first row group before them.
         rows: how many rows.
         line: the line number of the first one.
-        columns: the columns to read, in order.
+        columns: the columns to read, in order (each of a kind :func:`column_kind` reads).
         batch_rows: rows per batch read at once.
     """
     import pyarrow as pa
@@ -72,15 +108,32 @@ def parquet_rows(
             continue
         batch = batch.slice(skip, min(left, batch.num_rows - skip))
         skip = 0
-        # Nulls become "" in Python: pc.fill_null(…, "") would convert "" with pa.scalar, which
-        # imports pandas (0.4 s in every process, Dask workers included) when it is installed.
-        cells = [
-            ["" if v is None else v for v in pc.cast(batch.column(k), pa.string()).to_pylist()]
-            for k in range(batch.num_columns)
-        ]
+        cells = [_cells(pa, pc, batch.column(k)) for k in range(batch.num_columns)]
         for row in zip(*cells, strict=True):
-            yield line, cast(list[str], row)
+            yield Record(start=line, end=line, cells=list(row))
             line += 1
         left -= batch.num_rows
         if left <= 0:
             return
+
+
+def _cells(pa: Any, pc: Any, column: Any) -> list[str]:
+    """One column of a batch as text cells (null → empty)."""
+    kind = column_kind(column.type)
+    if kind == "binary":
+        return [
+            "" if v is None else bytes(v).decode("utf-8", errors="surrogateescape")
+            for v in column.to_pylist()
+        ]
+    if kind == "list":
+        return [
+            "" if v is None else list_answer(["" if i is None else str(i) for i in v])
+            for v in column.to_pylist()
+        ]
+    try:
+        values = pc.cast(column, pa.string()).to_pylist()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        values = [None if v is None else str(v) for v in column.to_pylist()]
+    # Nulls become "" in Python: pc.fill_null(…, "") would convert "" with pa.scalar, which
+    # imports pandas (0.4 s in every process, Dask workers included) when it is installed.
+    return ["" if v is None else v for v in values]

@@ -1,37 +1,69 @@
 """Wide tables: a ``student`` column (optional ``seed``), then one column per answer slot.
 
-One reader with one set of row rules (:mod:`quizgym.grading.rows`). Rows reach it from a CSV
-file read whole, from a byte range of one (a chunk), or from Parquet row groups. Two fast paths
-take a file only when nothing in it will be rejected, and then fill whole columns at once: pyarrow
-reading a clean CSV straight into coded columns, and the standard library's rows zipped into
-columns. Either returns False, having changed nothing, for anything else, and the careful path
-reads row by row. A test holds all three to the same class.
+One reader with one set of row rules (:mod:`quizgym.grading.rows`). Rows reach it as records of
+a CSV file read whole or from a byte range of one (a chunk), or from Parquet row groups. Two fast
+paths take a file only when nothing in it will be rejected, and then fill whole columns at once:
+pyarrow reading a clean CSV straight into coded columns, and the standard library's rows zipped
+into columns. Either returns False, having changed nothing, for anything else, and the careful
+path reads row by row. A test holds all three to the same class.
+
+Header cells are matched without regard to case (``Student``, ``SEED``, ``TF-Bert``); ``name``,
+``email`` and ``section`` are roster columns (carried into the gradebooks); any other column is
+reported once, on the header line, and ignored.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import Iterator, Sequence
+import functools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import repeat
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from quizgym.grading.readers.layout import layout_of
+from quizgym.grading.census import Census
+from quizgym.grading.readers.text import Head, Record
 from quizgym.grading.rows import (
-    NO_STUDENT,
+    MAX_CELL,
+    ROSTER,
     Origin,
     Seen,
+    bad_id,
+    cell_problem,
     clean_id,
+    duplicate_column,
+    id_problem,
     read_seed,
     row_problem,
+    second_header,
+    strip_id,
     unknown_question,
 )
 from quizgym.grading.table import ClassAnswers, Coded
 
-__all__ = ["WideHeader", "read_wide", "read_wide_text"]
+__all__ = ["WideHeader", "read_wide", "read_wide_arrow", "slot_named"]
+
+_MOST_ARROW_COLUMNS = 4096
+"""pyarrow is given a type per column: past this many, the careful path is as fast."""
+
+
+def slot_named(name: str, slots: Sequence[str]) -> str | None:
+    """The slot a header cell or answer key names, in any case (an exact name wins; two slots
+    that differ only in case are told apart by exact names alone)."""
+    if name in slots:
+        return name
+    return _folded(tuple(slots)).get(name.casefold())
+
+
+@functools.lru_cache(maxsize=8)
+def _folded(slots: tuple[str, ...]) -> dict[str, str]:
+    """A bank's slots by their casefolded ids (ids that fold alike are left out), once per bank."""
+    found: dict[str, list[str]] = {}
+    for slot in slots:
+        found.setdefault(slot.casefold(), []).append(slot)
+    return {folded: same[0] for folded, same in found.items() if len(same) == 1}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,43 +75,54 @@ class WideHeader:
     seed: int | None
     columns: tuple[tuple[int, str], ...]
     """(index, slot) of every graded column."""
-    ignored: tuple[str, ...]
+    roster: tuple[tuple[int, str], ...] = ()
+    """(index, field) of every roster column (``name``, ``email``, ``section``)."""
+    ignored: tuple[str, ...] = ()
     """Why other columns are ignored, one reason each (reported on the header line)."""
+    header_student: str = "student"
+    """The header's student cell, casefolded (a row that repeats it is a second header)."""
 
     @classmethod
     def of(cls, header: Sequence[str], slots: Sequence[str]) -> WideHeader:
         """Read a header (cells stripped). An unknown column is ignored, and so is a repeated one
         (the first of the same name is graded): each is reported, never dropped silently."""
-        names = [h.lower() for h in header]
+        names = [h.casefold() for h in header]
         student = names.index("student")
         seed = names.index("seed") if "seed" in names else None
-        known = set(slots)
         columns: list[tuple[int, str]] = []
+        roster: list[tuple[int, str]] = []
         ignored: list[str] = []
-        first: dict[str, int] = {}
+        first: dict[str, int] = {"student": student}
+        if seed is not None:
+            first["seed"] = seed
         for index, name in enumerate(header):
             if index in (student, seed):
                 continue
-            if name in first:
-                ignored.append(
-                    f"duplicate column {name!r} (column {index + 1}; the first is column "
-                    f"{first[name] + 1}); column ignored"
-                )
-            elif name in known:
-                columns.append((index, name))
-                first[name] = index
+            slot = slot_named(name, slots)
+            key = slot or names[index]
+            if key in first:
+                ignored.append(duplicate_column(name, index, first[key]))
+                continue
+            first[key] = index
+            if slot is not None:
+                columns.append((index, slot))
+            elif names[index] in ROSTER:
+                roster.append((index, names[index]))
             else:
-                ignored.append(
-                    f"{unknown_question(name, slots, what='question column')}; column ignored"
-                )
-                first[name] = index
+                ignored.append(unknown_question(name, slots, what="question column"))
         return cls(
             width=len(header),
             student=student,
             seed=seed,
             columns=tuple(columns),
+            roster=tuple(roster),
             ignored=tuple(ignored),
+            header_student=names[student],
         )
+
+    def repeats_header(self, student: str) -> bool:
+        """Whether a row's (stripped) student cell is the header's: a second header."""
+        return student.lstrip("\ufeff").casefold() == self.header_student
 
 
 def read_wide(
@@ -87,7 +130,7 @@ def read_wide(
     source: str,
     header_line: int,
     header: list[str],
-    rows: Iterator[tuple[int, list[str]]],
+    rows: Iterable[Record],
     *,
     bad_bytes: bool = True,
 ) -> None:
@@ -96,15 +139,17 @@ def read_wide(
     Args:
         answers: the class being read (students already in it count for duplicates).
         source: the file's name, for rejections and origins.
-        header_line: the line of the header (its ignored columns are rejected there).
+        header_line: the line of the header (its ignored columns are reported there).
         header: the header's cells, stripped.
-        rows: (line, cells) of each data row.
+        rows: the data records.
         bad_bytes: whether some row may hold undecodable bytes (every row is then checked).
     """
     spec = WideHeader.of(header, answers.slots)
     for reason in spec.ignored:
-        answers.reject(source, header_line, "", reason)
+        answers.ignore_column(source, header_line, reason)
     answers.typed.update(name for _, name in spec.columns)
+    for _, name in spec.roster:
+        answers.mark_roster(name)
     listed = list(rows)
     if not bad_bytes and _read_clean_wide(answers, source, listed, spec):
         return
@@ -113,19 +158,31 @@ def read_wide(
     students: list[str] = []
     seeds: list[int | None] = []
     origins: list[Origin] = []
-    for line, row in listed:
-        problem = row_problem(row, spec.width)
+    for record in listed:
+        line = record.start
+        if record.cells is None:
+            assert record.problem is not None
+            first = record.first
+            who = clean_id(first[spec.student]) if spec.student < len(first) else ""
+            answers.reject(source, line, who, record.problem)
+            continue
+        row = record.cells
+        problem = row_problem(row, spec.width, bad_bytes=bad_bytes, size=record.size)
         if problem is not None:
             student = clean_id(row[spec.student]) if spec.student < len(row) else ""
             answers.reject(source, line, student, problem)
             continue
-        student = row[spec.student].strip()
+        student = strip_id(row[spec.student])
+        if spec.repeats_header(student):
+            answers.reject(source, line, "", second_header(header_line))
+            continue
         seed = read_seed(row[spec.seed]) if spec.seed is not None else None
         if isinstance(seed, str):
-            answers.reject(source, line, student, seed)
+            answers.reject(source, line, clean_id(student), seed)
             continue
-        if not student:
-            answers.reject(source, line, "", NO_STUDENT)
+        problem = id_problem(student)
+        if problem is not None:
+            answers.reject(source, line, clean_id(student), problem)
             continue
         duplicate = seen.claim(student, (source, line))
         if duplicate is not None:
@@ -141,42 +198,55 @@ def read_wide(
         seeds,
         origins,
         {name: [c or None for c in cells[index]] for index, name in spec.columns},
+        {name: [c.strip() or None for c in cells[index]] for index, name in spec.roster},
     )
 
 
 def _read_clean_wide(
-    answers: ClassAnswers, source: str, rows: list[tuple[int, list[str]]], spec: WideHeader
+    answers: ClassAnswers, source: str, rows: list[Record], spec: WideHeader
 ) -> bool:
     """The standard library's fast path: whole columns at once, when no row will be rejected."""
-    if any(len(row) != spec.width for _, row in rows):
+    if any(r.cells is None or len(r.cells) != spec.width for r in rows):
         return False
-    students = [row[spec.student].strip() for _, row in rows]
-    raw_seeds = None if spec.seed is None else [row[spec.seed] for _, row in rows]
-    seeds = _clean_rows(answers, students, raw_seeds)
+    table = [r.cells for r in rows if r.cells is not None]
+    if any(cell_problem(row) is not None for row in table):
+        return False
+    students = [strip_id(row[spec.student]) for row in table]
+    raw_seeds = None if spec.seed is None else [row[spec.seed] for row in table]
+    seeds = _clean_rows(answers, students, raw_seeds, spec)
     if seeds is None:
         return False
-    cells = list(zip(*(row for _, row in rows), strict=True)) if rows else [()] * spec.width
+    cells = list(zip(*table, strict=True)) if table else [()] * spec.width
     answers.extend(
         students,
         seeds,
-        [(source, line) for line, _ in rows],
+        [(source, r.start) for r in rows],
         {name: [c or None for c in cells[index]] for index, name in spec.columns},
+        {name: [c.strip() or None for c in cells[index]] for index, name in spec.roster},
     )
     return True
 
 
 def _clean_rows(
-    answers: ClassAnswers, students: list[str], raw_seeds: list[str] | None
+    answers: ClassAnswers, students: list[str], raw_seeds: list[str] | None, spec: WideHeader
 ) -> list[int | None] | None:
     """The seeds of a fast-path file, or None when some row needs the careful path.
 
-    The rules of :func:`read_wide`, checked for whole columns: every student present, new and
-    named once, and every seed a whole number or blank.
+    The rules of :func:`read_wide`, checked for whole columns: every student present, new,
+    named once, with no control character and not the header's own word, and every seed a whole
+    number or blank.
     """
     distinct = dict.fromkeys(students)
     if len(distinct) != len(students) or "" in distinct:
         return None
     if answers.knows_any(distinct):
+        return None
+    joined = "\n".join(distinct)
+    printable = joined.isascii() and joined.replace("\n", "").isprintable()
+    if not printable and any(map(bad_id, distinct)):
+        return None
+    # No id holds a line break now: the header's word between two of them is an id that is it.
+    if f"\n{spec.header_student}\n" in f"\n{joined}\n".casefold():
         return None
     if raw_seeds is None:
         return [None] * len(students)
@@ -186,65 +256,81 @@ def _clean_rows(
     return [s for s in seeds if not isinstance(s, str)]
 
 
-def read_wide_text(answers: ClassAnswers, source: str, text: str) -> bool:
+def read_wide_arrow(
+    answers: ClassAnswers, source: str, path: Path, head: Head, census: Census
+) -> bool:
     """Read a clean wide CSV with pyarrow into coded columns, or return False.
 
-    The fast path for a file with one row per line and nothing to reject. The text must be
-    valid UTF-8 (the caller knows from decoding it). Returns False, having changed nothing,
-    whenever the file is anything else; :func:`read_wide` then reads it.
+    The fast path for a file with one row per line and nothing to reject: valid UTF-8, its
+    header on line 1 and every other line a row (``census`` says so, and pyarrow must read as
+    many). Returns False, having changed nothing, whenever the file is anything else;
+    :func:`read_wide` then reads it.
     """
-    return _read_wide_arrow(answers, source, text)
+    return _read_wide_arrow(answers, source, path, head, census)
 
 
-def _read_wide_arrow(answers: ClassAnswers, source: str, text: str) -> bool:
+def _read_wide_arrow(
+    answers: ClassAnswers, source: str, path: Path, head: Head, census: Census
+) -> bool:
     try:
         import pyarrow as pa
+        import pyarrow.compute as pc
         import pyarrow.csv as pacsv
     except ImportError:  # pragma: no cover - the parquet extra is not installed
         return False
-    if "\r" in text and "\r" in text.replace("\r\n", ""):
-        return False  # old Mac line endings (lone CR): the standard library path reads them
-    first = text.split("\n", 1)[0].rstrip("\r")
-    header = [h.strip() for h in next(csv.reader([first]), [])]
-    if layout_of(header) != "wide" or len(set(header)) != len(header) or first.count('"') % 2:
+    header = head.cells
+    simple = head.line == 1 and head.next_line == 2
+    simple = simple and not (census.multiline or census.blank or census.broken)
+    if not head.survey.clean or not simple or len(header) > _MOST_ARROW_COLUMNS:
         return False
+    if len(set(header)) != len(header):
+        return False
+    spec = WideHeader.of(header, answers.slots)
+    plain = {spec.student, spec.seed, *(k for k, _ in spec.roster)}
     try:
         table = pacsv.read_csv(
-            io.BytesIO(text.encode()),
+            str(path),
             read_options=pacsv.ReadOptions(column_names=header, skip_rows=1),
+            parse_options=pacsv.ParseOptions(delimiter=head.delimiter),
             convert_options=pacsv.ConvertOptions(
                 # Answer columns arrive dictionary-encoded (distinct texts + codes) from the
-                # reader itself; student and seed stay plain strings.
+                # reader itself; student, seed and roster columns stay plain strings.
                 column_types={
-                    h: pa.string()
-                    if h.lower() in {"student", "seed"}
-                    else pa.dictionary(pa.int32(), pa.string())
-                    for h in header
+                    h: pa.string() if k in plain else pa.dictionary(pa.int32(), pa.string())
+                    for k, h in enumerate(header)
                 },
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
             ),
         )
-    except (pa.ArrowInvalid, ValueError):
+    except (pa.ArrowInvalid, ValueError, OSError):
+        return False
+    if table.num_rows != census.records:  # pyarrow read otherwise than the census counts
         return False
     table = table.unify_dictionaries()  # one dictionary per column across the reader's chunks
-    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
-    if table.num_rows != lines - 1:  # a blank line or a value spanning lines: no line numbers
-        return False
-    spec = WideHeader.of(header, answers.slots)
-    students = [s.strip() for s in table.column(spec.student).to_pylist()]
+    for index in range(len(header)):  # no cell longer than a cell may be
+        column = table.column(index)
+        values = column.chunk(0).dictionary if index not in plain and column.num_chunks else column
+        longest = pc.max(pc.utf8_length(values)).as_py() if len(values) else 0
+        if longest is not None and longest > MAX_CELL:
+            return False
+    students = [strip_id(s) for s in table.column(spec.student).to_pylist()]
     raw_seeds = None if spec.seed is None else table.column(spec.seed).to_pylist()
-    seeds = _clean_rows(answers, students, raw_seeds)
+    seeds = _clean_rows(answers, students, raw_seeds, spec)
     if seeds is None:
         return False
     for reason in spec.ignored:
-        answers.reject(source, 1, "", reason)
+        answers.ignore_column(source, 1, reason)
     answers.typed.update(name for _, name in spec.columns)
     answers.extend(
         students,
         seeds,
         list(zip(repeat(source), range(2, len(students) + 2))),
         {name: _coded(table.column(index)) for index, name in spec.columns},
+        {
+            name: [v.strip() or None for v in table.column(index).to_pylist()]
+            for index, name in spec.roster
+        },
     )
     return True
 

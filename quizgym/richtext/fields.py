@@ -1,0 +1,162 @@
+"""Every text field of a bank, where it stands, and what is wrong with the text in it.
+
+``check`` reports these findings; ``render`` and ``export`` refuse a bank whose images cannot be
+shipped (:func:`image_findings`), with the same ``path:line:col`` messages.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from quizgym.errors import Finding
+from quizgym.model import (
+    PLACEHOLDER,
+    AnyQuestion,
+    Bank,
+    FreeText,
+    MultipleChoice,
+    Numeric,
+    SpotTheError,
+)
+from quizgym.richtext.images import image_folder, image_problems
+from quizgym.richtext.parse import parse
+from quizgym.richtext.tex import tex_problems
+
+Loc = tuple[str | int, ...]
+_BRACED = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+
+
+def question_fields(question: AnyQuestion, base: Loc = ()) -> Iterator[tuple[Loc, str]]:
+    """Every text field of a question (prompt, statement, choices, feedback, hint, explanation,
+    model answer, correction, rubric criteria, units, parts), with its field path."""
+    for name in ("prompt", "statement", "hint", "explanation", "correction", "model_answer"):
+        value = getattr(question, name, None)
+        if isinstance(value, str):
+            yield (*base, name), value
+    if isinstance(question, MultipleChoice | SpotTheError):
+        for i, choice in enumerate(question.choices):
+            yield (*base, "choices", i, "text"), choice.text
+            if choice.feedback:
+                yield (*base, "choices", i, "feedback"), choice.feedback
+    if isinstance(question, FreeText):
+        for i, criterion in enumerate(question.rubric):
+            yield (*base, "rubric", i, "criterion"), criterion.criterion
+    if isinstance(question, Numeric):
+        if question.units:
+            yield (*base, "units"), question.units
+        for i, mistake in enumerate(question.mistakes):
+            yield (*base, "mistakes", i, "feedback"), mistake.feedback
+        for p, part in enumerate(question.parts):
+            at = (*base, "parts", p)
+            yield (*at, "prompt"), part.prompt
+            for name in ("hint", "explanation", "units"):
+                value = getattr(part, name)
+                if value:
+                    yield (*at, name), value
+            for i, mistake in enumerate(part.mistakes):
+                yield (*at, "mistakes", i, "feedback"), mistake.feedback
+
+
+def bank_fields(bank: Bank) -> Iterator[tuple[Loc, str]]:
+    """Every text field of a bank, with its field path (for :meth:`Bank.locate`)."""
+    for name in ("title", "description", "instructions"):
+        value = getattr(bank, name, None)
+        if isinstance(value, str):
+            yield (name,), value
+    for index, question in enumerate(bank.questions):
+        yield from question_fields(question, ("questions", index))
+
+
+@functools.lru_cache(maxsize=64)
+def _lines(path: str, stamp: float) -> tuple[str, ...]:
+    try:
+        return tuple(Path(path).read_text(encoding="utf-8").splitlines())
+    except (OSError, UnicodeDecodeError):
+        return ()
+
+
+def _place(bank: Bank, loc: Loc, needle: str, back: str = "") -> tuple[str, int, int]:
+    """Where ``needle`` stands in the bank file, searching from the field's own line (a block
+    scalar's text starts below its key); the field's position when it cannot be found. With
+    ``back``, the column is that of the last ``back`` before the needle on its line."""
+    path, line, col = bank.locate(loc)
+    if not path or not needle:
+        return path or bank.bank, line, col
+    try:
+        stamp = Path(path).stat().st_mtime
+    except OSError:
+        return path, line, col
+    lines = _lines(path, stamp)
+    # As written, or as a double-quoted YAML string writes it (a backslash doubled).
+    for wanted in dict.fromkeys((needle, needle.replace("\\", "\\\\"))):
+        for number in range(line - 1, min(len(lines), line + 400)):
+            at = lines[number].find(wanted)
+            if at >= 0:
+                start = lines[number].rfind(back, 0, at) if back else -1
+                return path, number + 1, (start if start >= 0 else at) + 1
+    return path, line, col
+
+
+def image_findings(bank: Bank) -> list[Finding]:
+    """Every image that cannot be shipped: missing, absolute, outside the bank's folder, of a
+    type not shipped, too large, or without alt text (errors, located at the image)."""
+    folder = image_folder(bank.path)
+    found = []
+    for loc, text in bank_fields(bank):
+        for image in parse(text).images():
+            for problem in image_problems(image.src, image.alt, folder=folder):
+                path, line, col = _place(bank, loc, f"]({image.src}", back="![")
+                found.append(Finding(path, line, col, f"{_label(bank, loc)}: {problem}"))
+    return found
+
+
+def text_findings(bank: Bank) -> list[Finding]:
+    """What ``check`` says about a bank's text: images (see :func:`image_findings`), formulas
+    that do not print, text past the layout limits, links that cannot be links (warnings), and
+    a ``{name}`` of a parameter written straight after a letter, which reads as TeX."""
+    found = image_findings(bank)
+    for loc, text in bank_fields(bank):
+        doc = parse(text)
+        label = _label(bank, loc)
+        for problem in doc.problems:
+            severity = "warning" if problem.startswith("the link") else "error"
+            path, line, col = bank.locate(loc)
+            found.append(Finding(path or bank.bank, line, col, f"{label}: {problem}", severity))
+        for formula in doc.formulas():
+            for problem in tex_problems(formula.tex, display=formula.display):
+                path, line, col = _place(bank, loc, formula.tex.split("\n")[0][:60])
+                found.append(Finding(path, line, col, f"{label}: ${formula.tex}$: {problem}"))
+    for index, question in enumerate(bank.questions):
+        params = set(question.params) if isinstance(question, Numeric) else set()
+        for loc, text in question_fields(question, ("questions", index)):
+            for name in _glued(text, params):
+                path, line, col = _place(bank, loc, f"{{{name}}}")
+                found.append(
+                    Finding(
+                        path,
+                        line,
+                        col,
+                        f"{question.id}: {{{name}}} follows a letter or a TeX command, so it is "
+                        f"TeX, not the parameter {name}; put a space before it, or write "
+                        f"{{{{{name}}}}} inside a formula",
+                        "warning",
+                    )
+                )
+    return found
+
+
+def _glued(text: str, params: set[str]) -> list[str]:
+    """Parameter names written as ``{name}`` where the placeholder rule reads them as TeX."""
+    filled = {m.start() for m in PLACEHOLDER.finditer(text)}
+    names = [m.group(1) for m in _BRACED.finditer(text) if m.start() not in filled]
+    return sorted(set(names) & params)
+
+
+def _label(bank: Bank, loc: Loc) -> str:
+    if loc and loc[0] == "questions" and len(loc) > 1 and isinstance(loc[1], int):
+        question = bank.questions[loc[1]]
+        return f"{question.id}: {'.'.join(str(p) for p in loc[2:])}"
+    return ".".join(str(p) for p in loc)

@@ -1,0 +1,135 @@
+"""Units of numeric answers: is the unit a student typed the question's, convertible, or wrong?
+
+The expression language reads a unit after a number only by its shape (``10 m/s``, ``15.3%``,
+``2.30 nats``: see :func:`quizgym.expr.read_answer`); this module judges it against the
+question's ``units`` with the units library Pint, which is imported, and its registry built,
+only when a unit has to be judged (about half a second, once per process).
+
+A question's ``units`` are either a unit Pint knows (``m/s``, ``km/h``, ``%``, ``deg``, ``J``)
+or a *label* it does not (``tokens``): a label is matched as written, case aside and with or
+without a plural ``s``. Information units are units here: ``nat`` (natural log), ``bit``
+(log base 2) and ``ban`` (log base 10, also ``hartley``, ``dit``) convert into each other, and
+into nothing else (Pint's own ``bit`` is dimensionless, which would make bits convertible to a
+percentage; the root units are compared instead of the dimensions, so it is not).
+
+Threat model: a unit reaches Pint only after the expression language has held it to a closed
+shape (letters, ``%``, single-digit integer powers, at most 8 factors and 40 characters), so
+Pint's own parser sees nothing larger; Pint never evaluates Python.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    import pint
+
+__all__ = ["Conversion", "convert", "is_unit", "unit_problem"]
+
+_EXTRA_UNITS = (
+    # Information: Pint defines bit = [] (a dimensionless base unit) and byte; nats and bans
+    # are the natural and decimal units (1 nat = 1/ln 2 bits, 1 ban = log2(10) bits).
+    f"nat = {1 / math.log(2)!r} * bit = nats",
+    f"ban = {math.log2(10)!r} * bit = hartley = dit",
+)
+
+
+@functools.cache
+def _registry() -> pint.UnitRegistry[Any]:
+    import pint  # the units library is loaded only when a unit has to be judged
+
+    registry: pint.UnitRegistry[Any] = pint.UnitRegistry(autoconvert_offset_to_baseunit=False)
+    for definition in _EXTRA_UNITS:
+        registry.define(definition)
+    return registry
+
+
+@functools.lru_cache(maxsize=4096)
+def _unit(text: str) -> Any | None:
+    """The Pint unit a text names, or None when it names none."""
+    import pint
+
+    try:
+        unit = _registry().parse_units(text)
+    except (pint.PintError, AttributeError, TypeError, ValueError, SyntaxError, KeyError):
+        return None
+    return unit
+
+
+def is_unit(text: str) -> bool:
+    """Whether the units library knows this unit (``m/s``: yes; ``tokens``: a label)."""
+    return _unit(text.strip()) is not None
+
+
+def unit_problem(text: str) -> str:
+    """Why a question's ``units`` look like a unit but are none ('' when they are a unit, or a
+    plain word used as a label, such as ``tokens``)."""
+    text = text.strip()
+    if is_unit(text) or text.replace(" ", "").isalpha():
+        return ""
+    return (
+        f"units {text!r} are not a unit the units library knows (m/s, km/h, %, J/(kg K), …); "
+        "answers in other units cannot be converted, and only this text is accepted after the "
+        "number"
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Conversion:
+    """How a typed unit relates to a question's: the number in the question's unit is
+    ``scale · typed + offset``."""
+
+    kind: Literal["same", "converted", "incompatible", "unknown"]
+    scale: float = 1.0
+    offset: float = 0.0
+
+    @property
+    def usable(self) -> bool:
+        """Whether the number can be graded in the question's unit."""
+        return self.kind in {"same", "converted"}
+
+
+_SAME = Conversion(kind="same")
+_INCOMPATIBLE = Conversion(kind="incompatible")
+_UNKNOWN = Conversion(kind="unknown")
+
+
+def _label(text: str) -> str:
+    word = " ".join(text.casefold().split())
+    return word[:-1] if word.endswith("s") and len(word) > 1 else word
+
+
+@functools.lru_cache(maxsize=4096)
+def convert(typed: str, expected: str | None) -> Conversion:
+    """Judge the unit a student typed against a question's units.
+
+    Args:
+        typed: the unit after the number, as the expression language read it (``km/h``).
+        expected: the question's ``units`` (None: the question has none, and only a ratio
+            such as ``%`` may be typed, read as the plain number: 15% is 0.15).
+
+    Returns:
+        ``same`` (nothing to convert), ``converted`` (with the scale and offset to the
+        question's unit), ``incompatible`` (a unit, but of something else) or ``unknown``
+        (not a unit the library knows, nor the question's label).
+    """
+    if expected is not None and _label(typed) == _label(expected):
+        return _SAME
+    unit = _unit(typed)
+    if unit is None:
+        return _UNKNOWN
+    registry = _registry()
+    target = registry.dimensionless if expected is None else _unit(expected)
+    if target is None:  # the question's units are a label, and the student typed a real unit
+        return _INCOMPATIBLE
+    if registry.get_root_units(unit)[1] != registry.get_root_units(target)[1]:
+        return _INCOMPATIBLE
+    zero = float(registry.Quantity(0.0, unit).to(target).magnitude)
+    one = float(registry.Quantity(1.0, unit).to(target).magnitude)
+    scale = one - zero
+    if abs(scale - 1) <= 1e-15 and abs(zero) <= 1e-15:
+        return _SAME
+    return Conversion(kind="converted", scale=scale, offset=zero)

@@ -1,0 +1,288 @@
+"""Units of numeric answers: accepted, converted, missing, required, incompatible, percent,
+information units and labels, each with what the student is told and why a person may look."""
+
+# ruff: noqa: E501  (the tables read best one case a line)
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from quizgym.answers import Status, grade_response
+from quizgym.expr import Reading, read_answer
+from quizgym.grading.batch import grade_partition
+from quizgym.grading.readers import slot_ids
+from quizgym.grading.table import ClassAnswers
+from quizgym.loader import load_bank, parse_bank
+from quizgym.model import Bank
+from quizgym.solver import bank_slots, compile_bank
+from quizgym.units import convert, unit_problem
+
+FIELD = Path(__file__).parent / "data" / "field" / "stats-mechanics.yaml"
+
+
+@pytest.fixture(scope="module")
+def field() -> Bank:
+    return load_bank(FIELD)
+
+
+# (question, answer, status, score, read_as, feedback fragment, doubt)
+CASES = [
+    # accepted: the question's own unit, however it is written
+    ("speed-units", "10 m/s", Status.CORRECT, 1.0, "10 m/s", "", ""),
+    ("speed-units", "10 m s^-1", Status.CORRECT, 1.0, "10 m s^-1", "", ""),
+    ("speed-units", "10 m·s⁻¹", Status.CORRECT, 1.0, "10 m*s^-1", "", ""),
+    ("speed-units", "10m/s", Status.CORRECT, 1.0, "10 m/s", "", ""),
+    ("speed-units", "v = 10 m/s", Status.CORRECT, 1.0, "10 m/s", "", ""),
+    # converted: a compatible unit, graded in the question's
+    ("speed-units", "36 km/h", Status.CORRECT, 1.0, "36 km/h = 10 m/s", "", "typed in km/h, converted"),
+    ("speed-units", "0.01 km/s", Status.CORRECT, 1.0, "0.01 km/s = 10 m/s", "", "typed in km/s, converted"),
+    ("speed-units", "35 km/h", Status.INCORRECT, 0.0, "35 km/h = 9.722222 m/s", "", "typed in km/h, converted"),
+    ("projectile-range", "0.0353 km", Status.CORRECT, 1.0, "0.0353 km = 35.3 m", "", "typed in km, converted"),
+    # missing: accepted by default, in the question's unit
+    ("speed-units", "10", Status.CORRECT, 1.0, "10", "", ""),
+    # required: a stated penalty, with feedback
+    ("speed-required-units", "5", Status.PARTIAL, 0.5, "5", "Give the unit: the answer is in m/s (without one: 50% of the points lost).", "no unit given"),
+    ("speed-required-units", "5 m/s", Status.CORRECT, 1.0, "5 m/s", "", ""),
+    ("speed-required-units", "18 km/h", Status.CORRECT, 1.0, "18 km/h = 5 m/s", "", "typed in km/h, converted"),
+    # incompatible: wrong, naming the expected unit
+    ("speed-units", "10 kg", Status.INCORRECT, 0.0, "10 kg", "kg cannot be converted to m/s: the answer is in m/s.", "incompatible unit: kg for m/s"),
+    ("speed-units", "10 m/s²", Status.INCORRECT, 0.0, "10 m/s^2", "the answer is in m/s", "incompatible unit: m/s^2 for m/s"),
+    # not a unit at all: the answer cannot be read (no attempt used)
+    ("speed-units", "10 zorks", Status.INVALID, 0.0, "", "Unknown name 'zorks'", ""),
+    # percent: 15.3% and 15.3 are the same percentage; the fraction is a mistake of the bank
+    ("growth-percent", "15%", Status.CORRECT, 1.0, "15%", "", ""),
+    ("growth-percent", "15 %", Status.CORRECT, 1.0, "15%", "", ""),
+    ("growth-percent", "15 percent", Status.CORRECT, 1.0, "15 percent", "", ""),
+    ("growth-percent", "15", Status.CORRECT, 1.0, "15", "", ""),
+    ("growth-percent", "0.15", Status.INCORRECT, 0.0, "0.15", "That is the fraction", ""),
+    # a percentage where the answer is a plain number (a probability): read as the fraction
+    ("coin-binomial", "11.72%", Status.CORRECT, 1.0, "11.72% = 0.1172", "", "read % as a fraction"),
+    ("coin-binomial", "11.72 m", Status.INCORRECT, 0.0, "11.72 m", "This answer is a plain number, without a unit such as m.", "incompatible unit: m for no unit (a plain number)"),
+    # error carried forward reads an earlier part in its own unit
+    ("kinematics-chain", "10 m/s", Status.CORRECT, 1.0, "10 m/s", "", ""),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("qid", "text", "status", "score", "read_as", "feedback", "doubt"),
+    CASES,
+    ids=[f"{c[0]}:{c[1]}" for c in CASES],
+)
+def test_unit_cases(
+    field: Bank,
+    qid: str,
+    text: str,
+    status: Status,
+    score: float,
+    read_as: str,
+    feedback: str,
+    doubt: str,
+) -> None:
+    question = field.question(qid)
+    part = "v" if qid == "kinematics-chain" else None
+    verdict = grade_response(field, question, text, part=part)
+    assert (verdict.status, verdict.score) == (status, score)
+    assert verdict.read_as == read_as
+    assert feedback in verdict.feedback
+    assert verdict.doubt == doubt
+
+
+def test_an_earlier_part_in_another_unit_is_carried_forward_in_its_own(field: Bank) -> None:
+    question = field.question("kinematics-chain")
+    # a = 2, t = 5 by default: v = 10 m/s. A student who gave v = 43.2 km/h (12 m/s) and then
+    # 12·5/2 = 30 m is consistent with their own v.
+    verdict = grade_response(field, question, "30", part="dist", earlier={"v": "43.2 km/h"})
+    assert verdict.status is Status.CORRECT
+    assert "error carried forward" in verdict.feedback
+
+
+INFORMATION = """
+bank: info
+title: Information units
+questions:
+  - id: entropy
+    type: numeric
+    prompt: What is the entropy of a fair 8-sided die?
+    answer: ln(8)
+    units: nats
+  - id: entropy-bits
+    type: numeric
+    prompt: And in bits?
+    answer: 3
+    units: bits
+"""
+
+
+@pytest.mark.parametrize(
+    ("qid", "text", "status", "read_as", "doubt"),
+    [
+        ("entropy", "2.079 nats", Status.CORRECT, "2.079 nats", ""),
+        ("entropy", "2.079", Status.CORRECT, "2.079", ""),
+        ("entropy", "3 bits", Status.CORRECT, "3 bits = 2.079442 nats", "typed in bits, converted"),
+        ("entropy", "3 bit", Status.CORRECT, "3 bit = 2.079442 nats", "typed in bit, converted"),
+        (
+            "entropy",
+            "0.9031 bans",
+            Status.CORRECT,
+            "0.9031 bans = 2.079465 nats",
+            "typed in bans, converted",
+        ),
+        ("entropy", "3", Status.INCORRECT, "3", ""),
+        ("entropy", "3 %", Status.INCORRECT, "3%", "incompatible unit: % for nats"),
+        (
+            "entropy-bits",
+            "2.079 nats",
+            Status.CORRECT,
+            "2.079 nats = 2.999363 bits",
+            "typed in nats, converted",
+        ),
+        (
+            "entropy-bits",
+            "3 bytes",
+            Status.INCORRECT,
+            "3 bytes = 24 bits",
+            "typed in bytes, converted",
+        ),
+    ],
+)
+def test_information_units_convert_into_each_other(
+    qid: str, text: str, status: Status, read_as: str, doubt: str
+) -> None:
+    bank = parse_bank(INFORMATION, path="info.yaml")
+    verdict = grade_response(bank, bank.question(qid), text)
+    assert (verdict.status, verdict.read_as, verdict.doubt) == (status, read_as, doubt)
+
+
+def test_a_bert_answer_in_bits_is_recognised_as_a_unit_slip() -> None:
+    bank = load_bank("bert-mlm")
+    question = bank.question("num-mlm-two")  # ln 10 nats, 3.3219 bits
+    typed = grade_response(bank, question, "3.32 bits")
+    assert typed.status is Status.CORRECT
+    assert (typed.read_as, typed.doubt) == ("3.32 bits = 2.301249 nats", "typed in bits, converted")
+    bare = grade_response(bank, question, "3.32")  # the same number without its unit
+    assert bare.status is Status.INCORRECT
+    assert bare.tag == "log-base" and "bits" in bare.feedback
+
+
+def test_label_units_are_matched_as_written() -> None:
+    bank = load_bank("bert-mlm")
+    question = bank.question("num-mask-counts")  # units: tokens
+    for text in ("6 tokens", "6 token", "6 Tokens", "6"):
+        verdict = grade_response(bank, question, text, part="selected")
+        assert verdict.status is Status.CORRECT, text
+    wrong = grade_response(bank, question, "6 kg", part="selected")
+    assert (wrong.status, wrong.doubt) == (Status.INCORRECT, "incompatible unit: kg for tokens")
+    odd = grade_response(bank, question, "6 widgets", part="selected")
+    assert odd.status is Status.INVALID and "Unknown name 'widgets'" in odd.feedback
+
+
+def test_tolerance_bands_apply_in_the_questions_unit() -> None:
+    bank = parse_bank(
+        "bank: b\ntitle: B\nquestions:\n"
+        "  - {id: v, type: numeric, prompt: Speed?, answer: 10, units: m/s, tolerance: {abs: 0.5}}\n"
+        "  - {id: w, type: numeric, prompt: Speed?, answer: 10, units: m/s, tolerance: {sigfigs: 3}}\n",
+        path="b.yaml",
+    )
+    band = bank.question("v")
+    assert grade_response(bank, band, "37.8 km/h").status is Status.CORRECT  # 10.5 m/s
+    assert grade_response(bank, band, "37.9 km/h").status is Status.INCORRECT  # 10.53 m/s
+    figures = bank.question("w")
+    assert grade_response(bank, figures, "36.0 km/h").status is Status.CORRECT
+    assert grade_response(bank, figures, "36.2 km/h").status is Status.INCORRECT
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected", "kind"),
+    [
+        ("m/s", "m/s", "same"),
+        ("meter/second", "m/s", "same"),
+        ("km/h", "m/s", "converted"),
+        ("degC", "K", "converted"),
+        ("deg", "rad", "converted"),
+        ("bits", "nats", "converted"),
+        ("bits", "%", "incompatible"),  # Pint's bit is dimensionless, but not a ratio
+        ("rad", None, "incompatible"),
+        ("%", None, "converted"),
+        ("kg", "tokens", "incompatible"),
+        ("token", "tokens", "same"),
+        ("zorkmid", "m/s", "unknown"),
+    ],
+)
+def test_convert(typed: str, expected: str | None, kind: str) -> None:
+    assert convert(typed, expected).kind == kind
+
+
+def test_units_that_look_like_a_unit_but_are_none_are_named() -> None:
+    assert unit_problem("m/s") == unit_problem("tokens") == ""
+    assert "not a unit the units library knows" in unit_problem("m/sec2x")
+
+
+def test_a_reading_keeps_its_unit_apart_and_how_the_whole_failed() -> None:
+    reading = read_answer("2 ln 2 nats")
+    assert isinstance(reading, Reading)
+    assert (reading.unit, reading.read_as) == ("nats", "2*ln(2) ≈ 1.386294 nats")
+    assert reading.fallback is not None and "Unknown name 'nats'" in reading.fallback.message
+    assert isinstance(read_answer("5 pi rad"), Reading)
+    assert read_answer("5 pi rad").unit == "rad"  # type: ignore[union-attr]
+
+
+UNIT_POOL = [
+    "10", "10 m/s", "36 km/h", "35 km/h", "10 kg", "10 zorks", "0.1", "5", "5 m/s", "18 km/h",
+    "15%", "15", "0.15", "15 percent", "0.0353 km", "35.3", "12,345.6", "12 345.6 ha",
+    "11.72%", "0.1172", "11.72 m", "", None,
+]  # fmt: skip
+
+
+def test_the_batch_grader_agrees_on_every_unit_case(field: Bank) -> None:
+    book = compile_bank(field)
+    answers = ClassAnswers(slot_ids(field))
+    slots = [s.id for s in bank_slots(field)]
+    for slot in slots:
+        answers.mark_present(slot)
+    for k in range(3 * len(UNIT_POOL)):
+        row = answers.add_student(f"s{k}", k % 4, ("test", 0))
+        for j, slot in enumerate(slots):
+            answers.mark_present(slot)[row] = UNIT_POOL[(k + 3 * j) % len(UNIT_POOL)]
+    graded = grade_partition(book, answers)
+    for g in graded.slots:
+        slot = g.slot
+        for row in range(len(answers)):
+            earlier = None
+            if slot.part is not None:
+                earlier = {
+                    p.id: t
+                    for p in slot.question.parts[: slot.index]
+                    if (t := answers.answers[f"{slot.question.id}.{p.id}"][row]) is not None
+                }
+            single = grade_response(
+                book,
+                slot.question,
+                answers.answers[slot.id][row],
+                student=answers.students[row],
+                seed=answers.seeds[row],
+                part=slot.part,
+                earlier=earlier,
+            )
+            assert g.verdict(row) == single, (slot.id, answers.answers[slot.id][row])
+
+
+def test_the_units_library_is_loaded_only_when_a_unit_is_judged() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from quizgym.loader import load_bank\n"
+        "from quizgym.answers import grade_response\n"
+        "bank = load_bank('bert-mlm')\n"
+        "grade_response(bank, bank.question('num-mlm-two'), 'ln 10')\n"
+        "print('pint' in sys.modules)\n"
+        "grade_response(bank, bank.question('num-mlm-two'), '3.32 bits')\n"
+        "print('pint' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.split() == ["False", "True"]
