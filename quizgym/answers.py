@@ -466,7 +466,7 @@ def read_unit(reading: Reading, slot: Slot) -> UnitReading:
         )
     if conversion.kind == "unknown":
         return UnitReading(conversion=conversion, read_as=reading.read_as)
-    value = conversion.scale * float(reading.value) + conversion.offset
+    value = conversion.scale * reading.number + conversion.offset
     shown = f"{format_value(value)}{'' if units is None else ' ' + units}"
     return UnitReading(
         conversion=conversion,
@@ -478,7 +478,7 @@ def read_unit(reading: Reading, slot: Slot) -> UnitReading:
 
 def _match(reading: Reading, target: float, slot: Slot) -> Match:
     assert slot.tolerance is not None
-    value, kind = float(reading.value), reading.parsed.kind
+    value, kind = reading.number, reading.parsed.kind
     conversion = convert(reading.unit, slot.units) if reading.unit else None
     if conversion is not None and conversion.kind == "converted":
         if isinstance(slot.tolerance, AbsTolerance | DecimalsTolerance):
@@ -578,7 +578,16 @@ def numeric_verdict(
         return Verdict(
             question=qid, status=Status.BLANK, score=0.0, max_score=points, expected=expected
         )
-    unit = read_unit(reading, slot) if isinstance(reading, Reading) else None
+    unit: UnitReading | None
+    if isinstance(reading, Reading) and not reading.unit and not reading.typed:
+        # A plain number (most answers): no unit to judge unless the slot requires one.
+        unit = (
+            read_unit(reading, slot)
+            if slot.units and slot.require_units > 0
+            else UnitReading(conversion=None, read_as=reading.read_as)
+        )
+    else:
+        unit = read_unit(reading, slot) if isinstance(reading, Reading) else None
     if (
         isinstance(reading, Reading)
         and unit is not None
@@ -597,7 +606,7 @@ def numeric_verdict(
             expected=expected,
         )
     assert unit is not None
-    value = float(reading.value)
+    value = reading.number
     if unit.conversion is not None and unit.conversion.kind == "converted":
         value = unit.conversion.scale * value + unit.conversion.offset
     if unit.conversion is not None and unit.conversion.kind == "incompatible":

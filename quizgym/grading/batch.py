@@ -242,10 +242,14 @@ def _grade_slot(
     unique, first, inverse = group(key)
     pair_variants = vcodes[first]
     pair_texts = tcodes[first]
-    pair_earlier = [
-        {name: prior_texts[c] for name, prior_texts, codes in earlier if (c := codes[row]) >= 0}
-        for row in first
-    ]
+    pair_earlier: list[dict[str, str | None]] = (
+        [
+            {name: prior_texts[c] for name, prior_texts, codes in earlier if (c := codes[row]) >= 0}
+            for row in first
+        ]
+        if earlier
+        else [{}] * len(first)  # shared and never written to: no earlier parts
+    )
     if slot.is_numeric:
         try:
             verdicts = _grade_numeric(
@@ -410,7 +414,7 @@ def _grade_numeric(
     for k, reading in enumerate(readings):
         if isinstance(reading, Reading):
             try:
-                values[k] = float(reading.value)
+                values[k] = reading.number
                 kinds[k] = KIND_CODES[reading.parsed.kind]
                 decimals[k] = reading.parsed.decimals
                 sigfigs[k] = reading.parsed.sigfigs

@@ -6,14 +6,17 @@ use them without importing the others.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
 __all__ = ["FORMULA_START", "defuse", "fmt", "undefuse"]
 
 
+@functools.lru_cache(maxsize=8192)
 def fmt(value: float | None, digits: int = 4) -> str:
-    """A number as people write it: ``1``, ``0.5``, ``0.3333``; empty for None or NaN."""
+    """A number as people write it: ``1``, ``0.5``, ``0.3333``; empty for None or NaN (memoized:
+    a class's scores take few distinct values)."""
     if value is None or not math.isfinite(value):
         return ""
     text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
