@@ -1256,10 +1256,9 @@ class _Tokenizer:
         if word.startswith("_"):
             raise AnswerParseError("Unexpected character '_'.", offset)
         shown = word if len(word) <= 20 else word[:20] + "..."
-        known = sorted({*self.functions, *self.constants, *self.names})
-        close = difflib.get_close_matches(low, known, n=1, cutoff=0.75)
+        close = _closest(low, frozenset({*self.functions, *self.constants, *self.names}))
         if close:
-            hint = f"; did you mean {close[0]}?"
+            hint = f"; did you mean {close}?"
         elif self.names:
             values = sorted({*self.constants, *self.names})
             hint = f"; the names here are {', '.join(values)}, and the functions."
@@ -1269,6 +1268,14 @@ class _Tokenizer:
                 "such as ln, sqrt, sin (a unit goes after the number: 10 m/s)."
             )
         raise AnswerParseError(f"Unknown name {shown!r}{hint}", offset)
+
+
+@functools.lru_cache(maxsize=4096)
+def _closest(word: str, known: frozenset[str]) -> str | None:
+    """The known name closest to an unknown word, if one is close (memoized: a class types the
+    same unknown word, a unit the question does not name, thousands of times)."""
+    close = difflib.get_close_matches(word, sorted(known), n=1, cutoff=0.75)
+    return close[0] if close else None
 
 
 def _separators(body: str, offset: int) -> tuple[str, str, bool]:
@@ -2442,9 +2449,9 @@ def read_answer(text: str) -> Reading | ParseFailure:
 
 
 _PLAIN_PREC = dps_to_prec(DPS)
-_PLAIN_NUMBER = re.compile(r"( *)([+-]?)([0-9]{1,15})(?:([.,])([0-9]{1,15}))? *")
+_PLAIN_NUMBER = re.compile(r"( *(?:= *)?)([+-]?)([0-9]{1,15})(?:([.,])([0-9]{1,15}))? *")
 """A plain decimal as most students type it: ``2.30``, ``-0.5``, ``12``, ``2,30`` (no exponent,
-no grouping, at most 15 digits each side, ASCII spaces around)."""
+no grouping, at most 15 digits each side, ASCII spaces around, after an ``=`` or not)."""
 
 
 def _read_plain(text: str) -> Reading | None:

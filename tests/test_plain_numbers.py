@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 
 from quizgym import expr
 
-NUMBERS = st.from_regex(r"\A *[+-]?[0-9]{0,17}([.,][0-9]{0,17})? *\Z", fullmatch=True)
+NUMBERS = st.from_regex(r"\A *(= *)?[+-]?[0-9]{0,17}([.,][0-9]{0,17})? *\Z", fullmatch=True)
 """Plain decimals as students type them, and their near misses: no digits, 16 or 17 digits,
-a lone separator, a decimal comma with three digits (refused as ambiguous)."""
+a lone separator, a decimal comma with three digits (refused as ambiguous); after ``=`` too."""
 
 
 @settings(max_examples=1500, deadline=None)
@@ -18,6 +18,8 @@ a lone separator, a decimal comma with three digits (refused as ambiguous)."""
 @example("0.000")
 @example("+0.5")
 @example(" -2,30 ")
+@example(" = -2.30 ")
+@example("=8.2418")
 @example("2,400")
 @example("1200")
 @example("007")

@@ -26,18 +26,19 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from quizgym.answers import Status, read_choices
 from quizgym.expr import Reading, read_answer
-from quizgym.grading.batch import GradedPartition
+from quizgym.grading.batch import GradedPartition, GradedSlot
 from quizgym.grading.versions import Versions
 from quizgym.model import AnyQuestion, MultipleChoice, SpotTheError
 from quizgym.solver import CompiledBank, Slot, Variant
-from quizgym.tolerance import compare
+from quizgym.tolerance import KIND_CODES, compare_array
 
 __all__ = ["Fit", "version_fit"]
 
@@ -108,7 +109,9 @@ def version_fit(bank: CompiledBank, graded: GradedPartition, versions: Versions)
     """The (own, other) counts of one graded partition.
 
     Each distinct (version, answer) pair is one verdict of the batch grader, so the counts are
-    taken per pair and weighted by how many students gave it.
+    taken per pair and weighted by how many students gave it: one array per alternative over
+    the pairs (numbers are compared with :func:`~quizgym.tolerance.compare_array`, the
+    comparator the grader uses), and whether two versions share a key once per pair of versions.
     """
     fit = Fit()
     for g in graded.slots:
@@ -122,41 +125,54 @@ def version_fit(bank: CompiledBank, graded: GradedPartition, versions: Versions)
             kind = "choice"
         else:
             continue
-        column = graded.answers.column(slot.id)
-        pairs, first, weight = np.unique(g.codes, return_index=True, return_counts=True)
-        texts = [column[int(row)] for row in first]
-        owns = [g.variants[int(g.variant_codes[row])] for row in first]
-        right = [g.verdicts[int(p)].status is Status.CORRECT for p in pairs]
-        counter: Counter[tuple[str, str]] = Counter()
-        alternatives = list(_alternatives(bank, question, versions))
-        tests = [(label, alt, _right_under(bank, slot, alt, kind)) for label, alt in alternatives]
-        for text, own_variant, own, n in zip(texts, owns, right, weight.tolist(), strict=True):
-            if text is None:
-                continue
-            fits_another = False
-            compared = False
-            for label, alternative, right_other in tests:
-                if _same_key(bank, slot, own_variant, alternative, kind):
-                    continue
-                compared = True
-                counter[label, "answered"] += n
-                other = right_other(text)
-                fits_another = fits_another or other
-                if own and not other:
-                    counter[label, "own"] += n
-                elif other and not own:
-                    counter[label, "other"] += n
-            if kind == "numeric" and compared:
-                # Against every other version at once: students given one another's numbers.
-                counter[ANOTHER, "answered"] += n
-                if own:
-                    counter[ANOTHER, "own"] += n
-                elif fits_another:
-                    counter[ANOTHER, "other"] += n
+        counter = _slot_counts(bank, slot, g, graded.answers.column(slot.id), versions, kind)
         if counter:
             fit.counts[slot.id] = counter
             fit.kinds[slot.id] = kind
     return fit
+
+
+def _slot_counts(
+    bank: CompiledBank,
+    slot: Slot,
+    g: GradedSlot,
+    column: Sequence[str | None],
+    versions: Versions,
+    kind: str,
+) -> Counter[tuple[str, str]]:
+    pairs, first, weight = np.unique(g.codes, return_index=True, return_counts=True)
+    texts = [column[int(row)] for row in first]
+    answered = np.array([text is not None for text in texts], dtype=bool)
+    own_codes = g.variant_codes[first]
+    own = np.array([g.verdicts[int(p)].status is Status.CORRECT for p in pairs.tolist()], bool)
+    alternatives = list(_alternatives(bank, slot.question, versions))
+    # same[v, a]: the student's own version v and alternative a have the same right answer, so
+    # an answer cannot tell them apart.
+    same = _same_keys(bank, slot, g.variants, [alt for _, alt in alternatives], kind)
+    right_under = _numeric_tests(slot, texts) if kind == "numeric" else _choice_tests(slot, texts)
+    counter: Counter[tuple[str, str]] = Counter()
+    compared = np.zeros(len(texts), dtype=bool)
+    fits_another = np.zeros(len(texts), dtype=bool)
+    for a, (label, alternative) in enumerate(alternatives):
+        held = answered & ~same[own_codes, a]
+        if not held.any():
+            continue
+        other = right_under(bank, alternative) & held
+        compared |= held
+        fits_another |= other
+        counter[label, "answered"] += int(weight[held].sum())
+        if count := int(weight[held & own & ~other].sum()):
+            counter[label, "own"] += count
+        if count := int(weight[other & ~own].sum()):
+            counter[label, "other"] += count
+    if kind == "numeric" and compared.any():
+        # Against every other version at once: students given one another's numbers.
+        counter[ANOTHER, "answered"] += int(weight[compared].sum())
+        if count := int(weight[compared & own].sum()):
+            counter[ANOTHER, "own"] += count
+        if count := int(weight[compared & ~own & fits_another].sum()):
+            counter[ANOTHER, "other"] += count
+    return counter
 
 
 def _alternatives(
@@ -183,58 +199,98 @@ def _alternatives(
             yield variant.label, variant
 
 
-def _same_key(bank: CompiledBank, slot: Slot, a: Variant, b: Variant, kind: str) -> bool:
-    """Whether two versions have the same right answer (so an answer cannot tell them apart)."""
+def _same_keys(
+    bank: CompiledBank, slot: Slot, owns: list[Variant], alternatives: list[Variant], kind: str
+) -> npt.NDArray[np.bool_]:
+    """``[v, a]``: whether version ``owns[v]`` and ``alternatives[a]`` have the same right
+    answer (so an answer cannot tell them apart)."""
     if kind == "numeric":
         assert slot.tolerance is not None
-        key_a, key_b = bank.key(slot, a).number, bank.key(slot, b).number
-        return compare(
-            value=key_a, key=key_b, tolerance=slot.tolerance, kind="mixed", decimals=0, sigfigs=0
-        ).ok
+        ok, _ = compare_array(
+            values=np.array([bank.key(slot, v).number for v in owns])[:, None],
+            keys=np.array([bank.key(slot, v).number for v in alternatives])[None, :],
+            tolerance=slot.tolerance,
+            kinds=KIND_CODES["mixed"],
+            decimals=0,
+            sigfigs=0,
+        )
+        return ok.reshape(len(owns), len(alternatives))
     question = slot.question
     assert isinstance(question, MultipleChoice | SpotTheError)
     right = {i for i, c in enumerate(question.choices) if c.correct}
-    positions_a = {k for k, i in enumerate(a.order or range(len(question.choices))) if i in right}
-    positions_b = {k for k, i in enumerate(b.order or range(len(question.choices))) if i in right}
-    return positions_a == positions_b
+
+    def positions(v: Variant) -> frozenset[int]:
+        return frozenset(
+            k for k, i in enumerate(v.order or range(len(question.choices))) if i in right
+        )
+
+    alt = [positions(v) for v in alternatives]
+    return np.array([[p == q for q in alt] for p in map(positions, owns)], dtype=bool).reshape(
+        len(owns), len(alternatives)
+    )
 
 
-def _right_under(
-    bank: CompiledBank, slot: Slot, variant: Variant, kind: str
-) -> Callable[[str], bool]:
-    """A memoized test: is this answer text right for ``variant``?"""
-    memo: dict[str, bool] = {}
-    if kind == "numeric":
-        assert slot.tolerance is not None
-        tolerance = slot.tolerance
-        key = bank.key(slot, variant).number
+def _numeric_tests(
+    slot: Slot, texts: list[str | None]
+) -> Callable[[CompiledBank, Variant], npt.NDArray[np.bool_]]:
+    """Each text read once; then, per version, which of them are right for its key."""
+    tolerance = slot.tolerance
+    assert tolerance is not None
+    m = len(texts)
+    values = np.full(m, np.nan)
+    kinds = np.zeros(m, dtype=np.int64)
+    decimals = np.zeros(m, dtype=np.int64)
+    sigfigs = np.zeros(m, dtype=np.int64)
+    zeros = np.zeros(m, dtype=np.int64)
+    readable = np.zeros(m, dtype=bool)
+    for k, text in enumerate(texts):
+        if text is None:
+            continue
+        try:
+            reading = read_answer(text)
+            if not isinstance(reading, Reading):
+                continue
+            values[k] = reading.number
+        except Exception:  # noqa: S112  # unreadable, or not a real number: fits no key
+            continue
+        parsed = reading.parsed
+        kinds[k] = KIND_CODES[parsed.kind]
+        decimals[k], sigfigs[k], zeros[k] = parsed.decimals, parsed.sigfigs, parsed.zeros
+        readable[k] = True
 
-        def numeric(text: str) -> bool:
-            if text not in memo:
-                reading = read_answer(text)
-                memo[text] = (
-                    isinstance(reading, Reading)
-                    and compare(
-                        value=float(reading.value),
-                        key=key,
-                        tolerance=tolerance,
-                        kind=reading.parsed.kind,
-                        decimals=reading.parsed.decimals,
-                        sigfigs=reading.parsed.sigfigs,
-                        zeros=reading.parsed.zeros,
-                    ).ok
-                )
-            return memo[text]
+    def right(bank: CompiledBank, variant: Variant) -> npt.NDArray[np.bool_]:
+        ok, _ = compare_array(
+            values=values,
+            keys=bank.key(slot, variant).number,
+            tolerance=tolerance,
+            kinds=kinds,
+            decimals=decimals,
+            sigfigs=sigfigs,
+            zeros=zeros,
+        )
+        return ok & readable
 
-        return numeric
+    return right
+
+
+def _choice_tests(
+    slot: Slot, texts: list[str | None]
+) -> Callable[[CompiledBank, Variant], npt.NDArray[np.bool_]]:
+    """Per version, which of the texts pick exactly its right choices."""
     question = slot.question
     assert isinstance(question, MultipleChoice | SpotTheError)
     right = sorted(i for i, c in enumerate(question.choices) if c.correct)
 
-    def choice(text: str) -> bool:
-        if text not in memo:
-            picked = read_choices(text, question, variant)
-            memo[text] = not isinstance(picked, str) and sorted(picked) == right
-        return memo[text]
+    def picks(bank: CompiledBank, variant: Variant) -> npt.NDArray[np.bool_]:
+        memo: dict[str, bool] = {}
+        out = np.zeros(len(texts), dtype=bool)
+        for k, text in enumerate(texts):
+            if text is None:
+                continue
+            if text not in memo:
+                picked = read_choices(text, question, variant)
+                memo[text] = not isinstance(picked, str) and sorted(picked) == right
+            out[k] = memo[text]
+        return out
 
-    return choice
+    return picks
