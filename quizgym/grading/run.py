@@ -328,8 +328,8 @@ def assemble(
     students = 0
     fit = Fit()
     review = Review()
-    for result in ordered:
-        sums = sums.merge(result.sums)
+    for k, result in enumerate(ordered):
+        sums = sums.merge(result.sums, order=k == len(ordered) - 1)  # keys sorted once
         fit = fit.merge(result.fit)
         review = review.merge(result.review)
         if "review" in result.files:
