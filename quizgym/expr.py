@@ -2459,7 +2459,7 @@ def _read_plain(text: str) -> Reading | None:
     instead of tens): the same tree, reading and value, built directly; None for anything else
     (which takes the full path). ``tests/test_fast_paths.py`` holds the two paths equal.
     """
-    match = _PLAIN_NUMBER.fullmatch(text)
+    match = _PLAIN_NUMBER.fullmatch(text) if len(text) <= MAX_LENGTH else None
     if match is None:
         return None
     lead, sign, whole, separator, fraction = match.groups()

@@ -679,3 +679,45 @@ def test_an_lms_report_of_rich_text_is_matched_by_its_text_without_a_manifest(
     result = run("grade", str(rich), str(report), "-o", str(tmp_path / "g"), "--version", "default")
     assert "ignored" not in result.output, result.output
     assert list(grades(tmp_path / "g")["m0"])[4:] == list(answers)
+
+
+_CHOICES = ", ".join(str(a) for a in [*range(1, 71), *range(-1, -11, -1)])
+UNDEFINED_FOR_SOME = f"""
+bank: undefined-for-some
+title: A key undefined for some versions
+questions:
+  - id: q
+    type: numeric
+    prompt: "What is ln {{a}}?"
+    params: {{a: {{choices: [{_CHOICES}]}}}}
+    answer: ln(a)
+"""
+
+
+@pytest.mark.parametrize("answer", ["", "0"])
+def test_a_version_whose_key_cannot_be_worked_out_does_not_stop_the_safety_net(
+    tmp_path: Path, answer: str
+) -> None:
+    # 80 versions (more than the net holds against one by one); ln(a) is undefined for a < 0.
+    # The student who drew one is graded invalid with the reason, blank or not; the class is
+    # graded and the net compares the others (it used to raise the key's error for the class).
+    book = compile_bank(parse_bank(UNDEFINED_FOR_SOME, path=str(tmp_path / "u.yaml")))
+    question, slot = book.bank.question("q"), book.slot("q")
+    drawn = {f"s{k}": book.variant(question, student=f"s{k}", seed=1) for k in range(400)}
+    good = [s for s, v in drawn.items() if v.params["a"] > 0][:30]
+    bad = next(s for s, v in drawn.items() if v.params["a"] < 0)
+    path = tmp_path / "class.csv"
+    with path.open("w", newline="") as stream:
+        writer = csv.writer(stream)
+        writer.writerow(["student", "q"])
+        writer.writerows([s, f"{book.key(slot, drawn[s]).number:.4f}"] for s in good)
+        writer.writerow([bad, answer])
+    run = grade_submissions(book, [path], out_dir=tmp_path / "out", seed=1)
+    assert run.warnings == []
+    text = (tmp_path / "out" / "responses.csv").read_text(encoding="utf-8")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert len(rows) == 31
+    assert sum(r["verdict"] == "correct" for r in rows) == 30
+    (mine,) = [r for r in rows if r["student"] == bad]
+    assert mine["verdict"] == "invalid"  # no key to hold it against, and the row says so
+    assert "positive" in mine["feedback"], mine["feedback"]

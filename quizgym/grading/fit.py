@@ -148,13 +148,21 @@ def _slot_counts(
     alternatives = list(_alternatives(bank, slot.question, versions))
     # same[v, a]: the student's own version v and alternative a have the same right answer, so
     # an answer cannot tell them apart.
-    same = _same_keys(bank, slot, g.variants, [alt for _, alt in alternatives], kind)
+    # Only versions some student answered are asked for their keys (a version whose key cannot
+    # be worked out may have only blank answers).
+    given = sorted({int(v) for v in own_codes[answered].tolist()})
+    rows = np.zeros(len(g.variants), dtype=np.int64)
+    rows[given] = np.arange(len(given))
+    same = _same_keys(
+        bank, slot, [g.variants[v] for v in given], [a for _, a in alternatives], kind
+    )
     right_under = _numeric_tests(slot, texts) if kind == "numeric" else _choice_tests(slot, texts)
     counter: Counter[tuple[str, str]] = Counter()
     compared = np.zeros(len(texts), dtype=bool)
     fits_another = np.zeros(len(texts), dtype=bool)
     for a, (label, alternative) in enumerate(alternatives):
-        held = answered & ~same[own_codes, a]
+        held = answered.copy()
+        held[answered] = ~same[rows[own_codes[answered]], a]
         if not held.any():
             continue
         other = right_under(bank, alternative) & held
@@ -203,18 +211,23 @@ def _same_keys(
     bank: CompiledBank, slot: Slot, owns: list[Variant], alternatives: list[Variant], kind: str
 ) -> npt.NDArray[np.bool_]:
     """``[v, a]``: whether version ``owns[v]`` and ``alternatives[a]`` have the same right
-    answer (so an answer cannot tell them apart)."""
+    answer (so an answer cannot tell them apart). A version whose key cannot be worked out (its
+    students' verdicts say why) is told apart from none: nothing is counted against it."""
     if kind == "numeric":
         assert slot.tolerance is not None
+        own, alt = _numbers(bank, slot, owns), _numbers(bank, slot, alternatives)
         ok, _ = compare_array(
-            values=np.array([bank.key(slot, v).number for v in owns])[:, None],
-            keys=np.array([bank.key(slot, v).number for v in alternatives])[None, :],
+            values=own[:, None],
+            keys=alt[None, :],
             tolerance=slot.tolerance,
             kinds=KIND_CODES["mixed"],
             decimals=0,
             sigfigs=0,
         )
-        return ok.reshape(len(owns), len(alternatives))
+        same = ok.reshape(len(owns), len(alternatives))
+        same[np.isnan(own), :] = True
+        same[:, np.isnan(alt)] = True
+        return same
     question = slot.question
     assert isinstance(question, MultipleChoice | SpotTheError)
     right = {i for i, c in enumerate(question.choices) if c.correct}
@@ -224,10 +237,21 @@ def _same_keys(
             k for k, i in enumerate(v.order or range(len(question.choices))) if i in right
         )
 
-    alt = [positions(v) for v in alternatives]
-    return np.array([[p == q for q in alt] for p in map(positions, owns)], dtype=bool).reshape(
+    held = [positions(v) for v in alternatives]
+    return np.array([[p == q for q in held] for p in map(positions, owns)], dtype=bool).reshape(
         len(owns), len(alternatives)
     )
+
+
+def _numbers(bank: CompiledBank, slot: Slot, variants: list[Variant]) -> npt.NDArray[np.float64]:
+    """Each version's key as a float; NaN where it cannot be worked out."""
+    out = np.full(len(variants), np.nan)
+    for k, variant in enumerate(variants):
+        try:
+            out[k] = bank.key(slot, variant).number
+        except Exception:  # noqa: S112  # undefined or refused here: its verdicts say so
+            continue
+    return out
 
 
 def _numeric_tests(
