@@ -36,6 +36,7 @@ from quizgym.model import (
     UnitPenalty,
     loc_key,
 )
+from quizgym.resources import read_bank_file
 from quizgym.resources import resolve_bank as resolve_bank  # its home was here
 from quizgym.resources import resolve_pack as resolve_pack
 from quizgym.resources import shortest as shortest
@@ -83,11 +84,7 @@ def load_bank(name: str | Path) -> Bank:
         QuizgymError: the file cannot be read.
         BankError: the bank has errors (all of them, each with its line).
     """
-    path = resolve_bank(name)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise QuizgymError(f"{path}: cannot read: {exc.strerror}") from exc
+    path, raw = read_bank_file(name)
     return parse_bank(raw, path=str(path))
 
 

@@ -54,6 +54,20 @@ def resolve_bank(name: str | Path) -> Path:
     raise BankNotFoundError(str(name), sorted(bundled))
 
 
+def read_bank_file(name: str | Path) -> tuple[Path, bytes]:
+    """A bank's path (see :func:`resolve_bank`) and its file's bytes.
+
+    Raises:
+        BankNotFoundError: the bank does not exist.
+        QuizgymError: the file cannot be read.
+    """
+    path = resolve_bank(name)
+    try:
+        return path, path.read_bytes()
+    except OSError as exc:
+        raise QuizgymError(f"{path}: cannot read: {exc.strerror}") from exc
+
+
 def shortest(path: Path) -> Path:
     """Show a path relative to the working folder when it lies inside it."""
     try:

@@ -375,15 +375,10 @@ def open_bank(
         QuizgymError: the file cannot be read.
         BankError: the bank has errors (all of them, each with its line).
     """
-    from quizgym.errors import QuizgymError
-    from quizgym.resources import resolve_bank
+    from quizgym.resources import read_bank_file
     from quizgym.solver.compiled import compile_bank
 
-    path = resolve_bank(name)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise QuizgymError(f"{path}: cannot read: {exc.strerror}") from exc
+    path, raw = read_bank_file(name)
     key = bank_key(raw)
     stored = read(key)
     bank = _bank(stored, str(path)) if stored is not None else None
