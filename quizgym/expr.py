@@ -1011,6 +1011,42 @@ def _normalize(source: str) -> tuple[str, list[int]]:
         raise AnswerParseError(
             f"The text is too long ({len(source)} characters; at most {MAX_LENGTH}).", MAX_LENGTH
         )
+    if source.isascii() and source.isprintable():
+        # Printable ASCII, most answers: each character folds to itself (a test holds it).
+        text, where = source, list(range(len(source)))
+    else:
+        text, where = _fold(source)
+    for match in reversed(list(_TIMES_TEN_RE.finditer(text))):
+        a, b = match.span()
+        text = text[:a] + "*" + text[b:]
+        where[a:b] = [where[a]]
+    start, end = 0, len(text)
+    prefix = _PREFIX_RE.match(text)
+    if prefix:  # "≈ 2.30", "L = 2.30", "L_MLM ≈ 2.3026"
+        start = prefix.end()
+    while start < end and text[start] == " ":
+        start += 1
+    while end > start and text[end - 1] == " ":
+        end -= 1
+    if start == end:
+        raise AnswerParseError("There is no number or expression to read.", None)
+    text, offsets = text[start:end], where[start:end]
+    for k, ch in enumerate(text):
+        if not " " <= ch <= "~":
+            raise AnswerParseError(
+                f"The character {ch!r} (U+{ord(ch):04X}) is not allowed.", offsets[k]
+            )
+    return text, offsets
+
+
+def _fold(source: str) -> tuple[str, list[int]]:
+    """Superscripts, NFKC and the character map: the text in ASCII, with each character's
+    offset in the source.
+
+    Raises:
+        AnswerParseError: a mixed number written with a vulgar fraction; text that grows past
+            twice the longest answer.
+    """
     chars: list[str] = []
     where: list[int] = []
 
@@ -1040,29 +1076,7 @@ def _normalize(source: str) -> tuple[str, list[int]]:
         i += 1
         if len(chars) > _MAX_NORMALIZED:
             raise AnswerParseError(f"The text is too long (at most {MAX_LENGTH} characters).", i)
-
-    text = "".join(chars)
-    for match in reversed(list(_TIMES_TEN_RE.finditer(text))):
-        a, b = match.span()
-        text = text[:a] + "*" + text[b:]
-        where[a:b] = [where[a]]
-    start, end = 0, len(text)
-    prefix = _PREFIX_RE.match(text)
-    if prefix:  # "≈ 2.30", "L = 2.30", "L_MLM ≈ 2.3026"
-        start = prefix.end()
-    while start < end and text[start] == " ":
-        start += 1
-    while end > start and text[end - 1] == " ":
-        end -= 1
-    if start == end:
-        raise AnswerParseError("There is no number or expression to read.", None)
-    text, offsets = text[start:end], where[start:end]
-    for k, ch in enumerate(text):
-        if not " " <= ch <= "~":
-            raise AnswerParseError(
-                f"The character {ch!r} (U+{ord(ch):04X}) is not allowed.", offsets[k]
-            )
-    return text, offsets
+    return "".join(chars), where
 
 
 # --- tokenize -------------------------------------------------------------------------------------

@@ -56,3 +56,15 @@ def test_read_answer_takes_the_fast_path_for_plain_decimals_only() -> None:
     assert expr._read_plain("2.30") is not None
     for text in ("2.3e-3", "ln 10", "12,345.6", "2,400", ".5", "5.", "10 m/s", "15%", "1/2"):
         assert expr._read_plain(text) is None, text
+
+
+@given(st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=80))
+def test_printable_ascii_folds_to_itself(text: str) -> None:
+    # The premise of _normalize's shortcut for printable ASCII: superscripts, NFKC and the
+    # character map leave every such character as it is, at its own offset.
+    assert expr._fold(text) == (text, list(range(len(text))))
+
+
+def test_every_printable_ascii_character_folds_to_itself() -> None:
+    for code in range(0x20, 0x7F):
+        assert expr._fold(chr(code)) == (chr(code), [0]), hex(code)
