@@ -8,7 +8,10 @@ name the file, the line and the field.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class QuizgymError(Exception):

@@ -14,12 +14,13 @@ import importlib
 import sys
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, ClassVar
 
 from quizgym.errors import ExportError
 
 if TYPE_CHECKING:  # the CLI imports this module for FORMATS; keep it light
+    from pathlib import Path
+
     from quizgym.export.scoring import CheckReport
     from quizgym.model import Bank
     from quizgym.solver import CompiledBank
@@ -75,6 +76,8 @@ class Exporter(ABC):
 
     def save(self, path: str | Path) -> Path:
         """Write the file to ``path`` (created or replaced) and return the path."""
+        from pathlib import Path
+
         target = Path(path)
         data = self.to_bytes()
         try:
@@ -150,6 +153,8 @@ def export_bank(
         QuizgymError: the bank cannot be loaded or exported, or ``check`` was asked of a
             format the check does not emulate.
     """
+    from pathlib import Path
+
     from quizgym.export.plan import issued_items, plan, split_parts
     from quizgym.issued import issue, write_issued
     from quizgym.solver.cache import open_bank, save

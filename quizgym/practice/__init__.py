@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the drill pulls in the answer engine (sympy): import it only when used
+    from pathlib import Path
+
     from quizgym.practice.stats import BankStats
     from quizgym.practice.views import Summary
 
@@ -97,7 +98,7 @@ def show_stats(banks: Sequence[str] = (), *, db: str | Path | None = None) -> li
     from quizgym.practice.ui import RichUI, make_console, render_stats
     from quizgym.practice.views import clock_from
 
-    slugs = tuple(load_bank(b).bank if Path(b).is_file() else b for b in banks)
+    slugs = tuple(load_bank(b).bank if os.path.isfile(b) else b for b in banks)
     now = clock_from(os.environ.get("QUIZGYM_NOW"))()
     store = Store.read_only(db)
     figures = []
