@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -28,3 +31,17 @@ def group(key: IntArray) -> tuple[IntArray, IntArray, IntArray]:
     first_at = np.empty(span, dtype=np.int64)
     first_at[key[::-1]] = np.arange(len(key) - 1, -1, -1, dtype=np.int64)  # first occurrence wins
     return unique.astype(np.int64), first_at[unique], inverse.astype(np.int64)
+
+
+def arrow_strings(pa: Any, words: Sequence[str]) -> Any:
+    """A pyarrow string array of ``words`` (``pa`` is the pyarrow module), built from its buffers:
+    ``pa.array`` imports pandas (0.4 s) when it is installed, only to check whether its argument
+    is a pandas object."""
+    encoded = [w.encode() for w in words]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    kind = pa.large_string() if offsets[-1] >= 2**31 else pa.string()
+    if kind == pa.string():
+        offsets = offsets.astype(np.int32)
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+    return pa.Array.from_buffers(kind, len(encoded), buffers)

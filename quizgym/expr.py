@@ -81,6 +81,7 @@ __all__ = [
     "Function",
     "MAX_DEPTH",
     "MAX_LENGTH",
+    "PLAIN_NUMBER",
     "MAX_NODES",
     "ParseFailure",
     "Parsed",
@@ -2463,9 +2464,13 @@ def read_answer(text: str) -> Reading | ParseFailure:
 
 
 _PLAIN_PREC = dps_to_prec(DPS)
-_PLAIN_NUMBER = re.compile(r"( *(?:= *)?)([+-]?)([0-9]{1,15})(?:([.,])([0-9]{1,15}))? *")
+PLAIN_NUMBER = re.compile(
+    r"(?P<lead> *(?:= *)?)(?P<sign>[+-]?)(?P<whole>[0-9]{1,15})"
+    r"(?:(?P<sep>[.,])(?P<frac>[0-9]{1,15}))? *"
+)
 """A plain decimal as most students type it: ``2.30``, ``-0.5``, ``12``, ``2,30`` (no exponent,
-no grouping, at most 15 digits each side, ASCII spaces around, after an ``=`` or not)."""
+no grouping, at most 15 digits each side, ASCII spaces around, after an ``=`` or not). Read whole
+(``fullmatch``); the batch grader runs the same pattern over a column in pyarrow (RE2)."""
 
 
 def _read_plain(text: str) -> Reading | None:
@@ -2473,7 +2478,7 @@ def _read_plain(text: str) -> Reading | None:
     instead of tens): the same tree, reading and value, built directly; None for anything else
     (which takes the full path). ``tests/test_fast_paths.py`` holds the two paths equal.
     """
-    match = _PLAIN_NUMBER.fullmatch(text) if len(text) <= MAX_LENGTH else None
+    match = PLAIN_NUMBER.fullmatch(text) if len(text) <= MAX_LENGTH else None
     if match is None:
         return None
     lead, sign, whole, separator, fraction = match.groups()

@@ -6,6 +6,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from quizgym import expr
+from quizgym.answers import grade_response
+from quizgym.grading.batch import grade_partition
+from quizgym.grading.plain import read_plain_column
+from quizgym.grading.table import ClassAnswers
+from quizgym.loader import parse_bank
+from quizgym.solver import compile_bank
 
 NUMBERS = st.from_regex(r"\A *(= *)?[+-]?[0-9]{0,17}([.,][0-9]{0,17})? *\Z", fullmatch=True)
 """Plain decimals as students type them, and their near misses: no digits, 16 or 17 digits,
@@ -31,7 +37,7 @@ def test_the_fast_path_reads_a_plain_decimal_as_the_parser_does(text: str) -> No
     if fast is None:
         # Only what the fast path does not claim: more than 15 digits, no digit before the
         # separator or after it, or a comma that may be a thousands separator.
-        match = expr._PLAIN_NUMBER.fullmatch(text)
+        match = expr.PLAIN_NUMBER.fullmatch(text)
         assert (
             match is None
             or (match[4] == "," and len(match[5] or "") == 3)
@@ -68,3 +74,79 @@ def test_printable_ascii_folds_to_itself(text: str) -> None:
 def test_every_printable_ascii_character_folds_to_itself() -> None:
     for code in range(0x20, 0x7F):
         assert expr._fold(chr(code)) == (chr(code), [0]), hex(code)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(NUMBERS | st.none() | st.text(max_size=8), max_size=30))
+def test_a_column_reads_every_plain_decimal_as_the_fast_path_does(texts: list[str | None]) -> None:
+    column = read_plain_column(texts)
+    assert column is not None
+    for k, text in enumerate(texts):
+        reading = None if text is None else expr._read_plain(text)
+        assert bool(column.plain[k]) == (reading is not None), text
+        if reading is not None:
+            got = (column.decimals[k], column.sigfigs[k], column.zeros[k], column.read_as[k])
+            parsed = reading.parsed
+            assert got == (parsed.decimals, parsed.sigfigs, parsed.zeros, reading.read_as)
+            assert repr(float(column.values[k])) == repr(reading.number)  # -0 and all
+
+
+UNITS_BANK = """
+bank: plain-units
+title: Plain numbers, with and without units
+questions:
+  - id: speed
+    type: numeric
+    prompt: "How fast, in m/s?"
+    answer: "10"
+    units: m/s
+    tolerance: {decimals: 1}
+  - id: speed-required
+    type: numeric
+    prompt: "How fast?"
+    answer: "10"
+    units: m/s
+    require_units: {penalty: 0.5}
+  - id: loss
+    type: numeric
+    prompt: "ln {a}?"
+    params: {a: {choices: [2, 3, 10]}}
+    answer: ln(a)
+    tolerance: {sigfigs: 3}
+    mistakes:
+      - {answer: log10(a), feedback: "That is log10.", tag: base}
+"""
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        NUMBERS
+        | st.sampled_from(["10", "10.0", "10 m/s", "36 km/h", "0.693", "0.69", "1.10", "2.30"])
+        | st.none(),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_the_batch_grades_typed_numbers_as_the_single_answer_path(
+    cells: list[str | None],
+) -> None:
+    # Plain decimals take the column path in the batch and the fast path alone: the verdicts
+    # (status, score, read_as, feedback, tag, value, doubt) are the same, in slots with a unit,
+    # with a required unit (which the column path leaves to the reader) and per-student keys.
+    bank = parse_bank(UNITS_BANK, path="plain-units.yaml")
+    book = compile_bank(bank)
+    answers = ClassAnswers(book.slot_ids())
+    for slot in book.slot_ids():
+        answers.mark_present(slot)
+    for k, cell in enumerate(cells):
+        row = answers.add_student(f"s{k}", 7, ("test", k))
+        for slot in book.slot_ids():
+            answers.mark_present(slot)[row] = cell
+    graded = grade_partition(book, answers)
+    for g in graded.slots:
+        for row, cell in enumerate(cells):
+            single = grade_response(
+                book, g.slot.question, cell, student=f"s{row}", seed=7, part=g.slot.part
+            )
+            assert g.verdict(row) == single, (g.slot.id, cell)

@@ -38,12 +38,14 @@ from quizgym.answers import (
     grade_response,
     is_blank,
     numeric_verdict,
+    plain_verdict,
     read_bool,
     read_choices,
 )
 from quizgym.arrays import IntArray, group
 from quizgym.expr import ParseFailure, Reading, read_answer
 from quizgym.grading.decisions import Decision, Decisions, answer_print, apply, version_of
+from quizgym.grading.plain import read_plain_column
 from quizgym.grading.table import ClassAnswers, Coded
 from quizgym.grading.versions import Versions
 from quizgym.model import (
@@ -400,14 +402,24 @@ def _grade_numeric(
     expected = [expected_number(slot, v, bank) for v in variants]
     keys = [bank.key(slot, v) for v in variants]
     m = len(pair_texts)
-    read = _read_all(texts, pair_texts)
-    readings = [read[int(t)] for t in pair_texts]
-    readable = np.array([isinstance(r, Reading) for r in readings], dtype=bool)
+    # Plain decimals, a column at once (a slot that requires a unit judges each one's absence
+    # on the single-answer path); the other texts are read one by one.
+    column = None if slot.units and slot.require_units > 0 else read_plain_column(texts)
+    plain = column.plain[pair_texts] if column is not None else np.zeros(m, dtype=bool)
+    read = _read_all(texts, pair_texts[~plain])
+    readings: list[Reading | ParseFailure | None | BaseException] = [
+        None if plain[k] else read[int(t)] for k, t in enumerate(pair_texts.tolist())
+    ]
+    readable = plain | np.array([isinstance(r, Reading) for r in readings], dtype=bool)
     values = np.zeros(m)
-    kinds = np.zeros(m, dtype=np.int64)
+    kinds = np.zeros(m, dtype=np.int64)  # KIND_CODES["decimal"] for the plain ones
     decimals = np.zeros(m, dtype=np.int64)
     sigfigs = np.zeros(m, dtype=np.int64)
     zeros = np.zeros(m, dtype=np.int64)
+    if column is not None:
+        at = pair_texts[plain]
+        values[plain], decimals[plain] = column.values[at], column.decimals[at]
+        sigfigs[plain], zeros[plain] = column.sigfigs[at], column.zeros[at]
     # Units: the number in the slot's unit is scale·typed + offset (1 and 0 without a unit).
     scales = np.ones(m)
     offsets = np.zeros(m)
@@ -463,7 +475,7 @@ def _grade_numeric(
 
     def verdict(k: int, reading: Reading | ParseFailure | None) -> Verdict:
         v = int(pair_variants[k])
-        if slot.earlier and isinstance(reading, Reading) and not ok[k]:
+        if slot.earlier and (plain[k] or isinstance(reading, Reading)) and not ok[k]:
             return grade_response(
                 bank,
                 slot.question,
@@ -474,6 +486,18 @@ def _grade_numeric(
             )
         mistake = resolved[v][int(which[k])] if which[k] >= 0 else None
         hint = "" if ok[k] or mistake else hint_text(code=int(hints[k]), tolerance=tolerance)
+        if plain[k]:
+            assert column is not None
+            t = int(pair_texts[k])
+            return plain_verdict(
+                slot,
+                expected[v],
+                column.read_as[t],
+                float(column.values[t]),
+                correct=bool(ok[k]),
+                mistake=mistake,
+                feedback=hint or "",
+            )
         return numeric_verdict(
             slot, expected[v], reading, correct=bool(ok[k]), mistake=mistake, feedback=hint or ""
         )

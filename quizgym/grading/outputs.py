@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from quizgym.analysis import Statistics
+from quizgym.arrays import arrow_strings
 from quizgym.errors import QuizgymError
 from quizgym.grading.batch import GradedPartition, factorize
 from quizgym.grading.cells import FORMULA_START, defuse, fmt
@@ -73,7 +74,7 @@ def write_table(path: Path, header: Sequence[str], columns: Sequence[Column]) ->
         _write_plain(path, header, columns)
         return
     arrays = [
-        pa.DictionaryArray.from_arrays(_arrow_codes(pa, codes), _arrow_strings(pa, words))
+        pa.DictionaryArray.from_arrays(_arrow_codes(pa, codes), arrow_strings(pa, words))
         for words, codes in columns
     ]
     table = pa.table(arrays, names=[f"c{i}" for i in range(len(arrays))])
@@ -91,17 +92,6 @@ def write_table(path: Path, header: Sequence[str], columns: Sequence[Column]) ->
 def _arrow_codes(pa: Any, codes: npt.NDArray[np.int64]) -> Any:
     data = np.ascontiguousarray(codes, dtype=np.int32)
     return pa.Array.from_buffers(pa.int32(), len(data), [None, pa.py_buffer(data)])
-
-
-def _arrow_strings(pa: Any, words: Sequence[str]) -> Any:
-    encoded = [w.encode() for w in words]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(b) for b in encoded], out=offsets[1:])
-    kind = pa.large_string() if offsets[-1] >= 2**31 else pa.string()
-    if kind == pa.string():
-        offsets = offsets.astype(np.int32)
-    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
-    return pa.Array.from_buffers(kind, len(encoded), buffers)
 
 
 def _quote(text: str) -> str:

@@ -1,0 +1,110 @@
+"""Plain decimals of a whole column at once: what :func:`quizgym.expr.read_answer` gives each.
+
+Most numeric answers a class types are plain decimals (``2.30``, ``-0,5``, ``= 8.24``). The
+single-answer path reads each one with a regular expression (:data:`quizgym.expr.PLAIN_NUMBER`)
+and builds its reading; here the same expression runs over a column of distinct texts in pyarrow
+compute, and the numbers the grader compares come out as arrays: the value (a float, correctly
+rounded from the digits as typed), the decimal places and significant figures typed, the
+trailing zeros of a whole number, and how the answer reads (``2,30`` reads as ``2.30``).
+``tests/test_plain_numbers.py`` holds every field equal to the single-answer path's reading.
+
+Without pyarrow (an optional dependency) there is no column path: every text is read one by one,
+with the same results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from quizgym.arrays import arrow_strings
+from quizgym.expr import MAX_LENGTH, PLAIN_NUMBER
+
+__all__ = ["PlainColumn", "read_plain_column"]
+
+_WHOLE = "^" + PLAIN_NUMBER.pattern + "$"
+"""The single-answer path's pattern, anchored (RE2 and Python read it alike)."""
+
+
+@dataclass(frozen=True)
+class PlainColumn:
+    """The plain decimals among a column's texts (each array has one entry per text)."""
+
+    plain: npt.NDArray[np.bool_]
+    """Whether the text is a plain decimal (what :func:`quizgym.expr.read_answer` reads with its
+    fast path); the other entries of the arrays are 0 or ''."""
+    values: npt.NDArray[np.float64]
+    decimals: npt.NDArray[np.int64]
+    sigfigs: npt.NDArray[np.int64]
+    zeros: npt.NDArray[np.int64]
+    read_as: list[str]
+
+
+def read_plain_column(texts: Sequence[str | None]) -> PlainColumn | None:
+    """The plain decimals among ``texts`` (None entries are not), or None without pyarrow.
+
+    The pattern, the lengths and the digit counts run in pyarrow; how each plain answer reads
+    and its value are put together from the matched groups in Python. No pyarrow scalar is made
+    and no array is turned into NumPy by pyarrow: either would import pandas (0.4 s) when it is
+    installed, so the arrays are read from their buffers.
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:  # pragma: no cover - the optional dependency is missing
+        return None
+    column = arrow_strings(pa, ["" if t is None else t for t in texts])  # "" is never plain
+    groups = pc.extract_regex(column, _WHOLE)
+    sign, whole, sep, frac = (groups.field(name) for name in ("sign", "whole", "sep", "frac"))
+    frac_length = _lengths(pc.utf8_length(frac))
+    comma = _bools(pc.match_substring(sep, ","))
+    plain = (
+        _bools(groups.is_valid())
+        & (_lengths(pc.utf8_length(column)) <= MAX_LENGTH)
+        & ~(comma & (frac_length == 3))  # "2,302": the parser refuses it
+    )
+    has_sep = _lengths(pc.utf8_length(sep)) > 0
+    # Significant figures: the digits after leading zeros (of the whole part, or of the fraction
+    # when the whole part is all zeros); a zero typed alone has one, or as many as its decimals.
+    whole_length = _lengths(pc.utf8_length(whole))
+    whole_significant = _lengths(pc.utf8_length(pc.utf8_ltrim(whole, characters="0")))
+    frac_significant = _lengths(pc.utf8_length(pc.utf8_ltrim(frac, characters="0")))
+    significant = np.where(whole_significant > 0, whole_significant + frac_length, frac_significant)
+    sigfigs = np.where(significant > 0, significant, np.maximum(1, frac_length))
+    whole_zeros = whole_length - _lengths(pc.utf8_length(pc.utf8_rtrim(whole, characters="0")))
+    zeros = np.where(has_sep, 0, whole_zeros)
+    read_as = [""] * len(texts)
+    values = np.zeros(len(texts))
+    rows = np.flatnonzero(plain).tolist()
+    if rows:
+        signs, wholes, fracs = sign.to_pylist(), whole.to_pylist(), frac.to_pylist()
+        for k in rows:
+            shown = signs[k] + wholes[k] + ("." + fracs[k] if has_sep[k] else "")
+            read_as[k] = shown
+            values[k] = float(shown)  # correctly rounded from the digits, as Fraction → float
+        values += 0.0  # -0 reads as 0, as the single-answer path has it
+    keep = plain.astype(np.int64)
+    return PlainColumn(
+        plain=plain,
+        values=values,
+        decimals=frac_length * keep,
+        sigfigs=sigfigs * keep,
+        zeros=zeros * keep,
+        read_as=read_as,
+    )
+
+
+def _lengths(array: Any) -> npt.NDArray[np.int64]:
+    """An int32 array without nulls (``utf8_length`` of an array without nulls), as int64."""
+    data = np.frombuffer(array.buffers()[1], dtype=np.int32)
+    return data[array.offset : array.offset + len(array)].astype(np.int64)
+
+
+def _bools(array: Any) -> npt.NDArray[np.bool_]:
+    """A boolean array without nulls, unpacked from its bitmap."""
+    bits = np.unpackbits(np.frombuffer(array.buffers()[1], dtype=np.uint8), bitorder="little")
+    return bits[array.offset : array.offset + len(array)].astype(np.bool_)
