@@ -553,8 +553,8 @@ def _message(error: ErrorDetails, loc: Loc, data: Any) -> str:
         return f"{field}: missing required field"
     if kind == "extra_forbidden":
         name = str(loc[-1]) if loc else "?"
-        parent = _FIELD_NAMES
-        close = difflib.get_close_matches(name, parent, n=1)
+        parent = _FIELD_NAMES  # a field of one model may be unknown in another: not itself
+        close = difflib.get_close_matches(name, [n for n in parent if n != name], n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         return f"{field}: unknown field {name!r}{hint}"
     if kind in {"union_tag_invalid", "union_tag_not_found"}:

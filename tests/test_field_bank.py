@@ -220,3 +220,18 @@ def test_a_missing_or_broken_pack_is_a_located_finding(tmp_path: Path) -> None:
         "physics.yaml:3:1: constant: unknown field 'constant'; did you mean 'constants'?"
         in result.output
     )
+
+
+def test_an_unknown_field_is_never_suggested_as_itself(tmp_path: Path) -> None:
+    # 'value' is a field of other parts of the format, not of a mistake: the hint must not
+    # suggest the very word that was refused.
+    bank = tmp_path / "m.yaml"
+    bank.write_text(
+        "bank: m\ntitle: M\nquestions:\n  - id: q\n    type: numeric\n    prompt: p\n"
+        "    answer: '2'\n    mistakes:\n      - {value: '3', feedback: f}\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(cli, ["check", str(bank)])
+    assert result.exit_code == 1
+    assert "unknown field 'value'" in result.output
+    assert "did you mean 'value'" not in result.output
