@@ -51,7 +51,8 @@ COMMANDS: dict[str, tuple[list[str], set[str]]] = {
     "solve a decimal": (["solve", "2.30"], {"mpmath"}),
     "solve an exact form": (["solve", "ln 10"], {"mpmath", "sympy"}),
     "check (warm)": (["check", "bert-mlm"], set()),
-    "export (warm)": (EXPORT, {"mpmath", "pydantic"}),
+    # the bank's text as markdown (its parsed form costs as much to read back as to parse)
+    "export (warm)": (EXPORT, {"mpmath", "pydantic", "markdown_it"}),
     # the first prompt, then q: the bank as validated (pydantic), the terminal (rich), the
     # scheduler and its store; the answer engine's numbers (mpmath) for the keys; the prompt's
     # markdown (its numbers are drawn afresh, so its text was never parsed before)

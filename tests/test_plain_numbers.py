@@ -150,3 +150,12 @@ def test_the_batch_grades_typed_numbers_as_the_single_answer_path(
                 book, g.slot.question, cell, student=f"s{row}", seed=7, part=g.slot.part
             )
             assert g.verdict(row) == single, (g.slot.id, cell)
+
+
+def test_a_column_with_text_that_cannot_be_encoded_is_still_read() -> None:
+    # A lone surrogate (a library caller's cell; the readers refuse them) is not plain, and the
+    # rest of the column is read.
+    column = read_plain_column(["2.3026\udc80", "2.30", None, "٣"])
+    assert column is not None
+    assert column.plain.tolist() == [False, True, False, False]
+    assert column.read_as[1] == "2.30"

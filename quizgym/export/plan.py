@@ -150,7 +150,6 @@ def plan(bank: Bank | CompiledBank, *, variants: int = 0, seed: int = 0) -> list
     if variants < 0:
         raise ExportError(f"--variants must be 0 or more, got {variants}")
     book = compiled(bank)
-    book.preload_texts()
     bad_images = image_findings(book.bank)
     if bad_images:  # an export with a hole where a figure should be is worse than none
         raise BankError(bad_images)

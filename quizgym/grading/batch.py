@@ -404,8 +404,14 @@ def _grade_numeric(
     m = len(pair_texts)
     # Plain decimals, a column at once (a slot that requires a unit judges each one's absence
     # on the single-answer path); the other texts are read one by one.
-    column = None if slot.units and slot.require_units > 0 else read_plain_column(texts)
-    plain = column.plain[pair_texts] if column is not None else np.zeros(m, dtype=bool)
+    used = np.unique(pair_texts)  # a coded column's texts may count many no pair uses
+    column = (
+        None
+        if slot.units and slot.require_units > 0
+        else read_plain_column([texts[t] for t in used.tolist()])
+    )
+    at = np.searchsorted(used, pair_texts)  # each pair's entry in the column
+    plain = column.plain[at] if column is not None else np.zeros(m, dtype=bool)
     read = _read_all(texts, pair_texts[~plain])
     readings: list[Reading | ParseFailure | None | BaseException] = [
         None if plain[k] else read[int(t)] for k, t in enumerate(pair_texts.tolist())
@@ -417,9 +423,9 @@ def _grade_numeric(
     sigfigs = np.zeros(m, dtype=np.int64)
     zeros = np.zeros(m, dtype=np.int64)
     if column is not None:
-        at = pair_texts[plain]
-        values[plain], decimals[plain] = column.values[at], column.decimals[at]
-        sigfigs[plain], zeros[plain] = column.sigfigs[at], column.zeros[at]
+        rows = at[plain]
+        values[plain], decimals[plain] = column.values[rows], column.decimals[rows]
+        sigfigs[plain], zeros[plain] = column.sigfigs[rows], column.zeros[rows]
     # Units: the number in the slot's unit is scale·typed + offset (1 and 0 without a unit).
     scales = np.ones(m)
     offsets = np.zeros(m)
@@ -488,12 +494,12 @@ def _grade_numeric(
         hint = "" if ok[k] or mistake else hint_text(code=int(hints[k]), tolerance=tolerance)
         if plain[k]:
             assert column is not None
-            t = int(pair_texts[k])
+            row = int(at[k])
             return plain_verdict(
                 slot,
                 expected[v],
-                column.read_as[t],
-                float(column.values[t]),
+                column.read_as[row],
+                float(column.values[row]),
                 correct=bool(ok[k]),
                 mistake=mistake,
                 feedback=hint or "",

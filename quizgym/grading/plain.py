@@ -57,7 +57,9 @@ def read_plain_column(texts: Sequence[str | None]) -> PlainColumn | None:
         import pyarrow.compute as pc
     except ImportError:  # pragma: no cover - the optional dependency is missing
         return None
-    column = arrow_strings(pa, ["" if t is None else t for t in texts])  # "" is never plain
+    # Only ASCII can be plain: anything else is read as "" (never plain), so no text is encoded
+    # that could fail to encode (a lone surrogate from a library caller).
+    column = arrow_strings(pa, [t if isinstance(t, str) and t.isascii() else "" for t in texts])
     groups = pc.extract_regex(column, _WHOLE)
     sign, whole, sep, frac = (groups.field(name) for name in ("sign", "whole", "sep", "frac"))
     frac_length = _lengths(pc.utf8_length(frac))
@@ -99,8 +101,10 @@ def read_plain_column(texts: Sequence[str | None]) -> PlainColumn | None:
 
 
 def _lengths(array: Any) -> npt.NDArray[np.int64]:
-    """An int32 array without nulls (``utf8_length`` of an array without nulls), as int64."""
-    data = np.frombuffer(array.buffers()[1], dtype=np.int32)
+    """An integer array without nulls (``utf8_length`` of strings: int32, or int64 for large
+    strings past 2 GiB), as int64."""
+    width = np.int64 if array.type.bit_width == 64 else np.int32
+    data = np.frombuffer(array.buffers()[1], dtype=width)
     return data[array.offset : array.offset + len(array)].astype(np.int64)
 
 

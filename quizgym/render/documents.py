@@ -422,7 +422,6 @@ def render_files(
         raise QuizgymError(f"{templates}: no such templates folder")
     book = compiled(bank)
     questions = select_questions(book.bank, tags=tags, types=types, ids=ids, count=count, seed=seed)
-    book.preload_texts()
     bad_images = image_findings(book.bank)
     if bad_images:
         raise BankError(bad_images)

@@ -17,13 +17,7 @@ Nothing here imports markdown-it or latex2mathml until a text is parsed (``quizg
 stays light).
 """
 
-from quizgym.richtext.fields import (
-    bank_fields,
-    image_findings,
-    parsed_fields,
-    question_fields,
-    text_findings,
-)
+from quizgym.richtext.fields import bank_fields, image_findings, question_fields, text_findings
 from quizgym.richtext.html import HtmlStyle, html_plain, to_html
 from quizgym.richtext.images import (
     IMAGE_TYPES,
@@ -34,7 +28,7 @@ from quizgym.richtext.images import (
     image_problems,
 )
 from quizgym.richtext.markdown import MarkdownStyle, escape_markdown, to_markdown
-from quizgym.richtext.parse import MAX_COLUMNS, MAX_DEPTH, MAX_ROWS, MAX_TEXT, parse, preload
+from quizgym.richtext.parse import MAX_COLUMNS, MAX_DEPTH, MAX_ROWS, MAX_TEXT, parse
 from quizgym.richtext.plain import to_plain
 from quizgym.richtext.subscripts import parse_math
 from quizgym.richtext.tex import MATHML_NS, tex_problems, tex_to_mathml, tex_to_svg, tex_to_text
@@ -68,8 +62,6 @@ __all__ = [
     "image_folder",
     "image_problems",
     "parse",
-    "parsed_fields",
-    "preload",
     "parse_math",
     "plain_text",
     "question_fields",

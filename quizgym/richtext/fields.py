@@ -24,7 +24,6 @@ from quizgym.model import (
 from quizgym.richtext.images import image_folder, image_problems
 from quizgym.richtext.parse import parse
 from quizgym.richtext.tex import tex_problems
-from quizgym.richtext.tree import Doc
 
 Loc = tuple[str | int, ...]
 _BRACED = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
@@ -99,12 +98,6 @@ def _place(bank: Bank, loc: Loc, needle: str, back: str = "") -> tuple[str, int,
                 start = lines[number].rfind(back, 0, at) if back else -1
                 return path, number + 1, (start if start >= 0 else at) + 1
     return path, line, col
-
-
-def parsed_fields(bank: Bank) -> dict[str, Doc]:
-    """Every text field of a bank as written, parsed: what a command keeps in the compiled-bank
-    cache (``CompiledBank.memo``) and gives back to :func:`~quizgym.richtext.parse.preload`."""
-    return {text: parse(text) for _, text in bank_fields(bank)}
 
 
 def image_findings(bank: Bank) -> list[Finding]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
@@ -109,20 +108,7 @@ def _too_big_table(text: str) -> str | None:
     return None
 
 
-_KNOWN: dict[str, Doc] = {}
-"""Documents parsed by an earlier command and read back from the compiled-bank cache."""
-_RECORDERS: list[Callable[[str, Doc], None]] = []
-
-
-def preload(docs: Mapping[str, Doc], *, record: Callable[[str, Doc], None] | None = None) -> None:
-    """Take documents parsed earlier (``parse(text)`` of each key) as parsed, so a command whose
-    compiled bank comes from the cache parses none of its texts again; ``record`` is then told
-    of every text parsed from now on (a compiled bank keeps them for the next command)."""
-    _KNOWN.update((text, doc) for text, doc in docs.items() if isinstance(doc, Doc))
-    if record is not None:
-        _RECORDERS[:] = [record]
-
-
+@functools.lru_cache(maxsize=16384)
 def parse(text: str) -> Doc:
     """Parse one field of bank text (never raises; memoised).
 
@@ -133,17 +119,6 @@ def parse(text: str) -> Doc:
         The document. Text past the limits is one :class:`Verbatim` block, and ``problems``
         says why.
     """
-    known = _KNOWN.get(text)
-    if known is not None:
-        return known
-    doc = _parse(text)
-    for record in _RECORDERS:
-        record(text, doc)
-    return doc
-
-
-@functools.lru_cache(maxsize=16384)
-def _parse(text: str) -> Doc:
     if not text.strip():
         return Doc(text, ())
     if len(text) > MAX_TEXT:

@@ -64,8 +64,6 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
     import sympy
-
-    from quizgym.richtext import Doc
 else:
     sympy = lazy("sympy")  # solving keys exactly; keys read back from the cache need none
 
@@ -191,10 +189,6 @@ class Slot:
         if isinstance(self.question, MultipleChoice | SpotTheError):
             return [c.text for c in self.question.choices]
         return []
-
-
-_MOST_TEXTS = 20_000
-"""Most parsed texts a compiled bank keeps (a roster of per-student sheets parses many)."""
 
 
 class CompiledBank:
@@ -326,29 +320,6 @@ class CompiledBank:
         if found is _MISSING:
             found = self._memo[(namespace, key)] = compute()
         return found  # type: ignore[no-any-return]
-
-    def preload_texts(self) -> None:
-        """Keep the bank's texts parsed (markdown) with this bank, and so in the on-disk cache:
-        its fields as written, and every text a command parses after this call (a field with
-        its parameters filled in). A command whose compiled bank comes from the cache then
-        parses none of the texts an earlier one did; a text is parsed the same way whoever
-        parses it, so what is kept is never stale."""
-        from quizgym.richtext import parsed_fields, preload
-
-        if not any(namespace == "richtext" for namespace, _ in self._memo):
-            for text, doc in parsed_fields(self.bank).items():
-                self._memo[("richtext", text)] = doc
-        docs: dict[str, Doc] = {
-            key: doc
-            for (namespace, key), doc in self._memo.items()
-            if namespace == "richtext" and isinstance(key, str)
-        }
-
-        def record(text: str, doc: Doc) -> None:
-            if len(docs) < _MOST_TEXTS:
-                docs[text] = self._memo[("richtext", text)] = doc
-
-        preload(docs, record=record)
 
     def recall(self, namespace: str, key: Hashable) -> Any:
         """A memo already made (None when there is none)."""
