@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 import shutil
+import string
 import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from quizgym.cli import cli
 from quizgym.loader import load_bank, parse_bank
@@ -29,6 +33,8 @@ from quizgym.richtext import (
     to_markdown,
 )
 from quizgym.solver import variant_of
+
+richtext_parse = importlib.import_module("quizgym.richtext.parse")  # the module, not parse()
 
 RICH = Path(__file__).parent / "data" / "rich"
 
@@ -294,3 +300,39 @@ def test_a_parameter_glued_to_a_letter_is_a_warning() -> None:
 def test_the_rich_bank_and_the_bundled_bank_are_clean() -> None:
     assert text_findings(load_bank(RICH / "rich.yaml")) == []
     assert text_findings(load_bank("bert-mlm")) == []
+
+
+_PIECES = st.sampled_from(
+    ["a", "Bc", "x1", "7", " ", ".", ",", ";", ":", "?", "'", '"', "%", "/", "(", ")", "=", "+",
+     "-", "1.", "2)", "*", "_", "`", "$", "#", "\\", "[", "]", "<", ">", "&", "!", "|", "~", "\n"]
+)  # fmt: skip
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.lists(_PIECES, max_size=10).map("".join) | st.text(alphabet=string.printable, max_size=30)
+)
+def test_plain_text_is_parsed_as_markdown_it_parses_it(text: str) -> None:
+    # A line of words and plain punctuation skips markdown-it; what it gives must be what
+    # markdown-it gives (the alphabet also has what would make markup, to probe the edges).
+    fast = richtext_parse.parse.__wrapped__(text)
+    if richtext_parse._PLAIN_TEXT.fullmatch(text) and "  " not in text:
+        richtext_parse._PLAIN_TEXT, saved = re.compile(r"(?!)"), richtext_parse._PLAIN_TEXT
+        try:
+            slow = richtext_parse.parse.__wrapped__(text)
+        finally:
+            richtext_parse._PLAIN_TEXT = saved
+        assert fast == slow, text
+
+
+@pytest.mark.parametrize(
+    "text", ["Which model is causal?", "P(A) = 0.5", "I bought some milk.", "x", "2 is not", "- a"]
+)
+def test_plain_text_examples(text: str) -> None:
+    saved = richtext_parse._PLAIN_TEXT
+    richtext_parse._PLAIN_TEXT = re.compile(r"(?!)")
+    try:
+        slow = richtext_parse.parse.__wrapped__(text)
+    finally:
+        richtext_parse._PLAIN_TEXT = saved
+    assert richtext_parse.parse.__wrapped__(text) == slow

@@ -108,6 +108,12 @@ def _too_big_table(text: str) -> str | None:
     return None
 
 
+_PLAIN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9 ,.;:?'\"%/()=+-]*[A-Za-z0-9.?)'\"%]|[A-Za-z]")
+"""One line of words and plain punctuation, starting with a letter: nothing markdown would
+read as markup (no list marker, emphasis, code, link, math, escape or line break), so it is one
+paragraph of its own text, and markdown-it need not be imported for it."""
+
+
 @functools.lru_cache(maxsize=16384)
 def parse(text: str) -> Doc:
     """Parse one field of bank text (never raises; memoised).
@@ -124,6 +130,8 @@ def parse(text: str) -> Doc:
     if len(text) > MAX_TEXT:
         why = f"text of {len(text)} characters (quizgym lays out at most {MAX_TEXT})"
         return Doc(text, (Verbatim(text),), (f"{why}; it is printed as written",))
+    if _PLAIN_TEXT.fullmatch(text) and "  " not in text:
+        return Doc(text, (Paragraph((Text(text),)),))  # what markdown-it makes of it (a test)
     big = _too_big_table(text)
     if big:
         return Doc(text, (Verbatim(text),), (f"{big}; the text is printed as written",))
