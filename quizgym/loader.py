@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import typing
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,40 @@ _MODELS: tuple[type[StrictModel], ...] = (
 )
 _FIELD_NAMES = sorted({name for cls in _MODELS for name in cls.model_fields})
 _BANK_SHAPE = "a bank is a mapping with bank, title and questions"
+
+
+def _models_in(annotation: Any) -> set[type[StrictModel]]:
+    """The bank-format models a field's type holds (``list[Mistake]`` → Mistake)."""
+    if isinstance(annotation, type) and issubclass(annotation, StrictModel):
+        return {annotation}
+    found: set[type[StrictModel]] = set()
+    for arg in typing.get_args(annotation):
+        found |= _models_in(arg)
+    return found
+
+
+def _fields_at(loc: Loc) -> list[str]:
+    """The field names of the model at ``loc`` (a pydantic error's location, without the
+    field), for a hint; [] when the location cannot be followed."""
+    models: set[type[StrictModel]] = {Bank}
+    for part in loc:
+        if isinstance(part, int):
+            continue  # a list's item
+        tagged: set[type[StrictModel]] = {m for m in models if QUESTION_TYPES.get(part) is m}
+        if tagged:  # a question's type, as pydantic names the branch of the union
+            models = tagged
+            continue
+        inner = set().union(
+            *(_models_in(m.model_fields[part].annotation) for m in models if part in m.model_fields)
+        )
+        if inner:
+            models = inner
+        elif not any(part in m.model_fields for m in models):
+            continue  # a mapping's key (a parameter's name): its values keep the models
+        else:
+            return []  # a field of plain values holds no model
+    return sorted({name for m in models for name in m.model_fields})
+
 
 MAX_YAML_DEPTH = 64
 """Deepest nesting of mappings and lists a bank may have (the bank format needs about 8)."""
@@ -553,8 +588,8 @@ def _message(error: ErrorDetails, loc: Loc, data: Any) -> str:
         return f"{field}: missing required field"
     if kind == "extra_forbidden":
         name = str(loc[-1]) if loc else "?"
-        parent = _FIELD_NAMES  # a field of one model may be unknown in another: not itself
-        close = difflib.get_close_matches(name, [n for n in parent if n != name], n=1)
+        known = _fields_at(loc[:-1]) or _FIELD_NAMES  # the fields where it was written
+        close = difflib.get_close_matches(name, [n for n in known if n != name], n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         return f"{field}: unknown field {name!r}{hint}"
     if kind in {"union_tag_invalid", "union_tag_not_found"}:

@@ -235,3 +235,14 @@ def test_an_unknown_field_is_never_suggested_as_itself(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "unknown field 'value'" in result.output
     assert "did you mean 'value'" not in result.output
+    # Hints come from the fields where the word was written: 'values' is close to 'value',
+    # which a mistake does not have either; 'tags' is close to a mistake's own 'tag'.
+    bank.write_text(
+        "bank: m\ntitle: M\nquestions:\n  - id: q\n    type: numeric\n    prompt: p\n"
+        "    answer: '2'\n    mistakes:\n"
+        "      - {values: '3', tags: x, answer: '3', feedback: f}\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(cli, ["check", str(bank)])
+    assert "mistakes[0].values: unknown field 'values'\n" in result.output
+    assert "mistakes[0].tags: unknown field 'tags'; did you mean 'tag'?" in result.output

@@ -13,8 +13,8 @@ none of it reads as it always has.
 - :mod:`~quizgym.richtext.images`: images, found and checked;
 - :mod:`~quizgym.richtext.fields`: a bank's text fields and what ``check`` says about them.
 
-Nothing here imports markdown-it or latex2mathml until a text is parsed (``quizgym --help``
-stays light).
+Nothing here imports markdown-it or latex2mathml until a text that holds markup is parsed
+(``quizgym --help`` stays light; a line of plain words never needs them).
 """
 
 from quizgym.richtext.fields import bank_fields, image_findings, question_fields, text_findings
