@@ -479,33 +479,45 @@ def _grade_numeric(
         which[hit] = position
         open_ &= ~hit
 
+    # Plain Python values for the loop below (indexing NumPy arrays one element at a time costs
+    # more than the work done with the element).
+    pv, pt, correct = pair_variants.tolist(), pair_texts.tolist(), ok.tolist()
+    matched, codes, is_plain, rows = which.tolist(), hints.tolist(), plain.tolist(), at.tolist()
+    shown = column.read_as if column is not None else []
+    numbers = column.values.tolist() if column is not None else []
+    hint_of: dict[int, str] = {}
+
     def verdict(k: int, reading: Reading | ParseFailure | None) -> Verdict:
-        v = int(pair_variants[k])
-        if slot.earlier and (plain[k] or isinstance(reading, Reading)) and not ok[k]:
+        v = pv[k]
+        if slot.earlier and (is_plain[k] or isinstance(reading, Reading)) and not correct[k]:
             return grade_response(
                 bank,
                 slot.question,
-                texts[int(pair_texts[k])],
+                texts[pt[k]],
                 part=slot.part,
                 earlier={n: t for n, t in pair_earlier[k].items() if t is not None},
                 variant=variants[v],
             )
-        mistake = resolved[v][int(which[k])] if which[k] >= 0 else None
-        hint = "" if ok[k] or mistake else hint_text(code=int(hints[k]), tolerance=tolerance)
-        if plain[k]:
-            assert column is not None
-            row = int(at[k])
+        mistake = resolved[v][matched[k]] if matched[k] >= 0 else None
+        hint = ""
+        if not (correct[k] or mistake):
+            code = codes[k]
+            if code not in hint_of:
+                hint_of[code] = hint_text(code=code, tolerance=tolerance) or ""
+            hint = hint_of[code]
+        if is_plain[k]:
+            row = rows[k]
             return plain_verdict(
                 slot,
                 expected[v],
-                column.read_as[row],
-                float(column.values[row]),
-                correct=bool(ok[k]),
+                shown[row],
+                numbers[row],
+                correct=correct[k],
                 mistake=mistake,
-                feedback=hint or "",
+                feedback=hint,
             )
         return numeric_verdict(
-            slot, expected[v], reading, correct=bool(ok[k]), mistake=mistake, feedback=hint or ""
+            slot, expected[v], reading, correct=correct[k], mistake=mistake, feedback=hint
         )
 
     return [
