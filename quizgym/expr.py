@@ -596,6 +596,8 @@ def _normal_cdf_class() -> type:
 
         @classmethod
         def eval(cls, z: sympy.Expr) -> sympy.Expr | None:
+            # sympy's hook for simplifying Φ(z) on construction (not Python's eval): z is a
+            # sympy object built from quizgym's own parse tree, never text.
             if z.is_zero:
                 return sympy.Rational(1, 2)
             return None
