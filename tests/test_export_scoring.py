@@ -23,6 +23,7 @@ import io
 import json
 import math
 import os
+import socket
 import subprocess
 import zipfile
 from collections.abc import Callable, Iterator
@@ -63,6 +64,15 @@ CASES = [("bert-mlm", 0, 0), (str(PHYSICS), 0, 0), (str(PHYSICS), 3, 2), (str(SP
 IDS = ["bert-mlm", "physics-stats", "physics-stats-variants", "special-chars-variants"]
 
 
+def _reachable(host: str) -> bool:
+    """Whether a TCP connection to ``host``:443 opens within 5 s."""
+    try:
+        with socket.create_connection((host, 443), timeout=5):
+            return True
+    except OSError:
+        return False
+
+
 def migration_tool() -> Path:
     """Canvas's QTIMigrationTool: ``$QUIZGYM_QTI_MIGRATION_TOOL`` or what setup fetched."""
     where = os.environ.get("QUIZGYM_QTI_MIGRATION_TOOL")
@@ -75,9 +85,10 @@ def migration_tool() -> Path:
         "fetches it, or set QUIZGYM_QTI_MIGRATION_TOOL to a checkout"
     )
     unreachable = REPO / ".cache" / "qti-migration-tool.unreachable"
-    if unreachable.is_file():
-        # setup tried and had no route to the repository (the converter is on no registry and
-        # is never copied in): skip, quoting git, rather than fail on what this machine cannot do
+    if unreachable.is_file() and not where and not _reachable("github.com"):
+        # setup had no route to the repository, and there is none now (the converter is on no
+        # registry and is never copied in): skip, quoting git, rather than fail on what this
+        # machine cannot do. A host that answers now means setup must run again: fail under CI.
         url, _, error = unreachable.read_text(encoding="utf-8").partition("\n")
         pytest.skip(f"{message} (setup could not reach {url}: {error.strip()})")
     if os.environ.get("CI") == "true":
