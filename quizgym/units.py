@@ -116,10 +116,15 @@ def convert(typed: str, expected: str | None) -> Conversion:
         question's unit), ``incompatible`` (a unit, but of something else) or ``unknown``
         (not a unit the library knows, nor the question's label).
     """
-    if expected is not None and _label(typed) == _label(expected):
+    if expected is not None and " ".join(typed.split()) == " ".join(expected.split()):
         return _SAME
     unit = _unit(typed)
     if unit is None:
+        # Not a unit the library knows: the question's own word, in another case or number
+        # (``Tokens`` for ``tokens``, ``M/S`` for ``m/s``), or nothing quizgym can read. A text
+        # that is a unit is never matched loosely: ``ms`` is milliseconds, not metres.
+        if expected is not None and _label(typed) == _label(expected):
+            return _SAME
         return _UNKNOWN
     registry = _registry()
     target = registry.dimensionless if expected is None else _unit(expected)

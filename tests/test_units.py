@@ -47,6 +47,8 @@ CASES = [
     ("speed-required-units", "5 m/s", Status.CORRECT, 1.0, "5 m/s", "", ""),
     ("speed-required-units", "18 km/h", Status.CORRECT, 1.0, "18 km/h = 5 m/s", "", "typed in km/h, converted"),
     # incompatible: wrong, naming the expected unit
+    ("projectile-range", "35.3 ms", Status.INCORRECT, 0.0, "35.3 ms", "ms cannot be converted to m", "incompatible unit: ms for m"),  # milliseconds, not metres
+    ("speed-units", "10 ms", Status.INCORRECT, 0.0, "10 ms", "ms cannot be converted to m/s", "incompatible unit: ms for m/s"),
     ("speed-units", "10 kg", Status.INCORRECT, 0.0, "10 kg", "kg cannot be converted to m/s: the answer is in m/s.", "incompatible unit: kg for m/s"),
     ("speed-units", "10 m/s²", Status.INCORRECT, 0.0, "10 m/s^2", "the answer is in m/s", "incompatible unit: m/s^2 for m/s"),
     # not a unit at all: the answer cannot be read (no attempt used)
@@ -207,7 +209,13 @@ def test_tolerance_bands_apply_in_the_questions_unit() -> None:
         ("%", None, "converted"),
         ("kg", "tokens", "incompatible"),
         ("token", "tokens", "same"),
+        ("Tokens", "tokens", "same"),
         ("zorkmid", "m/s", "unknown"),
+        # a text that is a unit is judged as that unit, never matched loosely to the key's
+        ("ms", "m", "incompatible"),  # milliseconds, not metres
+        ("Ms", "m", "incompatible"),
+        ("mPa", "MPa", "converted"),  # 10^-9 of it
+        ("s", "S", "incompatible"),  # seconds, not siemens
     ],
 )
 def test_convert(typed: str, expected: str | None, kind: str) -> None:
