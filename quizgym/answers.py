@@ -30,6 +30,7 @@ from quizgym.model import (
     Numeric,
     RubricCriterion,
     SpotTheError,
+    Tolerance,
     TrueFalse,
 )
 from quizgym.solver import (
@@ -476,13 +477,21 @@ def read_unit(reading: Reading, slot: Slot) -> UnitReading:
     )
 
 
+def in_slot_unit(conversion: Conversion, tolerance: Tolerance) -> bool:
+    """Whether an answer typed in a converted unit is compared in the slot's unit (a band of
+    the slot's unit, or a unit whose zero is another, such as degF for degC), rather than the
+    key in the unit typed (relative policies, so that the digits typed still count)."""
+    return isinstance(tolerance, AbsTolerance | DecimalsTolerance) or conversion.offset != 0
+
+
 def _match(reading: Reading, target: float, slot: Slot) -> Match:
     assert slot.tolerance is not None
     value, kind = reading.number, reading.parsed.kind
     conversion = convert(reading.unit, slot.units) if reading.unit else None
     if conversion is not None and conversion.kind == "converted":
-        if isinstance(slot.tolerance, AbsTolerance | DecimalsTolerance):
-            # A band in the slot's unit: compare there, the typed digits aside.
+        if in_slot_unit(conversion, slot.tolerance):
+            # A band in the slot's unit, or a scale with another zero (degF for degC, where a
+            # share of the typed number means nothing): compare there, the typed digits aside.
             value, kind = conversion.scale * value + conversion.offset, "mixed"
         else:
             # Relative policies: the key in the unit typed, so the digits typed still count.

@@ -294,3 +294,41 @@ def test_the_units_library_is_loaded_only_when_a_unit_is_judged() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.split() == ["False", "True"]
+
+
+TEMPERATURE = """
+bank: temperature
+title: Temperature
+questions:
+  - id: room
+    type: numeric
+    prompt: "What is the room's temperature, in degC?"
+    answer: "20"
+    units: degC
+    tolerance: {rel: 0.01}
+"""
+
+
+@pytest.mark.parametrize(
+    ("typed", "status"),
+    [
+        ("20 degC", Status.CORRECT),
+        ("20.1", Status.CORRECT),
+        ("68 degF", Status.CORRECT),  # 20 degC
+        ("293.15 K", Status.CORRECT),  # 20 degC
+        # 1 % of 20 degC is 0.2 degC: a share of 293 K (or of 68 degF) would be another band
+        ("293.5 K", Status.INCORRECT),  # 20.35 degC
+        ("68.5 degF", Status.INCORRECT),  # 20.28 degC
+    ],
+)
+def test_a_unit_with_another_zero_is_compared_in_the_questions_unit(
+    typed: str, status: Status
+) -> None:
+    bank = compile_bank(parse_bank(TEMPERATURE, path="temperature.yaml"))
+    question = bank.bank.question("room")
+    assert grade_response(bank, question, typed).status is status
+    answers = ClassAnswers(["room"])
+    answers.mark_present("room")
+    row = answers.add_student("s1", None, ("test", 1))
+    answers.mark_present("room")[row] = typed
+    assert grade_partition(bank, answers).slots[0].verdict(row).status is status  # the batch too

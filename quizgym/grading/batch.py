@@ -444,16 +444,18 @@ def _grade_numeric(
             except Exception as exc:  # this answer fails alone
                 readings[k], readable[k] = exc, False
     converted = (scales != 1) | (offsets != 0)
+    # Compared in the slot's unit, as the scalar path does (in_slot_unit): under a band, and
+    # for a unit with an offset (degF for degC); else the target in the unit typed.
     band = isinstance(tolerance, AbsTolerance | DecimalsTolerance)
-    if band:  # compared in the slot's unit, as the scalar path does
-        values = np.where(converted, scales * values + offsets, values)
-        kinds = np.where(converted, KIND_CODES["mixed"], kinds)
+    in_slot = converted & (band | (offsets != 0))
+    values = np.where(in_slot, scales * values + offsets, values)
+    kinds = np.where(in_slot, KIND_CODES["mixed"], kinds)
+    retarget = converted & ~in_slot
 
     def matches(targets: list[float]) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int8]]:
         """Each pair's answer against its variant's entry of ``targets`` (NaN: none)."""
         table = np.array(targets, dtype=np.float64)[pair_variants]
-        if not band:  # the target in the unit typed, as the scalar path does
-            table = np.where(converted, (table - offsets) / scales, table)
+        table = np.where(retarget, (table - offsets) / scales, table)
         return compare_array(
             values=values,
             keys=table,
