@@ -144,6 +144,17 @@ def test_a_bank_function_is_a_key_function() -> None:
         ('  "g(x)": "x"\n', "1", "g is already a function or constant"),
         ('  "f x": "x"\n', "1", "'f x' is not a function head"),
         ('  "f(x)": "x"\n', "f(1, 2)", "f() takes one argument"),
+        # a message names only the parameters, plainly (it is filled with them as shown)
+        (
+            '  f(n):\n    expr: "n"\n    requires: ["n >= 2"]\n    message: "bad {x}"\n',
+            "f(3)",
+            "f: its message can name only its parameters ({n})",
+        ),
+        (
+            '  f(n):\n    expr: "n"\n    requires: ["n >= 2"]\n    message: "bad {n:.2f}"\n',
+            "f(3)",
+            "f: its message can name only its parameters ({n})",
+        ),
     ],
 )
 def test_bank_functions_are_checked_when_the_bank_loads(

@@ -192,13 +192,17 @@ def define(
                 "functions defined before it (no recursion)"
             ) from None
         raise AnswerParseError(f"{name}: {exc.message}") from None
-    return Definition(
-        name=name,
-        params=params,
-        body=body,
-        requires=conditions,
-        message=spec.message if isinstance(spec, FunctionSpec) else None,
-    )
+    message = spec.message if isinstance(spec, FunctionSpec) else None
+    if message is not None:
+        try:  # filled with the arguments as shown (text) when a condition fails
+            message.format_map(dict.fromkeys(params, "1"))
+        except (KeyError, IndexError, ValueError, AttributeError) as exc:
+            names = ", ".join(f"{{{p}}}" for p in params) or "none"
+            raise AnswerParseError(
+                f"{name}: its message can name only its parameters ({names}), written "
+                f"{{name}} without a format; {type(exc).__name__}: {exc}"
+            ) from None
+    return Definition(name=name, params=params, body=body, requires=conditions, message=message)
 
 
 def written_function(definition: Definition) -> Function:
