@@ -439,6 +439,7 @@ def _lint_formats(
     """Warn about a placeholder format that shows a variant's number as another number."""
     from quizgym.model import placeholder_specs
     from quizgym.solver import show_number
+    from quizgym.solver.variants import WHOLE_FORMATS
     from quizgym.tolerance import is_exact
 
     values = variant.values
@@ -448,6 +449,17 @@ def _lint_formats(
             if spec is None or name not in values or f"{name}:{spec}" in reported:
                 continue
             shown = show_number(values[name], spec)
+            if spec[-1:] in WHOLE_FORMATS and shown == show_number(values[name]):
+                if f"{name}:{spec}" not in reported and not float(values[name]).is_integer():
+                    reported.add(f"{name}:{spec}")
+                    at(
+                        ("questions", index, "prompt"),
+                        f"{question.id}: {{{name}:{spec}}} is a format for whole numbers, but "
+                        f"{name} can be {shown}: it is shown as {shown}; drop the format or "
+                        "choose whole values",
+                        "warning",
+                    )
+                continue
             number = _shown_number(shown)
             value = float(values[name])
             if number is None or not is_exact(value=number, key=value):

@@ -184,3 +184,18 @@ def test_a_variant_rebuilt_from_its_parameters_gets_its_derived_values() -> None
     rebuilt = Variant(question="var", params=dict(drawn.params))  # as an issue manifest holds it
     assert book.keys("var", rebuilt) == book.keys("var", drawn)
     assert book.complete(rebuilt).derived == drawn.derived
+
+
+def test_a_whole_number_format_of_a_fraction_shows_it_as_written_and_check_says_so() -> None:
+    # {n:d} with n = 2.5 crashed check, render and export (format(2.5, "d")).
+    bank = _bank(FORMATS.replace("n: 12", "n: {choices: [12, 2.5]}"))
+    book = compile_bank(bank)
+    question = bank.questions[0]
+    shown = {book.variant("fmt", seed=s).fill(question.prompt) for s in range(40)}
+    assert any("n = 2.5," in text for text in shown) and any("n = 12," in text for text in shown)
+    findings, _ = lint_bank(bank)
+    assert (
+        "warning",
+        "fmt: {n:d} is a format for whole numbers, but n can be 2.5: it is shown as 2.5; drop "
+        "the format or choose whole values",
+    ) in [(f.severity, f.message) for f in findings]

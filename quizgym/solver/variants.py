@@ -140,14 +140,20 @@ def param_values(param: Param) -> ParamValues:
     return ParamValues(param)
 
 
+WHOLE_FORMATS = frozenset("dxXobc")
+"""Format types that show only whole numbers (``{n:d}``, ``{n:x}``)."""
+
+
 def show_number(value: Exact, spec: str | None = None) -> str:
     """Show a parameter or derived value the way an author writes it: 0.2, 40, 0.125; with a
     format spec (``.2f``, ``.0%``), as Python's ``format`` shows it."""
     whole = value.denominator == 1 if isinstance(value, Fraction) else bool(value.is_Integer)
     if spec is not None:
-        if whole and spec[-1:] in {"d", "x", "X", "o", "b", "n", "c"}:
+        if spec[-1:] not in WHOLE_FORMATS:
+            return format(float(value), spec)
+        if whole:
             return format(int(value), spec)
-        return format(float(value), spec)
+        # A format for whole numbers cannot show 2.5: it is shown as written (check says so).
     if whole:
         return str(int(value))
     return format_value(number(value), 15)
