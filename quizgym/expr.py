@@ -1008,8 +1008,11 @@ _PREFIX_RE = re.compile(r" *(?:[A-Za-z_][A-Za-z0-9_]* *)?[=\u2248~] *")
 _TIMES_TEN_RE = re.compile(r"(?<=[0-9.]) ?[xX] ?(?=10 ?\^)")
 
 
-def _normalize(source: str) -> tuple[str, list[int]]:
-    """Map raw text to ASCII, keeping for each output character the source offset it came from."""
+def _normalize(source: str, names: Collection[str] = ()) -> tuple[str, list[int]]:
+    """Map raw text to ASCII, keeping for each output character the source offset it came from.
+
+    ``1.5 x 10^-3`` reads as ``1.5 * 10^-3``, unless ``x`` is one of ``names`` (a parameter
+    called x: ``3 x 10^2`` is then 3·x·10²)."""
     if len(source) > MAX_LENGTH:
         raise AnswerParseError(
             f"The text is too long ({len(source)} characters; at most {MAX_LENGTH}).", MAX_LENGTH
@@ -1019,7 +1022,8 @@ def _normalize(source: str) -> tuple[str, list[int]]:
         text, where = source, list(range(len(source)))
     else:
         text, where = _fold(source)
-    for match in reversed(list(_TIMES_TEN_RE.finditer(text))):
+    times_ten = () if "x" in names or "X" in names else _TIMES_TEN_RE.finditer(text)
+    for match in reversed(list(times_ten)):
         a, b = match.span()
         text = text[:a] + "*" + text[b:]
         where[a:b] = [where[a]]
@@ -1677,7 +1681,7 @@ def parse(
             raise AnswerParseError(
                 f"The name {name!r} is already a function or constant; rename it.", None
             )
-    normalized, offsets = _normalize(text)
+    normalized, offsets = _normalize(text, name_set)
     tokens = _Tokenizer(normalized, offsets, name_set, functions, table).tokens()
     tree = _scientific(_Parser(tokens).parse())
     literals = [n for n in _walk(tree) if isinstance(n, _Num)]
@@ -1885,7 +1889,7 @@ def _readable(
     if sum(text.count(ch) for ch in "(^+-") <= MAX_DEPTH:  # each level needs one of these
         return True
     try:
-        normalized, offsets = _normalize(text)
+        normalized, offsets = _normalize(text, names)
         _Parser(_Tokenizer(normalized, offsets, names, functions, constants).tokens()).parse()
     except AnswerParseError:
         return False

@@ -686,3 +686,17 @@ def test_the_canonical_form_reads_back_the_same(text: str) -> None:
     else:
         assert second is not None
         assert second.message == first.message
+
+
+@pytest.mark.parametrize("text", ["1.5 x 10^-3", "1.5x10^-3", "1.5 X 10^-3", "1.5 × 10^-3"])
+def test_a_letter_x_before_a_power_of_ten_is_a_times_sign(text: str) -> None:
+    reading = read_answer(text)
+    assert isinstance(reading, Reading)
+    assert float(reading.value) == pytest.approx(1.5e-3)
+
+
+def test_a_parameter_named_x_is_never_read_as_a_times_sign() -> None:
+    # An author's key "3 x 10^2" with a parameter x is 3·x·10², not 300 with x dropped.
+    parsed = parse("3 x 10^2", names=["x"])
+    assert float(evaluate(parsed, {"x": mpmath.mpf(2)})) == 600
+    assert "x" in parsed.names
