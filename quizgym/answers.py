@@ -9,6 +9,7 @@ the same verdict on every response).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import unicodedata
@@ -433,10 +434,18 @@ class UnitReading:
 
 
 def read_unit(reading: Reading, slot: Slot) -> UnitReading:
-    """Judge the unit of a numeric answer against the slot's units (see :mod:`quizgym.units`)."""
+    """Judge the unit of a numeric answer against the slot's units (see :mod:`quizgym.units`);
+    its doubt also says when thousands separators were read (``1,234,567 m``)."""
+    judged = _judge_unit(reading, slot)
+    if not reading.typed:
+        return judged
+    separators = f"read {reading.typed} with thousands separators"
+    return dataclasses.replace(judged, doubt="; ".join(d for d in (separators, judged.doubt) if d))
+
+
+def _judge_unit(reading: Reading, slot: Slot) -> UnitReading:
     units = slot.units
     if not reading.unit:
-        doubt = f"read {reading.typed} with thousands separators" if reading.typed else ""
         if units and slot.require_units > 0:
             lost = slot.require_units
             cost = "no credit" if lost >= 1 else f"{format_value(lost * 100)}% of the points lost"
@@ -447,7 +456,7 @@ def read_unit(reading: Reading, slot: Slot) -> UnitReading:
                 penalty=lost,
                 note=f"Give the unit: the answer is in {units} (without one: {cost}).",
             )
-        return UnitReading(conversion=None, read_as=reading.read_as, doubt=doubt)
+        return UnitReading(conversion=None, read_as=reading.read_as)
     conversion = convert(reading.unit, units)
     typed = reading.unit
     if conversion.kind == "same":

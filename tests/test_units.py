@@ -45,6 +45,9 @@ CASES = [
     # required: a stated penalty, with feedback
     ("speed-required-units", "5", Status.PARTIAL, 0.5, "5", "Give the unit: the answer is in m/s (without one: 50% of the points lost).", "no unit given"),
     ("speed-required-units", "5 m/s", Status.CORRECT, 1.0, "5 m/s", "", ""),
+    # both doubts, when thousands separators were read too
+    ("speed-required-units", "5,000,000 mm/s", Status.INCORRECT, 0.0, "5,000,000 read as 5000000 mm/s = 5000 m/s", "", "read 5,000,000 with thousands separators; typed in mm/s, converted"),
+    ("speed-required-units", "1,000,005", Status.INCORRECT, 0.0, "1,000,005 read as 1000005", "", "read 1,000,005 with thousands separators; no unit given"),
     ("speed-required-units", "18 km/h", Status.CORRECT, 1.0, "18 km/h = 5 m/s", "", "typed in km/h, converted"),
     # incompatible: wrong, naming the expected unit
     ("projectile-range", "35.3 ms", Status.INCORRECT, 0.0, "35.3 ms", "ms cannot be converted to m", "incompatible unit: ms for m"),  # milliseconds, not metres
