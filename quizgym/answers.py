@@ -596,16 +596,7 @@ def numeric_verdict(
         return Verdict(
             question=qid, status=Status.BLANK, score=0.0, max_score=points, expected=expected
         )
-    unit: UnitReading | None
-    if isinstance(reading, Reading) and not reading.unit and not reading.typed:
-        # A plain number (most answers): no unit to judge unless the slot requires one.
-        unit = (
-            read_unit(reading, slot)
-            if slot.units and slot.require_units > 0
-            else UnitReading(conversion=None, read_as=reading.read_as)
-        )
-    else:
-        unit = read_unit(reading, slot) if isinstance(reading, Reading) else None
+    unit = read_unit(reading, slot) if isinstance(reading, Reading) else None
     if (
         isinstance(reading, Reading)
         and unit is not None
