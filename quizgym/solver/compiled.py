@@ -428,10 +428,7 @@ class CompiledBank:
     def _resolve(self, slot: Slot, variant: Variant) -> tuple[ResolvedMistake, ...]:
         assert slot.key is not None, f"{slot.id} is not a numeric slot"
         variant = self.complete(variant)
-        key = self.key(slot, variant)
-        if key.exact is None:  # read back from the cache: derived mistakes need the exact form
-            del self._keys[(slot.question.id, variant.signature)]
-            key = self.key(slot, variant)
+        key = self._exact_keys(slot.question, variant)[slot.index]  # derived mistakes need it
         resolved: list[ResolvedMistake] = []
         for mistake in slot.mistakes:
             value = self._mistake_value(slot, variant, mistake)
@@ -475,15 +472,21 @@ class CompiledBank:
         except (AnswerParseError, TypeError, ValueError):
             return None
 
+    def _exact_keys(self, question: AnyQuestion, variant: Variant) -> tuple[Key, ...]:
+        """:meth:`keys` with their exact forms: keys read back from the cache have none, and
+        are solved again."""
+        keys = self.keys(question, variant)
+        if any(key.exact is None for key in keys):
+            del self._keys[(question.id, variant.signature)]
+            keys = self.keys(question, variant)
+        return keys
+
     def env(self, slot: Slot, variant: Variant) -> dict[str, sympy.Expr]:
         """Names visible to a slot's key: the parameters, derived values and the earlier parts'
         exact keys."""
         env = exact_params(self.complete(variant))
         if slot.part is not None:
-            keys = self.keys(slot.question, variant)
-            if any(key.exact is None for key in keys):  # read back from the cache
-                del self._keys[(slot.question.id, variant.signature)]
-                keys = self.keys(slot.question, variant)
+            keys = self._exact_keys(slot.question, variant)
             for earlier, key in zip(self.slots_of(slot.question)[: slot.index], keys, strict=False):
                 assert earlier.part is not None and key.exact is not None
                 env[earlier.part] = key.exact
