@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from quizgym.errors import AnswerParseError, BankError, Finding, QuizgymError
-from quizgym.resources import bundled_banks, resolve_bank, shortest
+from quizgym.resources import bundled_banks, read_bank_file, resolve_bank, shortest
 
 # A check whose report is in the cache reads the bank's bytes and prints: the bank format, the
 # expression language and the solver are imported by the functions that need them.
@@ -116,17 +116,13 @@ def check_bank(
         The report; never raises for problems inside the bank.
     """
     options = (variant_seeds, stress_seconds)
-    kept = _kept_report(path, options) if issued is None else None
+    path, raw = read_bank_file(path)
+    kept = _kept_report(path, raw, options) if issued is None else None
     if kept is not None:
         return kept
     from quizgym.loader import parse_bank
     from quizgym.solver.cache import bank_key, save
 
-    path = resolve_bank(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise QuizgymError(f"{path}: cannot read: {exc.strerror}") from exc
     try:
         bank = parse_bank(raw, path=str(path))
     except BankError as exc:
@@ -194,14 +190,10 @@ def _still(depends: dict[str, object], path: Path, packs: list[str]) -> bool:
     return all(_image_size(folder, str(src)) == int(size) for src, size in images)
 
 
-def _kept_report(path: Path, options: tuple[int, float]) -> BankReport | None:
+def _kept_report(path: Path, raw: bytes, options: tuple[int, float]) -> BankReport | None:
     """The report an earlier check of these same bytes left in the cache, or None."""
     from quizgym.solver.cache import read
 
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        return None
     stored = read(_report_key(raw, options, path))
     try:
         record = stored.parts if stored is not None else None
