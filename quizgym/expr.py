@@ -2586,7 +2586,6 @@ def _split_unit(text: str) -> tuple[str, str] | None:
         normalized, offsets = _normalize(text)
     except AnswerParseError:
         return None
-    lead = normalized[:1]
     for i in range(1, len(normalized)):
         if len(normalized) - i > MAX_UNIT_LENGTH:
             continue
@@ -2596,7 +2595,7 @@ def _split_unit(text: str) -> tuple[str, str] | None:
         tail = normalized[i:].strip()
         if tail and _is_unit(tail):
             head = text[: offsets[i]]
-            if head.strip() and lead:
+            if head.strip():
                 return head, _UNIT_PAREN_POWER_RE.sub(r"^\1", tail)
     return None
 
