@@ -271,3 +271,53 @@ def test_a_file_pyarrow_reads_in_several_blocks(
     assert list(fast.answers["mc-causal"]) == list(slow.answers["mc-causal"])
     assert list(fast.answers["tf-bert"]) == list(slow.answers["tf-bert"])
     assert fast.answers["mc-causal"][59_999] == "5"
+
+
+FIELD = Path(__file__).parent / "data" / "field" / "stats-mechanics.yaml"
+
+
+@pytest.mark.parametrize("chunk_rows", [None, 1], ids=["in-memory", "chunked"])
+@pytest.mark.parametrize("earlier", ["wide.csv", "first.jsonl"])
+def test_a_long_file_repeating_an_earlier_files_student_rejects_each_row(
+    tmp_path: Path, earlier: str, chunk_rows: int | None
+) -> None:
+    # A student of an earlier file had that file's row reused by the long reader: the run
+    # stopped ("this is a bug in quizgym") and wrote nothing. Each of their rows here is
+    # rejected with its line, read whole or in chunks alike, and their earlier answer graded.
+    from quizgym.grading.run import grade_submissions
+
+    first = tmp_path / earlier
+    if earlier.endswith(".csv"):
+        first.write_text("student,speed-required-units\ns1,5 m/s\ns2,5 m/s\n", encoding="utf-8")
+    else:
+        first.write_text(
+            '{"student": "s1", "answers": {"speed-required-units": "5 m/s"}}\n'
+            '{"student": "s2", "answers": {"speed-required-units": "5 m/s"}}\n',
+            encoding="utf-8",
+        )
+    long = tmp_path / "long.csv"
+    long.write_text(
+        "student,question,answer\n"
+        "s3,speed-required-units,5 m/s\n"
+        "s1,speed-required-units,4 m/s\n"
+        "s2,speed-required-units,3 m/s\n"
+        "s2,speed-units,5\n",
+        encoding="utf-8",
+    )
+    at = 2 if earlier.endswith(".csv") else 1  # the line of s1 (s2: the next one)
+    out = tmp_path / "g"
+    run = grade_submissions(FIELD, [first, long], out_dir=out, chunk_rows=chunk_rows)
+    assert run.students == 3  # 2 + 1 graded, 3 rejected: the 6 records of the input
+    assert [(r.source, r.line, r.student, r.reason) for r in run.rejected] == [
+        (str(long), 3, "s1", f"duplicate student s1 (first at {first}:{at})"),
+        (str(long), 4, "s2", f"duplicate student s2 (first at {first}:{at + 1})"),
+        (str(long), 5, "s2", f"duplicate student s2 (first at {first}:{at + 1})"),
+    ]
+    grades = (out / "grades.csv").read_text(encoding="utf-8").splitlines()
+    assert grades[1:] == [
+        '"s1","1","1","100","1"',
+        '"s2","1","1","100","1"',
+        '"s3","1","1","100","1"',
+    ]
+    rejected = (out / "rejected.csv").read_text(encoding="utf-8").splitlines()
+    assert [line.split(",")[1] for line in rejected[1:]] == ['"3"', '"4"', '"5"']

@@ -194,7 +194,7 @@ def read_piece(
         The piece as a class; ``rejected`` holds its rows' rejections and the file's head ones.
     """
     answers = _read_piece(bank, piece)
-    if piece.drops:
+    if piece.drops and piece.layout == "wide":  # a long piece's reader rejected each of its rows
         dropped = dict(piece.drops)
         keep = [k for k, origin in enumerate(answers.origins) if origin[1] not in dropped]
         kept = answers.take(keep)
@@ -259,7 +259,14 @@ def _read_piece(bank: Bank, piece: Piece, columns: Sequence[str] | None = None) 
         )
     if piece.layout == "long":
         names = [h.casefold() for h in header]
-        read_long(answers, piece.source, names, rows, header_line=piece.header_line)
+        read_long(
+            answers,
+            piece.source,
+            names,
+            rows,
+            header_line=piece.header_line,
+            drops=dict(piece.drops),
+        )
     else:
         read_wide(answers, piece.source, piece.header_line, header, rows, bad_bytes=piece.bad_bytes)
     # Column-level rejections are the file's (``head``), reported once, not once per piece.
@@ -329,12 +336,6 @@ def plan_run(
             found = _plan_csv(bank, path, chunk_rows, len(pieces), head)
         for piece in found:
             answers = _read_piece(bank, piece, _scan_columns(piece))
-            slots = _header_slots(bank, piece)
-            present |= answers.present | slots
-            roster |= set(answers.roster)
-            has_seeds = has_seeds or any(s is not None for s in answers.seeds)
-            by_text |= answers.by_text
-            typed |= answers.typed | slots
             drops = []
             for student, origin in zip(answers.students, answers.origins, strict=True):
                 if piece.layout == "long" and (piece.source, student) in first_line:
@@ -361,6 +362,14 @@ def plan_run(
                         drops.append((rejection.line, again))
             if drops:
                 piece = replace(piece, drops=tuple(drops))
+                if piece.layout == "long":  # the rows of its dropped students answer nothing
+                    answers = _read_piece(bank, piece)
+            slots = _header_slots(bank, piece)
+            present |= answers.present | slots
+            roster |= set(answers.roster)
+            has_seeds = has_seeds or any(s is not None for s in answers.seeds)
+            by_text |= answers.by_text
+            typed |= answers.typed | slots
             pieces.append(piece)
     return Plan(
         present=[s for s in bank.slot_ids() if s in present],
