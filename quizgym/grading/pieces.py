@@ -392,10 +392,11 @@ def _header_slots(bank: Bank, piece: Piece) -> set[str]:
 
 
 def _scan_columns(piece: Piece) -> list[str] | None:
-    """Parquet: the planning pass reads only the identity columns (answers never reject a row)."""
+    """Wide Parquet: the planning pass reads only the identity and roster columns (answers never
+    reject a row; the roster columns are the run's, in every piece's part files)."""
     if piece.kind != "parquet" or piece.layout == "long":
         return None
-    wanted = {"student", "seed"} if piece.layout == "wide" else {"student", "seed", "question"}
+    wanted = {"student", "seed", *ROSTER}
     return [h for h in piece.header if h.casefold() in wanted]
 
 
