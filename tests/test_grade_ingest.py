@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import pytest
@@ -111,8 +112,8 @@ def test_canvas_student_analysis(quiz: Bank, tmp_path: Path) -> None:
     )
     answers = _read(quiz, tmp_path, "canvas.csv", content)
     assert _table(answers) == {
-        "2001": {"mc-causal": "GPT", "mc-multi": "1,2", "tf-bert": "False"},
-        "2002": {"mc-causal": None, "mc-multi": "3", "tf-bert": "True"},
+        "2001": {"mc-causal": "GPT", "mc-multi": "BERT\nRoBERTa", "tf-bert": "False"},
+        "2002": {"mc-causal": None, "mc-multi": "GPT-2", "tf-bert": "True"},
     }
     assert [(r.line, r.reason) for r in answers.rejected] == [
         (
@@ -321,3 +322,37 @@ def test_a_long_file_repeating_an_earlier_files_student_rejects_each_row(
     ]
     rejected = (out / "rejected.csv").read_text(encoding="utf-8").splitlines()
     assert [line.split(",")[1] for line in rejected[1:]] == ['"3"', '"4"', '"5"']
+
+
+def test_a_canvas_answer_to_a_shuffled_multiple_answer_question_with_a_comma_in_a_choice(
+    tmp_path: Path,
+) -> None:
+    # Canvas writes the comma of a choice's text as "\\,". Only an unshuffled question's pieces
+    # were turned into choices: a shuffled one's whole cell was read, and found no choice.
+    from quizgym.grading.run import grade_submissions
+
+    bank = tmp_path / "averages.yaml"
+    bank.write_text(
+        "bank: averages\ntitle: Averages\nversion: 1\nquestions:\n"
+        "  - id: centre\n    type: multiple_choice\n    multiple: true\n    shuffle: true\n"
+        "    prompt: Which of these measure the centre of a sample?\n    choices:\n"
+        '      - {text: "Mean, arithmetic", correct: true}\n'
+        "      - {text: Median, correct: true}\n"
+        "      - {text: Range}\n",
+        encoding="utf-8",
+    )
+    report = tmp_path / "canvas.csv"
+    report.write_text(
+        "name,id,sis_id,section,section_id,section_sis_id,submitted,attempt,"
+        '"101: Which of these measure the centre of a sample?",1.0,n correct,n incorrect,score\n'
+        'Ann,2001,s1,A,1,,2026-01-01,1,"Mean\\, arithmetic,Median",1,1,0,1\n'
+        'Bo,2002,s2,A,1,,2026-01-01,1,"Range,Mean\\, arithmetic",0,0,1,0\n',
+        encoding="utf-8",
+    )
+    run = grade_submissions(bank, [report], out_dir=tmp_path / "g")
+    assert (run.students, run.rejected) == (2, [])
+    with (tmp_path / "g" / "responses.csv").open(encoding="utf-8", newline="") as stream:
+        rows = {r["student"]: r for r in csv.DictReader(stream)}
+    assert (rows["2001"]["verdict"], rows["2001"]["score"]) == ("correct", "1")
+    assert (rows["2002"]["verdict"], rows["2002"]["score"]) == ("incorrect", "0")
+    assert "Mean, arithmetic" in rows["2001"]["read_as"]

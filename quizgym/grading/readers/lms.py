@@ -157,17 +157,37 @@ def _question(bank: Bank, qid: str) -> object | None:
         return None
 
 
-def _lms_answer(bank: Bank, slot: str, text: str) -> str | None:
-    """An LMS answer cell as quizgym reads answers (Canvas joins multiple answers with ',')."""
-    if not text.strip():
-        return None
-    question = bank.question(slot.split(".")[0])
-    if isinstance(question, MultipleChoice) and question.multiple:
-        pieces = [p.replace("\\,", ",").strip() for p in re.split(r"(?<!\\),", text)]
-        texts = {_fold(c.text): i for i, c in enumerate(question.choices)}
-        if not question.shuffle and all(_fold(p) in texts for p in pieces):
-            return ",".join(str(texts[_fold(p)] + 1) for p in pieces)
-    return text
+class _Answers:
+    """LMS answer cells as quizgym reads answers (Canvas joins multiple answers with ``,`` and
+    escapes a comma of a choice's text as ``\\,``), with each slot's choice texts folded once."""
+
+    def __init__(self, bank: Bank) -> None:
+        self.bank = bank
+        self._texts: dict[str, dict[str, str] | None] = {}
+
+    def _choices(self, slot: str) -> dict[str, str] | None:
+        """A multiple-answer slot's choice texts by their folded form (None: another kind)."""
+        if slot not in self._texts:
+            question = self.bank.question(slot.split(".")[0])
+            self._texts[slot] = (
+                {_fold(c.text): c.text for c in question.choices}
+                if isinstance(question, MultipleChoice) and question.multiple
+                else None
+            )
+        return self._texts[slot]
+
+    def __call__(self, slot: str, text: str) -> str | None:
+        """The answer of a cell (None: blank). Multiple answers whose every piece is a choice's
+        text become those texts, one per line (a text may hold a comma, and the order a student
+        saw, shuffled or not, does not matter); anything else is kept as written."""
+        if not text.strip():
+            return None
+        texts = self._choices(slot)
+        if texts is not None:
+            pieces = [p.replace("\\,", ",").strip() for p in re.split(r"(?<!\\),", text)]
+            if all(_fold(p) in texts for p in pieces):
+                return "\n".join(texts[_fold(p)] for p in pieces)
+        return text
 
 
 def _by_text(bank: Bank, answers: ClassAnswers, slot: str) -> None:
@@ -192,6 +212,7 @@ def read_canvas(
     id_col = names.index("id")
     matcher = Matcher(bank, issued)
     columns: dict[str, list[tuple[int, int | None, int | None]]] = {}
+    answer = _Answers(bank)
     for index, name in enumerate(header):
         match = CANVAS_QUESTION.match(name)
         if not match:
@@ -238,7 +259,7 @@ def read_canvas(
         if at is None:
             continue
         for slot, (index, version) in chosen.items():
-            answers.mark_present(slot)[at] = _lms_answer(bank, slot, _cell(row, index))
+            answers.mark_present(slot)[at] = answer(slot, _cell(row, index))
             if version is not None:
                 answers.set_version(slot, at, version)
 
@@ -268,6 +289,7 @@ def read_moodle(
     texts = {int(m[1]): k for k, h in enumerate(header) if (m := _MOODLE_QUESTION.match(h))}
     responses = {int(m[1]): k for k, h in enumerate(header) if (m := MOODLE_RESPONSE.match(h))}
     matcher = Matcher(bank, issued)
+    answer = _Answers(bank)
     fixed: dict[int, Found] = {}  # Response N without Question N: from the manifest's slot order
     missing = [n for n in responses if n not in texts]
     if missing and issued is None:
@@ -334,7 +356,7 @@ def read_moodle(
         if at is None:
             continue
         for found, index in cells:
-            answers.mark_present(found.slot)[at] = _lms_answer(bank, found.slot, _cell(row, index))
+            answers.mark_present(found.slot)[at] = answer(found.slot, _cell(row, index))
             _by_text(bank, answers, found.slot)
             if found.version is not None:
                 answers.set_version(found.slot, at, found.version)
