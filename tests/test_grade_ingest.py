@@ -124,6 +124,46 @@ def test_canvas_student_analysis(quiz: Bank, tmp_path: Path) -> None:
     ]
 
 
+def test_lms_header_problems_name_the_header_line_after_blank_lines(
+    quiz: Bank, tmp_path: Path
+) -> None:
+    # Blank lines before the header: the LMS readers said line 1 for the header's problems.
+    canvas = (
+        "\n\nname,id,sis_id,section,section_id,section_sis_id,submitted,attempt,"
+        '"101: <p>BERT generates text left to right.</p>",1.0,"104: Something else",1.0,'
+        "n correct,n incorrect,score\n"
+        "Student One,2001,s1,Sec A,1,,2026-01-01 10:00:00 UTC,1,False,1,x,0,1,0,1\n"
+    )
+    answers = _read(quiz, tmp_path, "canvas.csv", canvas)
+    assert [(r.line, r.reason[:30]) for r in answers.rejected] == [
+        (3, "Canvas question '104: Somethin")
+    ]
+    with pytest.raises(SubmissionError) as raised:
+        _read(quiz, tmp_path, "none.csv", canvas.replace("101: <p>BERT", "101: <p>Nope"))
+    assert raised.value.line == 3
+    assert "no question column of this Canvas export matches the bank" in str(raised.value)
+    moodle = (
+        "\n\nSurname,First name,ID number,State,Grade/1.00,Question 1,Response 1\n"
+        "One,S,s1,Finished,1.00,Which model is cheapest?,GPT\n"
+    )
+    with pytest.raises(SubmissionError, match="no response column of this Moodle export") as raised:
+        _read(quiz, tmp_path, "moodle.csv", moodle)
+    assert raised.value.line == 3
+    two = moodle.replace("Response 1\n", "Response 1,Question 2,Response 2\n").replace(
+        "GPT\n", "GPT,Which model is causal?,GPT\n"
+    )
+    answers = _read(quiz, tmp_path, "two.csv", two)
+    assert answers.answers["mc-causal"] == ["GPT"]
+    assert [(r.line, r.reason[:21]) for r in answers.rejected] == [(3, "Moodle 'Question 1' m")]
+    for header, message in [
+        ("Surname,First name,ID number,Grade/1.00,Response 1", "without 'Question N' columns"),
+        ("Surname,First name,State,Grade/1.00,Question 1,Response 1", "without an 'ID number'"),
+    ]:
+        with pytest.raises(SubmissionError, match=message) as raised:
+            _read(quiz, tmp_path, "m.csv", f"\n\n{header}\nOne,S,s1,1.00,GPT\n")
+        assert raised.value.line == 3
+
+
 def test_moodle_responses_by_question_text_and_by_position(quiz: Bank, tmp_path: Path) -> None:
     with_text = (
         "Surname,First name,ID number,Email address,State,Started on,Completed,Time taken,"

@@ -219,7 +219,7 @@ def read_canvas(
             continue
         found = matcher.find(match.group(2))
         if isinstance(found, str):
-            answers.ignore_column(source, 1, canvas_column(name, found))
+            answers.ignore_column(source, header_line, canvas_column(name, found))
             continue
         points = index + 1 if index + 1 < len(header) and _POINTS.match(header[index + 1]) else None
         columns.setdefault(found.slot, []).append((index, points, found.version))
@@ -227,7 +227,7 @@ def read_canvas(
         _by_text(bank, answers, found.slot)
     if not columns:
         raise SubmissionError(
-            source, "no question column of this Canvas export matches the bank", 1
+            source, "no question column of this Canvas export matches the bank", header_line
         )
     width = len(header)
     for record in rows:
@@ -284,7 +284,9 @@ def read_moodle(
     id_col = identity[0] if identity else None
     if id_col is None:
         raise SubmissionError(
-            source, "Moodle responses export without an 'ID number' or 'Email address' column", 1
+            source,
+            "Moodle responses export without an 'ID number' or 'Email address' column",
+            header_line,
         )
     texts = {int(m[1]): k for k, h in enumerate(header) if (m := _MOODLE_QUESTION.match(h))}
     responses = {int(m[1]): k for k, h in enumerate(header) if (m := MOODLE_RESPONSE.match(h))}
@@ -298,18 +300,18 @@ def read_moodle(
             "Moodle Responses export without 'Question N' columns: which question each response "
             "answers cannot be told; download the report with the question text shown, or grade "
             "with --issued FILE (the manifest of the export gives the order)",
-            1,
+            header_line,
         )
     if missing and issued is not None:
         order = _slot_order(issued)
         for n in missing:
             column = f"Response {n}"
             if n > len(order):
-                answers.ignore_column(source, 1, moodle_beyond(column, len(order)))
+                answers.ignore_column(source, header_line, moodle_beyond(column, len(order)))
             elif order[n - 1][0] not in answers.slots:
-                answers.ignore_column(source, 1, moodle_cloze(column, order[n - 1][0]))
+                answers.ignore_column(source, header_line, moodle_cloze(column, order[n - 1][0]))
             elif len(order[n - 1][1]) > 1:
-                answers.ignore_column(source, 1, moodle_pool(column, order[n - 1][0]))
+                answers.ignore_column(source, header_line, moodle_pool(column, order[n - 1][0]))
             else:
                 slot, versions = order[n - 1]
                 fixed[n] = Found(slot, next(iter(versions)))
@@ -334,7 +336,7 @@ def read_moodle(
             if isinstance(found, str):
                 if (n, found) not in reported:
                     reported.add((n, found))
-                    answers.ignore_column(source, 1, moodle_question(n, found))
+                    answers.ignore_column(source, header_line, moodle_question(n, found))
                 continue
             mapped = True
             if found.slot in filled:
@@ -362,7 +364,7 @@ def read_moodle(
                 answers.set_version(found.slot, at, found.version)
     if not mapped and responses:
         raise SubmissionError(
-            source, "no response column of this Moodle export matches the bank", 1
+            source, "no response column of this Moodle export matches the bank", header_line
         )
 
 
