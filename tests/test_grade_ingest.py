@@ -396,3 +396,29 @@ def test_a_canvas_answer_to_a_shuffled_multiple_answer_question_with_a_comma_in_
     assert (rows["2001"]["verdict"], rows["2001"]["score"]) == ("correct", "1")
     assert (rows["2002"]["verdict"], rows["2002"]["score"]) == ("incorrect", "0")
     assert "Mean, arithmetic" in rows["2001"]["read_as"]
+
+
+def test_planning_surveys_each_csv_file_once(
+    quiz: Bank, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The survey reads every byte of a file (its encoding): planning a chunked run did it twice.
+    from quizgym.grading import pieces
+
+    wide, long = tmp_path / "wide.csv", tmp_path / "long.csv"
+    wide.write_text(WIDE, encoding="utf-8")
+    long.write_text("student,question,answer\ns3,tf-bert,true\n", encoding="utf-8")
+    surveyed: list[Path] = []
+
+    def head(path: Path, **options: object) -> object:
+        surveyed.append(path)
+        return real(path, **options)
+
+    real = pieces.csv_head
+    monkeypatch.setattr(pieces, "csv_head", head)
+    plan = pieces.plan_run(quiz, [wide, long], chunk_rows=1)
+    assert surveyed == [wide, long]
+    assert [(p.source, p.layout, p.rows) for p in plan.pieces] == [
+        (str(wide), "wide", 1),
+        (str(wide), "wide", 1),
+        (str(long), "long", 1),
+    ]

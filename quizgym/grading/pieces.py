@@ -316,10 +316,12 @@ def plan_run(
         if not path.is_file():
             raise SubmissionError(path, "no such file")
         suffix = path.suffix.lower()
+        csv = suffix not in {".parquet", ".jsonl", ".ndjson"}
+        head = _head(path) if csv else None  # a survey of the whole file's bytes: once
         if suffix == ".parquet":
             found = _plan_parquet(bank, path, chunk_rows, len(pieces))
             counted(census, str(path), count_parquet(path))
-        elif suffix in {".jsonl", ".ndjson"} or _streamed(_head(path).cells) is None:
+        elif head is None or _streamed(head.cells) is None:
             whole = read_submissions(bank, [path], issued=issued)
             for source, count in whole.census.items():
                 counted(census, source, count)
@@ -329,7 +331,6 @@ def plan_run(
             roster |= set(whole.roster)
             found = _split_whole(whole, str(path), chunk_rows, len(pieces))
         else:
-            head = _head(path)
             if head.survey.note:
                 notes.append(head.survey.note)
             counted(census, str(path), count_csv(path, delimiter=head.delimiter))
