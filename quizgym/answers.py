@@ -168,8 +168,8 @@ def read_choices(
     message for the student.
     """
     order = shown_choices(question, variant)
-    texts = {_fold(question.choices[i].text): i for i in order}
-    folded = _fold(response)
+    texts = {fold_text(question.choices[i].text): i for i in order}
+    folded = fold_text(response)
     if folded in texts:
         return [texts[folded]]
     multiple = isinstance(question, MultipleChoice) and question.multiple
@@ -180,8 +180,8 @@ def read_choices(
         # separated by spaces ("A C").
         for separator in (r"\n", r"[,;\n]"):
             pieces = [p.strip() for p in re.split(separator, response) if p.strip()]
-            if pieces and all(_fold(p) in texts for p in pieces):
-                return list(dict.fromkeys(texts[_fold(p)] for p in pieces))
+            if pieces and all(fold_text(p) in texts for p in pieces):
+                return list(dict.fromkeys(texts[fold_text(p)] for p in pieces))
         tokens = [t for t in re.split(r"[\s,;]+", response.strip()) if t]
     picked: list[int] = []
     for token in tokens:
@@ -210,7 +210,9 @@ _NUMBER = re.compile(r"[0-9]{1,4}")
 """A choice's 1-based number as typed (a few ASCII digits: int() of 5,000 would refuse)."""
 
 
-def _fold(text: str) -> str:
+def fold_text(text: str) -> str:
+    """A text as answers and choices are compared: NFKC-normalized, case folded, its runs of
+    whitespace one space."""
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
@@ -830,6 +832,7 @@ __all__ = [
     "Verdict",
     "expected_answer",
     "expected_number",
+    "fold_text",
     "grade_question",
     "grade_response",
     "grade_slot",

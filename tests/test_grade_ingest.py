@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import pytest
@@ -111,8 +112,8 @@ def test_canvas_student_analysis(quiz: Bank, tmp_path: Path) -> None:
     )
     answers = _read(quiz, tmp_path, "canvas.csv", content)
     assert _table(answers) == {
-        "2001": {"mc-causal": "GPT", "mc-multi": "1,2", "tf-bert": "False"},
-        "2002": {"mc-causal": None, "mc-multi": "3", "tf-bert": "True"},
+        "2001": {"mc-causal": "GPT", "mc-multi": "BERT\nRoBERTa", "tf-bert": "False"},
+        "2002": {"mc-causal": None, "mc-multi": "GPT-2", "tf-bert": "True"},
     }
     assert [(r.line, r.reason) for r in answers.rejected] == [
         (
@@ -121,6 +122,46 @@ def test_canvas_student_analysis(quiz: Bank, tmp_path: Path) -> None:
             "per-student numbers needs --issued); column ignored",
         )
     ]
+
+
+def test_lms_header_problems_name_the_header_line_after_blank_lines(
+    quiz: Bank, tmp_path: Path
+) -> None:
+    # Blank lines before the header: the LMS readers said line 1 for the header's problems.
+    canvas = (
+        "\n\nname,id,sis_id,section,section_id,section_sis_id,submitted,attempt,"
+        '"101: <p>BERT generates text left to right.</p>",1.0,"104: Something else",1.0,'
+        "n correct,n incorrect,score\n"
+        "Student One,2001,s1,Sec A,1,,2026-01-01 10:00:00 UTC,1,False,1,x,0,1,0,1\n"
+    )
+    answers = _read(quiz, tmp_path, "canvas.csv", canvas)
+    assert [(r.line, r.reason[:30]) for r in answers.rejected] == [
+        (3, "Canvas question '104: Somethin")
+    ]
+    with pytest.raises(SubmissionError) as raised:
+        _read(quiz, tmp_path, "none.csv", canvas.replace("101: <p>BERT", "101: <p>Nope"))
+    assert raised.value.line == 3
+    assert "no question column of this Canvas export matches the bank" in str(raised.value)
+    moodle = (
+        "\n\nSurname,First name,ID number,State,Grade/1.00,Question 1,Response 1\n"
+        "One,S,s1,Finished,1.00,Which model is cheapest?,GPT\n"
+    )
+    with pytest.raises(SubmissionError, match="no response column of this Moodle export") as raised:
+        _read(quiz, tmp_path, "moodle.csv", moodle)
+    assert raised.value.line == 3
+    two = moodle.replace("Response 1\n", "Response 1,Question 2,Response 2\n").replace(
+        "GPT\n", "GPT,Which model is causal?,GPT\n"
+    )
+    answers = _read(quiz, tmp_path, "two.csv", two)
+    assert answers.answers["mc-causal"] == ["GPT"]
+    assert [(r.line, r.reason[:21]) for r in answers.rejected] == [(3, "Moodle 'Question 1' m")]
+    for header, message in [
+        ("Surname,First name,ID number,Grade/1.00,Response 1", "without 'Question N' columns"),
+        ("Surname,First name,State,Grade/1.00,Question 1,Response 1", "without an 'ID number'"),
+    ]:
+        with pytest.raises(SubmissionError, match=message) as raised:
+            _read(quiz, tmp_path, "m.csv", f"\n\n{header}\nOne,S,s1,1.00,GPT\n")
+        assert raised.value.line == 3
 
 
 def test_moodle_responses_by_question_text_and_by_position(quiz: Bank, tmp_path: Path) -> None:
@@ -271,3 +312,113 @@ def test_a_file_pyarrow_reads_in_several_blocks(
     assert list(fast.answers["mc-causal"]) == list(slow.answers["mc-causal"])
     assert list(fast.answers["tf-bert"]) == list(slow.answers["tf-bert"])
     assert fast.answers["mc-causal"][59_999] == "5"
+
+
+FIELD = Path(__file__).parent / "data" / "field" / "stats-mechanics.yaml"
+
+
+@pytest.mark.parametrize("chunk_rows", [None, 1], ids=["in-memory", "chunked"])
+@pytest.mark.parametrize("earlier", ["wide.csv", "first.jsonl"])
+def test_a_long_file_repeating_an_earlier_files_student_rejects_each_row(
+    tmp_path: Path, earlier: str, chunk_rows: int | None
+) -> None:
+    # A student of an earlier file had that file's row reused by the long reader: the run
+    # stopped ("this is a bug in quizgym") and wrote nothing. Each of their rows here is
+    # rejected with its line, read whole or in chunks alike, and their earlier answer graded.
+    from quizgym.grading.run import grade_submissions
+
+    first = tmp_path / earlier
+    if earlier.endswith(".csv"):
+        first.write_text("student,speed-required-units\ns1,5 m/s\ns2,5 m/s\n", encoding="utf-8")
+    else:
+        first.write_text(
+            '{"student": "s1", "answers": {"speed-required-units": "5 m/s"}}\n'
+            '{"student": "s2", "answers": {"speed-required-units": "5 m/s"}}\n',
+            encoding="utf-8",
+        )
+    long = tmp_path / "long.csv"
+    long.write_text(
+        "student,question,answer\n"
+        "s3,speed-required-units,5 m/s\n"
+        "s1,speed-required-units,4 m/s\n"
+        "s2,speed-required-units,3 m/s\n"
+        "s2,speed-units,5\n",
+        encoding="utf-8",
+    )
+    at = 2 if earlier.endswith(".csv") else 1  # the line of s1 (s2: the next one)
+    out = tmp_path / "g"
+    run = grade_submissions(FIELD, [first, long], out_dir=out, chunk_rows=chunk_rows)
+    assert run.students == 3  # 2 + 1 graded, 3 rejected: the 6 records of the input
+    assert [(r.source, r.line, r.student, r.reason) for r in run.rejected] == [
+        (str(long), 3, "s1", f"duplicate student s1 (first at {first}:{at})"),
+        (str(long), 4, "s2", f"duplicate student s2 (first at {first}:{at + 1})"),
+        (str(long), 5, "s2", f"duplicate student s2 (first at {first}:{at + 1})"),
+    ]
+    grades = (out / "grades.csv").read_text(encoding="utf-8").splitlines()
+    assert grades[1:] == [
+        '"s1","1","1","100","1"',
+        '"s2","1","1","100","1"',
+        '"s3","1","1","100","1"',
+    ]
+    rejected = (out / "rejected.csv").read_text(encoding="utf-8").splitlines()
+    assert [line.split(",")[1] for line in rejected[1:]] == ['"3"', '"4"', '"5"']
+
+
+def test_a_canvas_answer_to_a_shuffled_multiple_answer_question_with_a_comma_in_a_choice(
+    tmp_path: Path,
+) -> None:
+    # Canvas writes the comma of a choice's text as "\\,". Only an unshuffled question's pieces
+    # were turned into choices: a shuffled one's whole cell was read, and found no choice.
+    from quizgym.grading.run import grade_submissions
+
+    bank = tmp_path / "averages.yaml"
+    bank.write_text(
+        "bank: averages\ntitle: Averages\nversion: 1\nquestions:\n"
+        "  - id: centre\n    type: multiple_choice\n    multiple: true\n    shuffle: true\n"
+        "    prompt: Which of these measure the centre of a sample?\n    choices:\n"
+        '      - {text: "Mean, arithmetic", correct: true}\n'
+        "      - {text: Median, correct: true}\n"
+        "      - {text: Range}\n",
+        encoding="utf-8",
+    )
+    report = tmp_path / "canvas.csv"
+    report.write_text(
+        "name,id,sis_id,section,section_id,section_sis_id,submitted,attempt,"
+        '"101: Which of these measure the centre of a sample?",1.0,n correct,n incorrect,score\n'
+        'Ann,2001,s1,A,1,,2026-01-01,1,"Mean\\, arithmetic,Median",1,1,0,1\n'
+        'Bo,2002,s2,A,1,,2026-01-01,1,"Range,Mean\\, arithmetic",0,0,1,0\n',
+        encoding="utf-8",
+    )
+    run = grade_submissions(bank, [report], out_dir=tmp_path / "g")
+    assert (run.students, run.rejected) == (2, [])
+    with (tmp_path / "g" / "responses.csv").open(encoding="utf-8", newline="") as stream:
+        rows = {r["student"]: r for r in csv.DictReader(stream)}
+    assert (rows["2001"]["verdict"], rows["2001"]["score"]) == ("correct", "1")
+    assert (rows["2002"]["verdict"], rows["2002"]["score"]) == ("incorrect", "0")
+    assert "Mean, arithmetic" in rows["2001"]["read_as"]
+
+
+def test_planning_surveys_each_csv_file_once(
+    quiz: Bank, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The survey reads every byte of a file (its encoding): planning a chunked run did it twice.
+    from quizgym.grading import pieces
+
+    wide, long = tmp_path / "wide.csv", tmp_path / "long.csv"
+    wide.write_text(WIDE, encoding="utf-8")
+    long.write_text("student,question,answer\ns3,tf-bert,true\n", encoding="utf-8")
+    surveyed: list[Path] = []
+
+    def head(path: Path, **options: object) -> object:
+        surveyed.append(path)
+        return real(path, **options)
+
+    real = pieces.csv_head
+    monkeypatch.setattr(pieces, "csv_head", head)
+    plan = pieces.plan_run(quiz, [wide, long], chunk_rows=1)
+    assert surveyed == [wide, long]
+    assert [(p.source, p.layout, p.rows) for p in plan.pieces] == [
+        (str(wide), "wide", 1),
+        (str(wide), "wide", 1),
+        (str(long), "long", 1),
+    ]

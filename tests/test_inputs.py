@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from conftest import require_module
 
 from quizgym.cli import cli
 from quizgym.grading.run import grade_submissions
@@ -196,6 +197,31 @@ def test_roster_columns_are_carried_into_the_gradebooks(
             ["1001", "ann@example.org", "1"],
             ["s2", "bo@example.org", "0"],
         ]
+
+
+@ENGINES
+@pytest.mark.parametrize("gradebook", ["moodle", "canvas"])
+def test_roster_columns_of_a_parquet_file_are_carried_into_the_gradebooks(
+    tmp_path: Path, chunk_rows: int | None, gradebook: str
+) -> None:
+    # Before: planning read only a Parquet file's student and seed, so its pieces and the run
+    # disagreed on the roster and the run stopped ("part file does not start with the run's
+    # header"); the same class as CSV was graded.
+    pa_csv = require_module("pyarrow.csv")
+    pq = require_module("pyarrow.parquet")
+    source = tmp_path / "class.csv"
+    source.write_text(ROSTER_CLASS, encoding="utf-8")
+    text = pa_csv.ConvertOptions(strings_can_be_null=False, column_types={"Student": "string"})
+    data = tmp_path / "class.parquet"
+    pq.write_table(pa_csv.read_csv(source, convert_options=text), data)
+    for path in (source, data):
+        out = tmp_path / f"{path.suffix[1:]}"
+        run = grade([path], out, chunk_rows=chunk_rows, gradebook=gradebook)
+        assert (run.students, run.rejected) == (2, [])
+    book = f"gradebook-{gradebook}.csv"
+    assert (tmp_path / "parquet" / book).read_bytes() == (tmp_path / "csv" / book).read_bytes()
+    roster = "ann@example.org" if gradebook == "moodle" else "Sec A"
+    assert roster in (tmp_path / "parquet" / book).read_text(encoding="utf-8")
 
 
 def test_roster_fields_from_json_lines_and_long_files_and_a_file_without_them(

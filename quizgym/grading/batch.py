@@ -30,7 +30,7 @@ from typing import TypeVar, cast
 import numpy as np
 import numpy.typing as npt
 
-from quizgym.analysis import OPTION_BLANK
+from quizgym.analysis import OPTION_BLANK, OPTION_UNREADABLE
 from quizgym.answers import (
     Status,
     Verdict,
@@ -79,7 +79,6 @@ STATUSES: tuple[Status, ...] = tuple(Status)
 STATUS_CODES: dict[Status, int] = {s: i for i, s in enumerate(STATUSES)}
 FAILED = "This answer could not be graded"
 """How the feedback of an answer the engine failed on begins (:func:`failed`)."""
-OPTION_INVALID = -2
 OPTION_NONE = -3  # not a choice question (or several choices picked)
 
 FloatArray = npt.NDArray[np.float64]
@@ -289,7 +288,7 @@ def _grade_slot(
             try:
                 options[k] = _option(question, variants[v], texts[t])
             except Exception:  # counted as unreadable, as its verdict is
-                options[k] = OPTION_INVALID
+                options[k] = OPTION_UNREADABLE
     return GradedSlot(
         slot=slot,
         verdicts=verdicts,
@@ -366,10 +365,10 @@ def _option(
     assert text is not None
     if isinstance(question, TrueFalse):
         value = read_bool(text)
-        return OPTION_INVALID if value is None else (0 if value else 1)
+        return OPTION_UNREADABLE if value is None else (0 if value else 1)
     picked = read_choices(text, question, variant)
     if isinstance(picked, str):
-        return OPTION_INVALID
+        return OPTION_UNREADABLE
     return picked[0] if len(picked) == 1 else OPTION_NONE
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import difflib
 import re
-import unicodedata
 
+from quizgym.answers import fold_text
 from quizgym.grading.batch import FAILED
 from quizgym.model import LETTERS, AnyQuestion, MultipleChoice, SpotTheError, TrueFalse
 
@@ -27,10 +27,6 @@ _POWER = re.compile(r"\d\s*(?:[x×*]\s*10\s*(?:\^|\*\*)|[x×]\s*10\s*[-−]?\d)"
 _WORDS = re.compile(r"[^\W\d_][\w\s'’.-]*", re.UNICODE)
 
 
-def _fold(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
 def cause_of(question: AnyQuestion, text: str, *, feedback: str = "") -> str:
     """Why ``text``, an unreadable answer to ``question``, could not be read (a short phrase).
 
@@ -38,7 +34,7 @@ def cause_of(question: AnyQuestion, text: str, *, feedback: str = "") -> str:
     is the verdict's, which says when the engine itself failed on the answer."""
     if feedback.startswith(FAILED):
         return "quizgym failed on it (an error: grade it by hand)"
-    word = _fold(text)
+    word = fold_text(text)
     if isinstance(question, TrueFalse):
         near = probably(question, text)
         return f"a typo of {near}" if near else "neither true nor false"
@@ -84,7 +80,7 @@ def probably(question: AnyQuestion, text: str) -> str:
 
     Only a suggestion for the teacher's review; the answer stays unreadable.
     """
-    word = _fold(text)
+    word = fold_text(text)
     if isinstance(question, TrueFalse):
         close = difflib.get_close_matches(word, ["true", "false"], n=1, cutoff=0.6)
         return f"'{close[0]}'" if close else ""
@@ -93,7 +89,7 @@ def probably(question: AnyQuestion, text: str) -> str:
         multiple = isinstance(question, MultipleChoice) and question.multiple
         if multiple and len(word) > 1 and all(c in letters.casefold() for c in word):
             return ", ".join(dict.fromkeys(word.upper()))
-        texts = {_fold(c.text): c.text for c in question.choices}
+        texts = {fold_text(c.text): c.text for c in question.choices}
         close = difflib.get_close_matches(word, list(texts), n=1, cutoff=0.8)
         return f"'{texts[close[0]]}'" if close else ""
     return ""

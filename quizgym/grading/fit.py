@@ -63,11 +63,17 @@ class Fit:
     """slot id → "numeric" or "choice"."""
 
     def merge(self, other: Fit) -> Fit:
-        """Both partitions' counts."""
-        counts = {k: Counter(v) for k, v in self.counts.items()}
+        """Both partitions' counts, in a new fit."""
+        out = Fit()
+        out.absorb(self)
+        out.absorb(other)
+        return out
+
+    def absorb(self, other: Fit) -> None:
+        """Add another partition's counts to these, in place (its counters are not shared)."""
         for slot, counter in other.counts.items():
-            counts.setdefault(slot, Counter()).update(counter)
-        return Fit(counts=counts, kinds={**self.kinds, **other.kinds})
+            self.counts.setdefault(slot, Counter()).update(counter)
+        self.kinds.update(other.kinds)
 
     def warnings(self) -> list[str]:
         """One line per slot whose answers fit another version clearly better than their own."""

@@ -194,7 +194,7 @@ def read_piece(
         The piece as a class; ``rejected`` holds its rows' rejections and the file's head ones.
     """
     answers = _read_piece(bank, piece)
-    if piece.drops:
+    if piece.drops and piece.layout == "wide":  # a long piece's reader rejected each of its rows
         dropped = dict(piece.drops)
         keep = [k for k, origin in enumerate(answers.origins) if origin[1] not in dropped]
         kept = answers.take(keep)
@@ -259,7 +259,14 @@ def _read_piece(bank: Bank, piece: Piece, columns: Sequence[str] | None = None) 
         )
     if piece.layout == "long":
         names = [h.casefold() for h in header]
-        read_long(answers, piece.source, names, rows, header_line=piece.header_line)
+        read_long(
+            answers,
+            piece.source,
+            names,
+            rows,
+            header_line=piece.header_line,
+            drops=dict(piece.drops),
+        )
     else:
         read_wide(answers, piece.source, piece.header_line, header, rows, bad_bytes=piece.bad_bytes)
     # Column-level rejections are the file's (``head``), reported once, not once per piece.
@@ -309,10 +316,12 @@ def plan_run(
         if not path.is_file():
             raise SubmissionError(path, "no such file")
         suffix = path.suffix.lower()
+        csv = suffix not in {".parquet", ".jsonl", ".ndjson"}
+        head = _head(path) if csv else None  # a survey of the whole file's bytes: once
         if suffix == ".parquet":
             found = _plan_parquet(bank, path, chunk_rows, len(pieces))
             counted(census, str(path), count_parquet(path))
-        elif suffix in {".jsonl", ".ndjson"} or _streamed(_head(path).cells) is None:
+        elif head is None or _streamed(head.cells) is None:
             whole = read_submissions(bank, [path], issued=issued)
             for source, count in whole.census.items():
                 counted(census, source, count)
@@ -322,19 +331,12 @@ def plan_run(
             roster |= set(whole.roster)
             found = _split_whole(whole, str(path), chunk_rows, len(pieces))
         else:
-            head = _head(path)
             if head.survey.note:
                 notes.append(head.survey.note)
             counted(census, str(path), count_csv(path, delimiter=head.delimiter))
             found = _plan_csv(bank, path, chunk_rows, len(pieces), head)
         for piece in found:
             answers = _read_piece(bank, piece, _scan_columns(piece))
-            slots = _header_slots(bank, piece)
-            present |= answers.present | slots
-            roster |= set(answers.roster)
-            has_seeds = has_seeds or any(s is not None for s in answers.seeds)
-            by_text |= answers.by_text
-            typed |= answers.typed | slots
             drops = []
             for student, origin in zip(answers.students, answers.origins, strict=True):
                 if piece.layout == "long" and (piece.source, student) in first_line:
@@ -361,6 +363,14 @@ def plan_run(
                         drops.append((rejection.line, again))
             if drops:
                 piece = replace(piece, drops=tuple(drops))
+                if piece.layout == "long":  # the rows of its dropped students answer nothing
+                    answers = _read_piece(bank, piece)
+            slots = _header_slots(bank, piece)
+            present |= answers.present | slots
+            roster |= set(answers.roster)
+            has_seeds = has_seeds or any(s is not None for s in answers.seeds)
+            by_text |= answers.by_text
+            typed |= answers.typed | slots
             pieces.append(piece)
     return Plan(
         present=[s for s in bank.slot_ids() if s in present],
@@ -383,10 +393,11 @@ def _header_slots(bank: Bank, piece: Piece) -> set[str]:
 
 
 def _scan_columns(piece: Piece) -> list[str] | None:
-    """Parquet: the planning pass reads only the identity columns (answers never reject a row)."""
+    """Wide Parquet: the planning pass reads only the identity and roster columns (answers never
+    reject a row; the roster columns are the run's, in every piece's part files)."""
     if piece.kind != "parquet" or piece.layout == "long":
         return None
-    wanted = {"student", "seed"} if piece.layout == "wide" else {"student", "seed", "question"}
+    wanted = {"student", "seed", *ROSTER}
     return [h for h in piece.header if h.casefold() in wanted]
 
 

@@ -134,12 +134,18 @@ class Review:
             mine.students += students[: SHOWN_STUDENTS - len(mine.students)]
 
     def merge(self, other: Review) -> Review:
-        """Both partitions' entries (counts added, students in order)."""
-        out = Review(used=self.used | other.used)
-        for review in (self, other):
-            for key, entry in review.entries.items():
-                out.add(key, entry.count, entry.students, entry.graded)
+        """Both partitions' entries (counts added, students in order), in a new review."""
+        out = Review()
+        out.absorb(self)
+        out.absorb(other)
         return out
+
+    def absorb(self, other: Review) -> None:
+        """Add a later partition's entries to these, in place (a class of many pieces merges
+        each once: its work grows with the entries, not with the pieces times the queue)."""
+        self.used |= other.used
+        for key, entry in other.entries.items():
+            self.add(key, entry.count, entry.students, entry.graded)
 
     def write_part(self, path: Path) -> None:
         """Write the entries to a part file (a piece of a streamed run), one JSON list a line."""

@@ -330,8 +330,8 @@ def assemble(
     review = Review()
     for k, result in enumerate(ordered):
         sums = sums.merge(result.sums, order=k == len(ordered) - 1)  # keys sorted once
-        fit = fit.merge(result.fit)
-        review = review.merge(result.review)
+        fit.absorb(result.fit)  # in place: merging into a copy each time is quadratic
+        review.absorb(result.review)
         if "review" in result.files:
             review.read_part(result.files["review"])
         rejected += result.rejected

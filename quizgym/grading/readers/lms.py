@@ -157,17 +157,37 @@ def _question(bank: Bank, qid: str) -> object | None:
         return None
 
 
-def _lms_answer(bank: Bank, slot: str, text: str) -> str | None:
-    """An LMS answer cell as quizgym reads answers (Canvas joins multiple answers with ',')."""
-    if not text.strip():
-        return None
-    question = bank.question(slot.split(".")[0])
-    if isinstance(question, MultipleChoice) and question.multiple:
-        pieces = [p.replace("\\,", ",").strip() for p in re.split(r"(?<!\\),", text)]
-        texts = {_fold(c.text): i for i, c in enumerate(question.choices)}
-        if not question.shuffle and all(_fold(p) in texts for p in pieces):
-            return ",".join(str(texts[_fold(p)] + 1) for p in pieces)
-    return text
+class _Answers:
+    """LMS answer cells as quizgym reads answers (Canvas joins multiple answers with ``,`` and
+    escapes a comma of a choice's text as ``\\,``), with each slot's choice texts folded once."""
+
+    def __init__(self, bank: Bank) -> None:
+        self.bank = bank
+        self._texts: dict[str, dict[str, str] | None] = {}
+
+    def _choices(self, slot: str) -> dict[str, str] | None:
+        """A multiple-answer slot's choice texts by their folded form (None: another kind)."""
+        if slot not in self._texts:
+            question = self.bank.question(slot.split(".")[0])
+            self._texts[slot] = (
+                {_fold(c.text): c.text for c in question.choices}
+                if isinstance(question, MultipleChoice) and question.multiple
+                else None
+            )
+        return self._texts[slot]
+
+    def __call__(self, slot: str, text: str) -> str | None:
+        """The answer of a cell (None: blank). Multiple answers whose every piece is a choice's
+        text become those texts, one per line (a text may hold a comma, and the order a student
+        saw, shuffled or not, does not matter); anything else is kept as written."""
+        if not text.strip():
+            return None
+        texts = self._choices(slot)
+        if texts is not None:
+            pieces = [p.replace("\\,", ",").strip() for p in re.split(r"(?<!\\),", text)]
+            if all(_fold(p) in texts for p in pieces):
+                return "\n".join(texts[_fold(p)] for p in pieces)
+        return text
 
 
 def _by_text(bank: Bank, answers: ClassAnswers, slot: str) -> None:
@@ -192,13 +212,14 @@ def read_canvas(
     id_col = names.index("id")
     matcher = Matcher(bank, issued)
     columns: dict[str, list[tuple[int, int | None, int | None]]] = {}
+    answer = _Answers(bank)
     for index, name in enumerate(header):
         match = CANVAS_QUESTION.match(name)
         if not match:
             continue
         found = matcher.find(match.group(2))
         if isinstance(found, str):
-            answers.ignore_column(source, 1, canvas_column(name, found))
+            answers.ignore_column(source, header_line, canvas_column(name, found))
             continue
         points = index + 1 if index + 1 < len(header) and _POINTS.match(header[index + 1]) else None
         columns.setdefault(found.slot, []).append((index, points, found.version))
@@ -206,7 +227,7 @@ def read_canvas(
         _by_text(bank, answers, found.slot)
     if not columns:
         raise SubmissionError(
-            source, "no question column of this Canvas export matches the bank", 1
+            source, "no question column of this Canvas export matches the bank", header_line
         )
     width = len(header)
     for record in rows:
@@ -238,7 +259,7 @@ def read_canvas(
         if at is None:
             continue
         for slot, (index, version) in chosen.items():
-            answers.mark_present(slot)[at] = _lms_answer(bank, slot, _cell(row, index))
+            answers.mark_present(slot)[at] = answer(slot, _cell(row, index))
             if version is not None:
                 answers.set_version(slot, at, version)
 
@@ -263,11 +284,14 @@ def read_moodle(
     id_col = identity[0] if identity else None
     if id_col is None:
         raise SubmissionError(
-            source, "Moodle responses export without an 'ID number' or 'Email address' column", 1
+            source,
+            "Moodle responses export without an 'ID number' or 'Email address' column",
+            header_line,
         )
     texts = {int(m[1]): k for k, h in enumerate(header) if (m := _MOODLE_QUESTION.match(h))}
     responses = {int(m[1]): k for k, h in enumerate(header) if (m := MOODLE_RESPONSE.match(h))}
     matcher = Matcher(bank, issued)
+    answer = _Answers(bank)
     fixed: dict[int, Found] = {}  # Response N without Question N: from the manifest's slot order
     missing = [n for n in responses if n not in texts]
     if missing and issued is None:
@@ -276,18 +300,18 @@ def read_moodle(
             "Moodle Responses export without 'Question N' columns: which question each response "
             "answers cannot be told; download the report with the question text shown, or grade "
             "with --issued FILE (the manifest of the export gives the order)",
-            1,
+            header_line,
         )
     if missing and issued is not None:
         order = _slot_order(issued)
         for n in missing:
             column = f"Response {n}"
             if n > len(order):
-                answers.ignore_column(source, 1, moodle_beyond(column, len(order)))
+                answers.ignore_column(source, header_line, moodle_beyond(column, len(order)))
             elif order[n - 1][0] not in answers.slots:
-                answers.ignore_column(source, 1, moodle_cloze(column, order[n - 1][0]))
+                answers.ignore_column(source, header_line, moodle_cloze(column, order[n - 1][0]))
             elif len(order[n - 1][1]) > 1:
-                answers.ignore_column(source, 1, moodle_pool(column, order[n - 1][0]))
+                answers.ignore_column(source, header_line, moodle_pool(column, order[n - 1][0]))
             else:
                 slot, versions = order[n - 1]
                 fixed[n] = Found(slot, next(iter(versions)))
@@ -312,7 +336,7 @@ def read_moodle(
             if isinstance(found, str):
                 if (n, found) not in reported:
                     reported.add((n, found))
-                    answers.ignore_column(source, 1, moodle_question(n, found))
+                    answers.ignore_column(source, header_line, moodle_question(n, found))
                 continue
             mapped = True
             if found.slot in filled:
@@ -334,13 +358,13 @@ def read_moodle(
         if at is None:
             continue
         for found, index in cells:
-            answers.mark_present(found.slot)[at] = _lms_answer(bank, found.slot, _cell(row, index))
+            answers.mark_present(found.slot)[at] = answer(found.slot, _cell(row, index))
             _by_text(bank, answers, found.slot)
             if found.version is not None:
                 answers.set_version(found.slot, at, found.version)
     if not mapped and responses:
         raise SubmissionError(
-            source, "no response column of this Moodle export matches the bank", 1
+            source, "no response column of this Moodle export matches the bank", header_line
         )
 
 

@@ -3,7 +3,7 @@ columns ``name``, ``email``, ``section``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from quizgym.grading.readers.text import Record
 from quizgym.grading.readers.wide import slot_named
@@ -11,6 +11,7 @@ from quizgym.grading.rows import (
     ROSTER,
     clean_id,
     duplicate_answer,
+    duplicate_student,
     id_problem,
     read_seed,
     row_problem,
@@ -31,12 +32,14 @@ def read_long(
     rows: Iterable[Record],
     *,
     header_line: int = 1,
+    drops: Mapping[int, str] | None = None,
 ) -> None:
     """Read long rows into ``answers``, rejecting each row that breaks a rule.
 
     A student's rows may be anywhere in the file; a second answer to the same slot, or another
     seed than the student's earlier rows gave, is rejected. A roster value (``name``…) is the
-    first one a student's rows give.
+    first one a student's rows give. A student already in ``answers`` (read from an earlier
+    file) is not read again: each of their rows here is rejected as a duplicate student.
 
     Args:
         answers: the class being read.
@@ -44,6 +47,9 @@ def read_long(
         names: the header's cells, casefolded.
         rows: the data records.
         header_line: the header's line (a row that repeats it is rejected).
+        drops: a chunked run's students read in an earlier file, by the line of their first row
+            here (:class:`~quizgym.grading.pieces.Piece`): each of their rows is rejected with
+            the reason given, as the class read whole rejects them.
     """
     col = {n: names.index(n) for n in ("student", "question", "answer")}
     seed_col = names.index("seed") if "seed" in names else None
@@ -52,6 +58,8 @@ def read_long(
         answers.mark_roster(name)
     width = len(names)
     seen: dict[tuple[str, str], int] = {}
+    before = len(answers)  # the students read before this file: their rows here are duplicates
+    refused: dict[str, str] = {}  # students of ``drops``, once their first row is met
     for record in rows:
         line = record.start
         row = record.cells if record.cells is not None else list(record.first)
@@ -86,6 +94,14 @@ def read_long(
             answers.reject(source, line, student, duplicate_answer(student, question, first))
             continue
         at = answers.row_of(student)
+        if at is None and drops is not None and line in drops:
+            refused[student] = drops[line]
+        if student in refused:
+            answers.reject(source, line, student, refused[student])
+            continue
+        if at is not None and at < before:
+            answers.reject(source, line, student, duplicate_student(student, answers.origins[at]))
+            continue
         if at is None:
             at = answers.add_student(student, seed, (source, line))
         elif seed is not None and answers.seeds[at] not in (None, seed):
