@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
@@ -20,9 +21,6 @@ from quizgym.grading.pieces import plan_run
 from quizgym.grading.run import grade_submissions as grade
 from quizgym.loader import load_bank
 from quizgym.solver import bank_slots
-
-pa = require_module("pyarrow")
-pq = require_module("pyarrow.parquet")
 
 OUTPUTS = ("grades.csv", "responses.csv", "items.csv", "rejected.csv", "review.csv", "report.html")
 
@@ -60,13 +58,23 @@ def write_class(
                 writer.writerow([f"y{k}", "1"])  # too few cells
 
 
-def to_parquet(source: Path, target: Path, *, row_group: int) -> None:
+@pytest.fixture(scope="module")
+def arrow() -> SimpleNamespace:
+    """pyarrow (``pa``) and pyarrow.parquet (``pq``), for a test that writes or reads Parquet.
+
+    A fixture, not a module-level import: without pyarrow each such test skips on a laptop and
+    fails under CI=true, and the tests that need no Parquet still run.
+    """
+    return SimpleNamespace(pa=require_module("pyarrow"), pq=require_module("pyarrow.parquet"))
+
+
+def to_parquet(arrow: SimpleNamespace, source: Path, target: Path, *, row_group: int) -> None:
     """The same table as Parquet (every column a string; empty cells null)."""
     with source.open(encoding="utf-8", newline="") as stream:
         rows = list(csv.reader(stream))
     header, body = rows[0], [r for r in rows[1:] if len(r) == len(rows[0])]
     columns = {h: [r[k] or None for r in body] for k, h in enumerate(header)}
-    pq.write_table(pa.table(columns), target, row_group_size=row_group)
+    arrow.pq.write_table(arrow.pa.table(columns), target, row_group_size=row_group)
 
 
 def same_outputs(
@@ -99,7 +107,9 @@ def cluster() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def class_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def class_files(
+    arrow: SimpleNamespace, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Path]:
     """A generated class in four files: wide CSV, wide Parquet (and its CSV twin), JSON Lines."""
     folder = tmp_path_factory.mktemp("class")
     bank = load_bank("bert-mlm")
@@ -110,7 +120,7 @@ def class_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     lines = (folder / "b.csv").read_text(encoding="utf-8").splitlines(keepends=True)
     lines.insert(8, lines[8].replace("s00077", "s00003", 1))
     (folder / "b.csv").write_text("".join(lines), encoding="utf-8")
-    to_parquet(folder / "b.csv", folder / "b.parquet", row_group=13)
+    to_parquet(arrow, folder / "b.csv", folder / "b.parquet", row_group=13)
     with (folder / "c.jsonl").open("w", encoding="utf-8") as out:
         for k in range(130, 140):
             answers = {s: POOL[(k + j) % len(POOL)] for j, s in enumerate(slots[::5])}
@@ -263,7 +273,7 @@ def test_csv_pieces_number_lines_as_the_whole_file_reader(tmp_path: Path, newlin
     )
 
 
-def test_a_file_that_is_not_parquet_is_one_line(tmp_path: Path) -> None:
+def test_a_file_that_is_not_parquet_is_one_line(arrow: SimpleNamespace, tmp_path: Path) -> None:
     fake = tmp_path / "class.parquet"
     fake.write_text("student,tf-bert-generates\ns1,true\n", encoding="utf-8")
     result = CliRunner().invoke(cli, ["grade", "bert-mlm", str(fake), "-o", str(tmp_path / "o")])
@@ -290,7 +300,9 @@ def write_long(path: Path, slots: list[str], students: range, *, seed: int) -> N
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
-def test_long_files_stream_like_the_in_memory_reader(tmp_path: Path, suffix: str) -> None:
+def test_long_files_stream_like_the_in_memory_reader(
+    request: pytest.FixtureRequest, tmp_path: Path, suffix: str
+) -> None:
     slots = [s.id for s in bank_slots(load_bank("bert-mlm"))]
     source = tmp_path / "long.csv"
     write_long(source, slots, range(40), seed=4)
@@ -299,7 +311,7 @@ def test_long_files_stream_like_the_in_memory_reader(tmp_path: Path, suffix: str
     streamed = source
     if suffix == ".parquet":
         streamed = tmp_path / "long.parquet"
-        to_parquet(source, streamed, row_group=50)
+        to_parquet(request.getfixturevalue("arrow"), source, streamed, row_group=50)
     plan = plan_run(load_bank("bert-mlm"), [streamed], chunk_rows=6)
     assert len(plan.pieces) == 7 and {p.layout for p in plan.pieces} == {"long"}
     grade_at_scale("bert-mlm", [streamed], out_dir=tmp_path / "chunked", chunk_rows=6)
