@@ -495,12 +495,9 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
 def test_hostile_markdown_is_inert_and_bounded_in_every_output(
     hostile: tuple[Path, Any], tmp_path: Path
 ) -> None:
-    import time
-
     path, bank = hostile
     size = len(HOSTILE_BANK)
     outputs: dict[str, str] = {}
-    start = time.perf_counter()
     questions = select_questions(bank)
     for kind in ("worksheet", "key"):
         for fmt in ("html", "md"):
@@ -533,7 +530,6 @@ def test_hostile_markdown_is_inert_and_bounded_in_every_output(
     drill = run(tmp_path / "p.sqlite3", ["t", "", "A", "", "f", "", "f", "", "q"], str(path))
     assert drill.exit_code == 0, drill.output
     outputs["drill"] = drill.output
-    assert time.perf_counter() - start < 30
     assert "<script>alert(1)</script>" in drill.output  # printed as the text it is
     assert "\x1b" not in drill.output
     for where, text in outputs.items():
