@@ -171,29 +171,51 @@ def _export(args: list[str], cwd: Path) -> bytes:
     return (cwd / "out.xml").read_bytes()
 
 
+def _refuse_to_solve(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From here on, working out a key fails the test (a warm command reads its keys back)."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a warm command solved a key")
+
+    monkeypatch.setattr(keys_module, "exact_key", refuse)
+    monkeypatch.setattr(sys.modules["quizgym.solver.compiled"], "exact_key", refuse)
+
+
 def test_a_warm_export_writes_the_same_bytes_without_solving(
     folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bank = str(BANKS[2])
     cold = _export([bank, "--to", "moodle", "--variants", "3"], tmp_path)
     assert list(folder.glob("*.json")), "the cold run keeps what it worked out"
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("a warm export solved a key")
-
-    monkeypatch.setattr(keys_module, "exact_key", refuse)
-    monkeypatch.setattr(sys.modules["quizgym.solver.compiled"], "exact_key", refuse)
+    _refuse_to_solve(monkeypatch)
     warm = _export([bank, "--to", "moodle", "--variants", "3"], tmp_path)
     assert warm == cold
 
 
-def test_a_warm_check_prints_what_the_cold_one_printed(folder: Path, tmp_path: Path) -> None:
+def test_a_warm_check_prints_what_the_cold_one_printed(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A finding that needs a key worked out (the total's stated value against its key): the warm
+    # check replays it from the kept report, solving nothing.
     bad = tmp_path / "bank.yaml"
     text = SMALL.read_text(encoding="utf-8")
-    bad.write_text(text.replace("shuffle: true", "shuffle: true\n    hint: ''"), encoding="utf-8")
-    runs = [CliRunner().invoke(cli, ["check", str(path)]) for path in (SMALL, SMALL, bad, bad)]
+    assert text.count("first + second,") == 1
+    bad.write_text(text.replace("first + second,", "first + second, value: 9,"), encoding="utf-8")
+    runs = []
+    for path, warm in ((SMALL, False), (SMALL, True), (bad, False), (bad, True)):
+        with monkeypatch.context() as patch:
+            if warm:
+                _refuse_to_solve(patch)
+            runs.append(CliRunner().invoke(cli, ["check", str(path)]))
+        if path == SMALL and not warm:
+            assert list(folder.glob("*.json")), "the cold check keeps what it worked out"
     assert runs[0].output == runs[1].output and runs[0].exit_code == runs[1].exit_code == 0
-    assert runs[2].output == runs[3].output and runs[2].exit_code == runs[3].exit_code
+    assert runs[2].output == runs[3].output and runs[2].exit_code == runs[3].exit_code == 1
+    assert runs[2].output == (
+        f"{bad}:48:62: num-sum.total: value 9 disagrees with the key 3 ln 2 ≈ 2.0794 under the "
+        "question's tolerance\n"
+        f"{bad}: grade-quiz, 7 questions, 201 variants checked: 1 error(s), 0 warning(s)\n"
+    )
 
 
 def test_an_edited_bank_is_worked_out_again(folder: Path, tmp_path: Path) -> None:

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import require_module
+from grading_helpers import single_verdict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quizgym.answers import grade_response
 from quizgym.grading.batch import grade_partition, partitions
 from quizgym.grading.readers import read_submissions, slot_ids
 from quizgym.grading.table import ClassAnswers, Coded
@@ -44,36 +44,14 @@ def _class(bank: Bank, rows: list[tuple[str, int | None, list[str | None]]]) -> 
     return answers
 
 
-def _single(bank: Bank, answers: ClassAnswers, slot_index: int, row: int) -> object:
-    slot = bank_slots(bank)[slot_index]
-    earlier = None
-    if slot.part is not None:
-        parts = [p.id for p in slot.question.parts]
-        earlier = {}
-        for pid in parts[: parts.index(slot.part)]:
-            text = answers.answers[f"{slot.question.id}.{pid}"][row]
-            if text is not None:
-                earlier[pid] = text
-    return grade_response(
-        bank,
-        slot.question,
-        answers.answers[slot.id][row],
-        student=answers.students[row],
-        seed=answers.seeds[row],
-        part=slot.part,
-        earlier=earlier,
-    )
-
-
 def _mismatches(bank: Bank, answers: ClassAnswers) -> list[tuple[str, int]]:
     """(slot, row) of every response the batch grader grades unlike the single-answer path."""
     graded = grade_partition(bank, answers)
-    index = {s.id: j for j, s in enumerate(bank_slots(bank))}
     return [
         (g.slot.id, row)
         for g in graded.slots
         for row in range(len(answers))
-        if g.verdict(row) != _single(bank, answers, index[g.slot.id], row)
+        if g.verdict(row) != single_verdict(bank, answers, g.slot, row)
     ]
 
 
@@ -102,9 +80,13 @@ def test_batch_verdict_equals_single_answer_verdict(quiz: Bank, data: st.DataObj
     ]
     answers = _class(quiz, rows)
     graded = grade_partition(quiz, answers)
-    for j, slot in enumerate(graded.slots):
+    assert [g.slot.id for g in graded.slots] == [s.id for s in bank_slots(quiz)]
+    for slot in graded.slots:
         for row in range(len(answers)):
-            assert slot.verdict(row) == _single(quiz, answers, j, row), (slot.slot.id, row)
+            assert slot.verdict(row) == single_verdict(quiz, answers, slot.slot, row), (
+                slot.slot.id,
+                row,
+            )
 
 
 def test_bundled_bank_every_slot_matches_on_a_class() -> None:

@@ -40,7 +40,7 @@ from quizgym.solver.functions import KEY_FUNCTIONS
 
 HOSTILE = Path(__file__).parent / "data" / "hostile"
 BANKS = sorted(HOSTILE.glob("*.yaml"))
-LIMIT_SECONDS = 20.0  # generous: the benchmark's goal is 10 s; a regression takes minutes
+LIMIT_SECONDS = 20.0  # of CPU; generous: the benchmark's goal is 10 s; a regression takes minutes
 MEMORY_CAP = 2 * 2**30
 
 
@@ -56,7 +56,9 @@ def _cap_memory() -> None:
 
 @pytest.mark.parametrize("path", BANKS, ids=[p.stem for p in BANKS])
 def test_hostile_bank_is_refused_or_checked_in_bounded_time(path: Path) -> None:
-    start = time.monotonic()
+    # The child's CPU time, not the wall clock: a busy machine slows it down without it working
+    # any longer; the timeout stops a check that hangs.
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     result = subprocess.run(
         [sys.executable, "-m", "quizgym", "check", str(path)],
         capture_output=True,
@@ -64,10 +66,11 @@ def test_hostile_bank_is_refused_or_checked_in_bounded_time(path: Path) -> None:
         timeout=120,
         preexec_fn=_cap_memory,
     )
-    elapsed = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     output = result.stderr + result.stdout
     assert "Traceback" not in output and "this is a bug" not in output, output
-    assert elapsed < LIMIT_SECONDS, f"{path.name} took {elapsed:.1f} s"
+    assert cpu < LIMIT_SECONDS, f"{path.name} took {cpu:.1f} s of CPU"
     expected = expectation(path)
     if expected == "ok":
         assert result.returncode == 0, output
@@ -207,14 +210,12 @@ def test_exact_keys_beyond_the_limits_are_refused_quickly(text: str, reason: str
     assert reason in caught.value.message
 
 
-def test_rounding_huge_and_near_integer_numbers_is_exact_and_quick() -> None:
-    start = time.monotonic()
+def test_rounding_huge_and_near_integer_numbers_is_exact() -> None:
     with mpmath.workdps(300):
         x = mpmath.log(2) * mpmath.mpf(10) ** 250
         floor, rounded = int(mpmath.floor(x)), int(mpmath.floor(x + mpmath.mpf("0.5")))
     assert _key("floor(ln(2)*10^250)").exact == floor
     assert _key("round(ln(2)*10^250)").exact == rounded
-    assert time.monotonic() - start < 2
     assert _key("floor(ln(8)/ln(2))").exact == 3  # an integer in disguise
     assert _key("ceil(ln(8)/ln(2) + 10^-40)").exact == 4  # 10^-40 above it
     assert _key("floor(ln(8)/ln(2) - 10^-40)").exact == 2
@@ -342,11 +343,10 @@ def test_the_stress_test_stops_at_its_budget_and_says_what_it_skipped() -> None:
     assert lint_bank(bank) == ([], 200)
 
 
-def test_the_bundled_bank_stays_clean_and_quick() -> None:
-    start = time.monotonic()
+def test_the_bundled_bank_stays_clean() -> None:
     report = check_bank(Path("banks/bert-mlm.yaml"))
+    # no findings: no key refused by its budget, and no warning that the stress test stopped
     assert report.findings == [] and report.variants_checked > 1000
-    assert time.monotonic() - start < 5  # the stress test's budget is never reached
 
 
 # --- quizgym solve and echoed readings ----------------------------------------------------------

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from conftest import require_module
 
 from quizgym.answers import Status, grade_response
 from quizgym.cli import cli
@@ -351,8 +352,8 @@ def test_a_huge_line_costs_bounded_memory(tmp_path: Path) -> None:
 
 
 def test_parquet_columns_of_other_types_are_reported_not_fatal(tmp_path: Path) -> None:
-    pa = pytest.importorskip("pyarrow")
-    pq = pytest.importorskip("pyarrow.parquet")
+    pa = require_module("pyarrow")
+    pq = require_module("pyarrow.parquet")
     table = pa.table(
         {
             "student": ["s1", "s2", "s3"],
@@ -493,8 +494,6 @@ def test_control_characters_in_an_id_reject_the_row(
 
 @pytest.mark.slow
 def test_dask_grades_hostile_files_as_the_numpy_engine_does(tmp_path: Path) -> None:
-    from conftest import require_module
-
     require_module("dask.dataframe")
     require_module("distributed")
     data = stray_quote_class(tmp_path / "c.csv", closed_later=True)

@@ -159,7 +159,10 @@ def test_report_shows_each_question_with_its_formulas_table_and_image(
     result = CliRunner().invoke(
         cli, ["grade", str(RICH), str(answers), "-o", str(out), "--version", "default"]
     )
-    assert result.exit_code in (0, 1), result.output
+    assert result.exit_code == 0, result.output
+    assert result.output == (
+        f"graded 4 students (28 responses) → {out}/; 4 answers to review (4 in review.csv)\n"
+    )
     report = (out / "report.html").read_text(encoding="utf-8")
     assert f"data:image/png;base64,{base64.b64encode(IMAGE).decode()}" in report
     assert report.count(f'<math xmlns="{MATHML}"') >= 5 and "<table><thead>" in report
@@ -492,12 +495,9 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
 def test_hostile_markdown_is_inert_and_bounded_in_every_output(
     hostile: tuple[Path, Any], tmp_path: Path
 ) -> None:
-    import time
-
     path, bank = hostile
     size = len(HOSTILE_BANK)
     outputs: dict[str, str] = {}
-    start = time.perf_counter()
     questions = select_questions(bank)
     for kind in ("worksheet", "key"):
         for fmt in ("html", "md"):
@@ -530,7 +530,6 @@ def test_hostile_markdown_is_inert_and_bounded_in_every_output(
     drill = run(tmp_path / "p.sqlite3", ["t", "", "A", "", "f", "", "f", "", "q"], str(path))
     assert drill.exit_code == 0, drill.output
     outputs["drill"] = drill.output
-    assert time.perf_counter() - start < 30
     assert "<script>alert(1)</script>" in drill.output  # printed as the text it is
     assert "\x1b" not in drill.output
     for where, text in outputs.items():

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
@@ -21,9 +22,6 @@ from quizgym.grading.run import grade_submissions as grade
 from quizgym.loader import load_bank
 from quizgym.solver import bank_slots
 
-pa = require_module("pyarrow")
-pq = require_module("pyarrow.parquet")
-
 OUTPUTS = ("grades.csv", "responses.csv", "items.csv", "rejected.csv", "review.csv", "report.html")
 
 # What students type, right and wrong, for every kind of slot, and some garbage.
@@ -34,6 +32,17 @@ POOL = [
 ]  # fmt: skip
 
 
+# The same for the bank of another field (units, percentages, parameters, parts with error carried
+# forward): values of its keys, with and without units, its slips, and garbage.
+FIELD_POOL = [
+    "10", "10 m/s", "36 km/h", "7.5 m/s", "5", "5 m/s", "15", "15%", "0.15", "35.31", "35.3 m",
+    "9.81 N", "9.8", "0.1171875", "0.117", "0.8413", "0.841", "7.5", "0.231", "ln(2)/3", "25",
+    "25 m", "50 m", "12345.6", "12,345.6", "3 kg", "1/0", "zz", "", "no idea",
+]  # fmt: skip
+FIELD = Path(__file__).parent / "data" / "field" / "stats-mechanics.yaml"
+SCALE_BANKS = {"bert-mlm": ("bert-mlm", POOL), "stats-mechanics": (str(FIELD), FIELD_POOL)}
+"""The banks the chunked and streamed runs are compared on: name -> (bank, answers to draw)."""
+
 # The generated classes give a seed on some rows and none on others: those were drawn without a
 # seed, which a run must be told (--version per-student) rather than guess.
 grade_submissions = partial(grade, version="per-student")
@@ -42,7 +51,13 @@ PER_STUDENT = ["--version", "per-student"]
 
 
 def write_class(
-    path: Path, slots: list[str], students: range, *, seed: int, bad: bool = True
+    path: Path,
+    slots: list[str],
+    students: range,
+    *,
+    seed: int,
+    bad: bool = True,
+    pool: list[str] = POOL,
 ) -> None:
     """A wide CSV of a class (and, with ``bad``, rows the reader must reject)."""
     rng = random.Random(seed)
@@ -50,7 +65,7 @@ def write_class(
         writer = csv.writer(out)
         writer.writerow(["student", "seed", *slots, *(["not-a-question"] if bad else [])])
         for k in students:
-            cells = [rng.choice(POOL) for _ in slots] + ([""] if bad else [])
+            cells = [rng.choice(pool) for _ in slots] + ([""] if bad else [])
             writer.writerow([f"s{k:05d}", k % 4 if k % 3 else "", *cells])
             if bad and k % 17 == 5:
                 writer.writerow([f"s{k - 3:05d}", "", *cells])  # a duplicate student
@@ -60,13 +75,23 @@ def write_class(
                 writer.writerow([f"y{k}", "1"])  # too few cells
 
 
-def to_parquet(source: Path, target: Path, *, row_group: int) -> None:
+@pytest.fixture(scope="module")
+def arrow() -> SimpleNamespace:
+    """pyarrow (``pa``) and pyarrow.parquet (``pq``), for a test that writes or reads Parquet.
+
+    A fixture, not a module-level import: without pyarrow each such test skips on a laptop and
+    fails under CI=true, and the tests that need no Parquet still run.
+    """
+    return SimpleNamespace(pa=require_module("pyarrow"), pq=require_module("pyarrow.parquet"))
+
+
+def to_parquet(arrow: SimpleNamespace, source: Path, target: Path, *, row_group: int) -> None:
     """The same table as Parquet (every column a string; empty cells null)."""
     with source.open(encoding="utf-8", newline="") as stream:
         rows = list(csv.reader(stream))
     header, body = rows[0], [r for r in rows[1:] if len(r) == len(rows[0])]
     columns = {h: [r[k] or None for r in body] for k, h in enumerate(header)}
-    pq.write_table(pa.table(columns), target, row_group_size=row_group)
+    arrow.pq.write_table(arrow.pa.table(columns), target, row_group_size=row_group)
 
 
 def same_outputs(
@@ -98,22 +123,22 @@ def cluster() -> Iterator[str]:
         yield local.scheduler_address
 
 
-@pytest.fixture(scope="module")
-def class_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """A generated class in four files: wide CSV, wide Parquet (and its CSV twin), JSON Lines."""
-    folder = tmp_path_factory.mktemp("class")
-    bank = load_bank("bert-mlm")
-    slots = [s.id for s in bank_slots(bank)]
-    write_class(folder / "a.csv", slots[:50], range(0, 70), seed=1)
-    write_class(folder / "b.csv", slots[30:], range(70, 130), seed=2, bad=False)
+def write_class_files(arrow: SimpleNamespace, folder: Path, name: str) -> dict[str, Path]:
+    """A generated class of a bank of SCALE_BANKS in four files: wide CSV, wide Parquet (and its
+    CSV twin), JSON Lines; a.csv and b.csv share some questions."""
+    bank, pool = SCALE_BANKS[name]
+    slots = [s.id for s in bank_slots(load_bank(bank))]
+    first, second = (slots[:50], slots[30:]) if name == "bert-mlm" else (slots[:8], slots[5:])
+    write_class(folder / "a.csv", first, range(0, 70), seed=1, pool=pool)
+    write_class(folder / "b.csv", second, range(70, 130), seed=2, bad=False, pool=pool)
     # duplicate of a student of a.csv, at b.csv line 9: rejected in both engines
     lines = (folder / "b.csv").read_text(encoding="utf-8").splitlines(keepends=True)
     lines.insert(8, lines[8].replace("s00077", "s00003", 1))
     (folder / "b.csv").write_text("".join(lines), encoding="utf-8")
-    to_parquet(folder / "b.csv", folder / "b.parquet", row_group=13)
+    to_parquet(arrow, folder / "b.csv", folder / "b.parquet", row_group=13)
     with (folder / "c.jsonl").open("w", encoding="utf-8") as out:
         for k in range(130, 140):
-            answers = {s: POOL[(k + j) % len(POOL)] for j, s in enumerate(slots[::5])}
+            answers = {s: pool[(k + j) % len(pool)] for j, s in enumerate(slots[::5])}
             out.write(json.dumps({"student": f"s{k:05d}", "answers": answers}) + "\n")
         # "s 00131" and "s/00131" both become feedback/s_00131.md: the run names them apart
         for student in ("s 00131", "s/00131", "s_00131"):
@@ -122,11 +147,11 @@ def class_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {p.name: p for p in folder.iterdir()}
 
 
-@pytest.fixture(scope="module")
-def in_memory(class_files: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("numpy")
+def grade_in_memory(name: str, class_files: dict[str, Path], out: Path) -> Path:
+    """The in-memory run the chunked and distributed ones must equal, byte for byte."""
     files = [class_files["a.csv"], class_files["b.csv"], class_files["c.jsonl"]]
-    run = grade_submissions("bert-mlm", files, out_dir=out, gradebook="canvas", feedback=True)
+    bank = SCALE_BANKS[name][0]
+    run = grade_submissions(bank, files, out_dir=out, gradebook="canvas", feedback=True)
     assert run.students == 143 and len(run.rejected) > 10
     assert {"s_00131.md", "s_00131-2.md", "s_00131-3.md"} <= {
         p.name for p in (out / "feedback").iterdir()
@@ -134,12 +159,52 @@ def in_memory(class_files: dict[str, Path], tmp_path_factory: pytest.TempPathFac
     return out
 
 
+@pytest.fixture(scope="module")
+def class_files(
+    arrow: SimpleNamespace, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Path]:
+    """The bundled bank's class (the fixed counts of the tests below are of it)."""
+    return write_class_files(arrow, tmp_path_factory.mktemp("class"), "bert-mlm")
+
+
+@pytest.fixture(scope="module")
+def in_memory(class_files: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return grade_in_memory("bert-mlm", class_files, tmp_path_factory.mktemp("numpy"))
+
+
+@pytest.fixture(scope="module")
+def field_class_files(
+    arrow: SimpleNamespace, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Path]:
+    return write_class_files(arrow, tmp_path_factory.mktemp("field-class"), "stats-mechanics")
+
+
+@pytest.fixture(scope="module")
+def field_in_memory(
+    field_class_files: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    out = tmp_path_factory.mktemp("field-numpy")
+    return grade_in_memory("stats-mechanics", field_class_files, out)
+
+
+@pytest.fixture(params=list(SCALE_BANKS))
+def scaled(request: pytest.FixtureRequest) -> tuple[str, dict[str, Path], Path]:
+    """Each bank of SCALE_BANKS: (bank, its class's files, the in-memory run's folder)."""
+    if request.param == "bert-mlm":
+        files, whole = "class_files", "in_memory"
+    else:
+        files, whole = "field_class_files", "field_in_memory"
+    bank = SCALE_BANKS[request.param][0]
+    return bank, request.getfixturevalue(files), request.getfixturevalue(whole)
+
+
 def test_dask_cluster_writes_what_the_numpy_engine_writes(
-    cluster: str, class_files: dict[str, Path], in_memory: Path, tmp_path: Path
+    cluster: str, scaled: tuple[str, dict[str, Path], Path], tmp_path: Path
 ) -> None:
+    bank, class_files, in_memory = scaled
     files = [class_files["a.csv"], class_files["b.parquet"], class_files["c.jsonl"]]
     run = grade_at_scale(
-        "bert-mlm",
+        bank,
         files,
         out_dir=tmp_path,
         engine="dask",
@@ -156,12 +221,13 @@ def test_dask_cluster_writes_what_the_numpy_engine_writes(
 
 
 def test_chunked_numpy_engine_writes_the_same_files(
-    class_files: dict[str, Path], in_memory: Path, tmp_path: Path
+    scaled: tuple[str, dict[str, Path], Path], tmp_path: Path
 ) -> None:
+    bank, class_files, in_memory = scaled
     files = [class_files["a.csv"], class_files["b.csv"], class_files["c.jsonl"]]
     ticks: list[tuple[int, int]] = []
     grade_at_scale(
-        "bert-mlm",
+        bank,
         files,
         out_dir=tmp_path,
         chunk_rows=2,
@@ -263,7 +329,7 @@ def test_csv_pieces_number_lines_as_the_whole_file_reader(tmp_path: Path, newlin
     )
 
 
-def test_a_file_that_is_not_parquet_is_one_line(tmp_path: Path) -> None:
+def test_a_file_that_is_not_parquet_is_one_line(arrow: SimpleNamespace, tmp_path: Path) -> None:
     fake = tmp_path / "class.parquet"
     fake.write_text("student,tf-bert-generates\ns1,true\n", encoding="utf-8")
     result = CliRunner().invoke(cli, ["grade", "bert-mlm", str(fake), "-o", str(tmp_path / "o")])
@@ -272,7 +338,9 @@ def test_a_file_that_is_not_parquet_is_one_line(tmp_path: Path) -> None:
     assert result.output.count("\n") == 1
 
 
-def write_long(path: Path, slots: list[str], students: range, *, seed: int) -> None:
+def write_long(
+    path: Path, slots: list[str], students: range, *, seed: int, pool: list[str] = POOL
+) -> None:
     """A long CSV, grouped by student, with rows the reader must reject."""
     rng = random.Random(seed)
     with path.open("w", encoding="utf-8", newline="") as out:
@@ -280,7 +348,7 @@ def write_long(path: Path, slots: list[str], students: range, *, seed: int) -> N
         writer.writerow(["student", "question", "answer", "seed"])
         for k in students:
             for slot in rng.sample(slots, 12):
-                writer.writerow([f"s{k:05d}", slot, rng.choice(POOL), k % 3])
+                writer.writerow([f"s{k:05d}", slot, rng.choice(pool), k % 3])
             if k % 7 == 2:
                 writer.writerow([f"s{k:05d}", slot, "again", ""])  # a second answer
             if k % 11 == 4:
@@ -289,20 +357,24 @@ def write_long(path: Path, slots: list[str], students: range, *, seed: int) -> N
                 writer.writerow([f"s{k:05d}", slot, "1", "9"])  # a seed that differs
 
 
+@pytest.mark.parametrize("name", list(SCALE_BANKS))
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
-def test_long_files_stream_like_the_in_memory_reader(tmp_path: Path, suffix: str) -> None:
-    slots = [s.id for s in bank_slots(load_bank("bert-mlm"))]
+def test_long_files_stream_like_the_in_memory_reader(
+    request: pytest.FixtureRequest, tmp_path: Path, suffix: str, name: str
+) -> None:
+    bank, pool = SCALE_BANKS[name]
+    slots = [s.id for s in bank_slots(load_bank(bank))]
     source = tmp_path / "long.csv"
-    write_long(source, slots, range(40), seed=4)
-    whole = grade_submissions("bert-mlm", [source], out_dir=tmp_path / "whole")
+    write_long(source, slots, range(40), seed=4, pool=pool)
+    whole = grade_submissions(bank, [source], out_dir=tmp_path / "whole")
     assert len(whole.rejected) > 8
     streamed = source
     if suffix == ".parquet":
         streamed = tmp_path / "long.parquet"
-        to_parquet(source, streamed, row_group=50)
-    plan = plan_run(load_bank("bert-mlm"), [streamed], chunk_rows=6)
+        to_parquet(request.getfixturevalue("arrow"), source, streamed, row_group=50)
+    plan = plan_run(load_bank(bank), [streamed], chunk_rows=6)
     assert len(plan.pieces) == 7 and {p.layout for p in plan.pieces} == {"long"}
-    grade_at_scale("bert-mlm", [streamed], out_dir=tmp_path / "chunked", chunk_rows=6)
+    grade_at_scale(bank, [streamed], out_dir=tmp_path / "chunked", chunk_rows=6)
     rename = ("long.csv", streamed.name)
     assert (
         same_outputs(tmp_path / "whole", tmp_path / "chunked", rename=rename, gradebook=False) == []
@@ -368,17 +440,42 @@ def test_chunked_run_has_bounded_peak_memory_and_the_same_results(tmp_path: Path
     assert same_outputs(tmp_path / "whole", tmp_path / "chunked", gradebook=False) == []
 
 
-def test_chunked_and_in_memory_runs_compare_alike(tmp_path: Path) -> None:
+# Per bank: the key edit (the first occurrence), the question it changes, and how verdicts move.
+KEY_EDITS = {
+    # the key of one true/false item flips, so everyone's score on it changes
+    "bert-mlm": (
+        ("    answer: false\n", "    answer: true\n"),
+        "tf-bert-generates",
+        {("correct", "incorrect"), ("incorrect", "correct")},
+    ),
+    # a speed's key goes from 5 m/s to 10 m/s: 5 becomes wrong, 10 right (each without its
+    # required unit: partly right)
+    "stats-mechanics": (
+        ("    answer: 400 / 80\n", "    answer: 400 / 40\n"),
+        "speed-required-units",
+        {
+            ("correct", "incorrect"),
+            ("incorrect", "correct"),
+            ("partial", "incorrect"),
+            ("incorrect", "partial"),
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(SCALE_BANKS))
+def test_chunked_and_in_memory_runs_compare_alike(tmp_path: Path, name: str) -> None:
     # A teacher regrades a class after a key change: the chunked engine lists the same changes
     # (changes.csv byte for byte) as the in-memory one.
-    slots = [s.id for s in bank_slots(load_bank("bert-mlm"))]
+    bank, pool = SCALE_BANKS[name]
+    (old, new), question, moves = KEY_EDITS[name]
+    book = load_bank(bank)
+    slots = [s.id for s in bank_slots(book)]
     source = tmp_path / "class.csv"
-    write_class(source, slots, range(400), seed=11, bad=False)
-    text = Path(__file__).parent.parent / "banks" / "bert-mlm.yaml"
-    before = text.read_text(encoding="utf-8")
+    write_class(source, slots, range(400), seed=11, bad=False, pool=pool)
+    before = Path(book.path).read_text(encoding="utf-8")
     (tmp_path / "old.yaml").write_text(before, encoding="utf-8")
-    # the key of one true/false item flips, so everyone's score on it changes
-    changed = before.replace("    answer: false\n", "    answer: true\n", 1)
+    changed = before.replace(old, new, 1)
     assert changed != before
     (tmp_path / "new.yaml").write_text(changed, encoding="utf-8")
     grade_submissions(tmp_path / "old.yaml", [source], out_dir=tmp_path / "before")
@@ -395,11 +492,8 @@ def test_chunked_and_in_memory_runs_compare_alike(tmp_path: Path) -> None:
     assert memory.changes and chunked.changes == memory.changes
     assert len({c.student for c in memory.changes}) > 40
     # only the flipped item changed, each way round
-    assert {c.question for c in memory.changes} == {"tf-bert-generates"}
-    assert {(c.old_verdict, c.new_verdict) for c in memory.changes} == {
-        ("correct", "incorrect"),
-        ("incorrect", "correct"),
-    }
+    assert {c.question for c in memory.changes} == {question}
+    assert {(c.old_verdict, c.new_verdict) for c in memory.changes} == moves
     assert (tmp_path / "chunked" / "changes.csv").read_bytes() == (
         tmp_path / "memory" / "changes.csv"
     ).read_bytes()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import socket
 import subprocess
 import sys
@@ -115,10 +117,27 @@ def test_blank_and_empty_answers_are_one_group_and_no_answers_no_group() -> None
     assert group_answers([]) == []
 
 
-def test_the_grouping_is_the_same_every_time() -> None:
-    first = group_answers(ANSWERS + CORRELATION)
-    assert first == group_answers(list(ANSWERS + CORRELATION))
-    assert sorted(i for g in first for i in g) == list(range(len(ANSWERS + CORRELATION)))
+def test_the_grouping_is_the_same_in_every_process() -> None:
+    # Each process hashes strings with another seed: a grouping that followed set or dict order
+    # of texts would differ between them.
+    texts = ANSWERS + CORRELATION
+    code = (
+        "import json, sys\nfrom quizgym.similar import group_answers\n"
+        "print(json.dumps(group_answers(json.load(sys.stdin))))"
+    )
+    runs = []
+    for seed in ("0", "1", "4242"):
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            input=json.dumps(texts),
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        runs.append(json.loads(done.stdout))
+    assert runs[0] == runs[1] == runs[2] == group_answers(texts)
+    assert sorted(i for g in runs[0] for i in g) == list(range(len(texts)))
 
 
 def test_an_unknown_method_is_refused() -> None:

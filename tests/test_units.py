@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from grading_helpers import single_verdict
 
 from quizgym.answers import Status, grade_response
 from quizgym.expr import Reading, read_answer
@@ -260,22 +261,7 @@ def test_the_batch_grader_agrees_on_every_unit_case(field: Bank) -> None:
     for g in graded.slots:
         slot = g.slot
         for row in range(len(answers)):
-            earlier = None
-            if slot.part is not None:
-                earlier = {
-                    p.id: t
-                    for p in slot.question.parts[: slot.index]
-                    if (t := answers.answers[f"{slot.question.id}.{p.id}"][row]) is not None
-                }
-            single = grade_response(
-                book,
-                slot.question,
-                answers.answers[slot.id][row],
-                student=answers.students[row],
-                seed=answers.seeds[row],
-                part=slot.part,
-                earlier=earlier,
-            )
+            single = single_verdict(book, answers, slot, row)
             assert g.verdict(row) == single, (slot.id, answers.answers[slot.id][row])
 
 
