@@ -42,9 +42,16 @@ def test_end_to_end_writes_the_default_file(
     run = CliRunner().invoke(cli, ["export", str(SPECIAL), "--to", fmt])
     assert run.exit_code == 0, run.output
     name = f"special-chars-{fmt}{suffix}"
-    assert run.output == (
+    assert run.stdout == (
         f"wrote {name} ({fmt}): 9 questions as {items} items; "
         f"items recorded in {name}.issued.json\n"
+    )
+    # Blackboard holds one answer and tolerance: ln 10 to 3 figures, right in quizgym, is not
+    assert run.stderr == (
+        "warning: num-specials: Blackboard refuses 2.3, which quizgym accepts (one answer and "
+        "one tolerance per question: 2.30258509299 ± 0.002302586095)\n"
+        if fmt == "blackboard"
+        else ""
     )
     assert (tmp_path / name).stat().st_size > 0
     assert (tmp_path / f"{name}.issued.json").read_text(encoding="utf-8").count('"ident"') == items

@@ -61,6 +61,9 @@ class Exporter(ABC):
         self.bank = self.compiled.bank
         self.variants = variants
         self.seed = seed
+        self.warnings: list[str] = []
+        """Filled by :meth:`to_bytes`: one ``warning: …`` line per item the format cannot
+        score as quizgym does (for a format :mod:`quizgym.export.scoring` does not check)."""
 
     @abstractmethod
     def to_bytes(self) -> bytes:
@@ -193,6 +196,8 @@ def export_bank(
         )
         report = scored if check else None
         warnings = tuple(scored.warnings())
+    else:
+        warnings = tuple(dict.fromkeys(job.warnings))  # the exporter's own, once each
     issued = None
     if output != "-":
         manifest = issue(
