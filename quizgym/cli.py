@@ -408,7 +408,8 @@ def render(
     is_flag=True,
     help="Also score typed answers to every numeric item as the LMS will (qti12: Canvas; "
     "moodle, gift: Moodle; qti21: the QTI 2.1 rules) and list where it differs from quizgym. "
-    "Exits 1 when a correct answer would be refused or a wrong one accepted.",
+    "Exits 1 when a correct answer would be refused or a wrong one accepted (without --check, "
+    "each such blank is one 'warning:' line on standard error).",
 )
 @click.pass_context
 @_example("quizgym export bert-mlm --to moodle -o bert-mlm.xml --check")
@@ -427,7 +428,10 @@ def export(
     with _errors(ctx):
         result = export_bank(bank, to=to, output=output, variants=variants, seed=seed, check=check)
     click.echo(result.summary(), err=output == "-")  # keep standard output for the file
-    if result.check is not None:
+    if result.check is None:  # --check lists these itself, with every answer tried
+        for line in result.warnings:
+            click.echo(line, err=True)
+    else:
         for line in result.check.lines():
             click.echo(line, err=output == "-")
         if result.check.failed:

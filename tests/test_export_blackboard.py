@@ -2,18 +2,32 @@
 
 from __future__ import annotations
 
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from pathlib import Path
+
 import pytest
 from export_checkers import SPECIAL, expected_slots, plain, said, strip_tags
 
+from quizgym.answers import grade_response
 from quizgym.errors import ExportError
 from quizgym.export import exporter
 from quizgym.loader import load_bank
 from quizgym.model import FreeText, MultipleChoice, Numeric, SpotTheError, TrueFalse
+from quizgym.solver import slots
 
 FIELDS = {"TF": 3, "ESS": 3, "NUM": 4}
+FIELD = Path(__file__).resolve().parent / "data" / "field" / "stats-mechanics.yaml"
 
 
-@pytest.mark.parametrize("source", ["bert-mlm", str(SPECIAL)])
+def _inward(end: Decimal, rounding: str) -> str:
+    """A band's end as a student types it, at 6 figures, rounded into the band."""
+    if end == 0:
+        return "0"
+    quantum = Decimal(1).scaleb(end.adjusted() - 5)
+    return str(end.quantize(quantum, rounding=rounding))
+
+
+@pytest.mark.parametrize("source", ["bert-mlm", str(SPECIAL), str(FIELD)])
 def test_rows_follow_the_format_and_the_bank(source: str) -> None:
     bank = load_bank(source)
     text = exporter("blackboard", bank).to_bytes().decode("utf-8")
@@ -32,12 +46,23 @@ def test_rows_follow_the_format_and_the_bank(source: str) -> None:
             for slot in expected_slots(bank, question):
                 kind, _, answer, tolerance = rows[position]
                 assert kind == "NUM"
-                low = float(answer) - float(tolerance)
-                high = float(answer) + float(tolerance)
+                low = Decimal(answer) - Decimal(tolerance)
+                high = Decimal(answer) + Decimal(tolerance)
                 assert float(answer) == pytest.approx(slot.key)
-                # one symmetric band: it holds everything quizgym accepts, and no mistake
-                assert low <= slot.low and high >= slot.high
-                assert all(not low <= value <= high for value, _, _ in slot.mistakes)
+                # one symmetric band: within what quizgym accepts, and no mistake in it
+                # (its ends half a 12-figure step past the last accepted decimal)
+                slack = Decimal("1e-11") * max(abs(low), abs(high))
+                assert Decimal(slot.low) - slack <= low <= Decimal(answer)
+                assert Decimal(answer) <= high <= Decimal(slot.high) + slack
+                assert all(not low <= Decimal(value) <= high for value, _, _ in slot.mistakes)
+                # every answer the band holds quizgym accepts, and its ends at 6 figures too
+                ends = [_inward(low, ROUND_CEILING), _inward(high, ROUND_FLOOR), answer]
+                units = dict(slots(question))[slot.part].units
+                for typed in ends:
+                    verdict = grade_response(bank, question, typed, part=slot.part)
+                    if verdict.doubt == "no unit given":  # require_units: typed as asked
+                        verdict = grade_response(bank, question, f"{typed} {units}", part=slot.part)
+                    assert verdict.score == verdict.max_score, (question.id, slot.part, typed)
                 position += 1
             continue
         row = rows[position]
@@ -61,3 +86,24 @@ def test_rows_follow_the_format_and_the_bank(source: str) -> None:
 def test_variants_are_refused_with_a_reason() -> None:
     with pytest.raises(ExportError, match="no question pools"):
         exporter("blackboard", load_bank(SPECIAL), variants=2).to_bytes()
+
+
+def test_a_numeric_line_accepts_no_answer_quizgym_refuses() -> None:
+    """ln 4 = 1.3863 within auto's 0.1 %: quizgym refuses 1.384 and 1.389; so must Blackboard
+    (the widest interval auto allows took 1.3826 to 1.39)."""
+    bank = load_bank("bert-mlm")
+    job = exporter("blackboard", bank)
+    rows = [line.split("\t") for line in job.to_bytes().decode("utf-8").splitlines()]
+    question = next(q for q in bank.questions if q.id == "num-two-sentences")
+    sentence2 = next(r for r in rows if r[0] == "NUM" and r[2].startswith("1.386"))
+    low = Decimal(sentence2[2]) - Decimal(sentence2[3])
+    high = Decimal(sentence2[2]) + Decimal(sentence2[3])
+    for typed, inside in [("1.384", False), ("1.389", False), ("1.3863", True), ("1.3876", True)]:
+        verdict = grade_response(bank, question, typed, part="sentence2")
+        assert (verdict.score == verdict.max_score) is inside, typed
+        assert (low <= Decimal(typed) <= high) is inside, typed
+    # 1.39, the key to 3 figures, is right in quizgym and cannot be on the same line: said
+    assert (
+        "warning: num-two-sentences.sentence2: Blackboard refuses 1.39, which quizgym accepts "
+        "(one answer and one tolerance per question: 1.38629436112 ± 0.001386295365)"
+    ) in job.warnings

@@ -42,9 +42,16 @@ def test_end_to_end_writes_the_default_file(
     run = CliRunner().invoke(cli, ["export", str(SPECIAL), "--to", fmt])
     assert run.exit_code == 0, run.output
     name = f"special-chars-{fmt}{suffix}"
-    assert run.output == (
+    assert run.stdout == (
         f"wrote {name} ({fmt}): 9 questions as {items} items; "
         f"items recorded in {name}.issued.json\n"
+    )
+    # Blackboard holds one answer and tolerance: ln 10 to 3 figures, right in quizgym, is not
+    assert run.stderr == (
+        "warning: num-specials: Blackboard refuses 2.3, which quizgym accepts (one answer and "
+        "one tolerance per question: 2.30258509299 ± 0.002302586095)\n"
+        if fmt == "blackboard"
+        else ""
     )
     assert (tmp_path / name).stat().st_size > 0
     assert (tmp_path / f"{name}.issued.json").read_text(encoding="utf-8").count('"ident"') == items
@@ -149,3 +156,59 @@ def test_check_with_the_file_on_standard_output_reports_on_standard_error() -> N
     assert run.stdout.startswith("// quizgym export of physics-stats")
     assert "check gift as Moodle (GIFT) scores it" in run.stderr
     assert "check gift" not in run.stdout
+
+
+FIELD = Path(__file__).resolve().parent / "data" / "field" / "stats-mechanics.yaml"
+
+
+def test_plain_canvas_export_warns_of_each_blank_canvas_scores_unlike_quizgym(
+    tmp_path: Path,
+) -> None:
+    """Without --check the file is written and the command exits 0, but a blank under which a
+    wrong answer earns credit (or a right one none) is named on standard error."""
+    run = CliRunner().invoke(
+        cli, ["export", "bert-mlm", "--to", "qti12", "-o", str(tmp_path / "c.zip")]
+    )
+    assert run.exit_code == 0, run.output
+    assert run.stdout.startswith("wrote ") and "warning" not in run.stdout
+    assert run.stderr.splitlines() == [
+        "warning: num-nsp-ratio.loss_y: Canvas scores it unlike quizgym: correct answer refused: "
+        "0.01005 (the key to 4 figures) as 0.01: 0%, quizgym 100%; wrong answer accepted: 0.01007 "
+        "(a near miss 0.2% above) as 0.0101: 100%, quizgym 0%"
+    ]
+    assert (tmp_path / "c.zip").stat().st_size > 0
+
+
+@pytest.mark.parametrize("fmt", ["qti12", "moodle", "gift", "qti21"])
+def test_plain_export_of_a_field_bank_warns_where_the_lms_credits_a_wrong_answer(
+    fmt: str, tmp_path: Path
+) -> None:
+    """require_units cannot be expressed in any LMS: 5 typed without its unit is half credit in
+    quizgym and full credit there."""
+    run = CliRunner().invoke(cli, ["export", str(FIELD), "--to", fmt, "-o", str(tmp_path / "f")])
+    assert run.exit_code == 0, run.output
+    warnings = run.stderr.splitlines()
+    assert warnings and all(line.startswith("warning: ") for line in warnings)
+    assert any(
+        line.startswith("warning: speed-required-units: ")
+        and "wrong answer accepted: 5 (the key in full): 100%, quizgym 50%" in line
+        for line in warnings
+    ), warnings
+    with_check = CliRunner().invoke(
+        cli, ["export", str(FIELD), "--to", fmt, "-o", str(tmp_path / "g"), "--check"]
+    )
+    assert with_check.exit_code == 1
+    assert "warning: " not in with_check.output  # the report lists them with every answer
+    differs, blank = set(), ""
+    for line in with_check.output.splitlines():
+        if not line.startswith(" "):
+            blank = line.split(": accepts ")[0]
+        elif line.startswith("  DIFFERS: "):
+            differs.add(blank)
+    assert {line.split(": ")[1] for line in warnings} == differs
+
+
+def test_plain_export_that_scores_as_quizgym_prints_no_warning(tmp_path: Path) -> None:
+    run = CliRunner().invoke(cli, ["export", "bert-mlm", "--to", "gift", "-o", str(tmp_path / "b")])
+    assert run.exit_code == 0, run.output
+    assert run.stderr == ""

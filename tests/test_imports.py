@@ -56,6 +56,8 @@ COMMANDS: dict[str, tuple[list[str], set[str]]] = {
     # the first prompt, then q: the bank as validated (pydantic), the terminal (rich), the
     # scheduler and its store; the answer engine's numbers (mpmath) for the keys; the prompt's
     # markdown (its numbers are drawn afresh, so its text was never parsed before)
+    # progress from the database (rich, fsrs, sqlite3): no bank is read, so no pydantic
+    "stats": (["stats"], {"rich", "fsrs", "sqlite3"}),
     "practice (first prompt)": (
         ["practice", "--seed", "1"],
         {"mpmath", "pydantic", "rich", "fsrs", "sqlite3", "markdown_it"},

@@ -110,6 +110,27 @@ def test_terminal_reads_formulas_as_unicode(tex: str, text: str) -> None:
     assert tex_problems(tex) == ()
 
 
+@pytest.mark.parametrize(
+    ("opening", "inner", "closing"),
+    [("{", "x_1", " y}"), ("{a_1 ", "x", " b_2}"), ("\\sqrt{", "x_i", " y}")],
+)
+def test_deeply_nested_formula_reads_as_text_at_once(
+    opening: str, inner: str, closing: str
+) -> None:
+    """Each nested row's text is computed once: a bank check passes (braces as deep as allowed)
+    must not hang practice, the PDF or plain text (it took 13 s at 22 levels, ×4 per level)."""
+    tex_module = importlib.import_module("quizgym.richtext.tex")
+    depth = tex_module.MAX_GROUPS
+    tex = opening * depth + inner + closing * depth
+    assert tex_problems(tex) == ()
+    tex_to_text.cache_clear()
+    start = time.process_time()
+    text = tex_to_text(tex)
+    plain = plain_text(f"${tex}$")
+    assert time.process_time() - start < 1.0
+    assert text.startswith(("x", "a₁", "√")) and plain == text
+
+
 def test_formula_problems_are_reported_and_the_source_shown() -> None:
     assert tex_problems("P(x_i | x_\\M)") == ("unknown LaTeX command \\M",)
     assert tex_problems("\\frac{1}{") == ("unbalanced braces { } in the formula",)

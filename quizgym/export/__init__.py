@@ -61,6 +61,9 @@ class Exporter(ABC):
         self.bank = self.compiled.bank
         self.variants = variants
         self.seed = seed
+        self.warnings: list[str] = []
+        """Filled by :meth:`to_bytes`: one ``warning: …`` line per item the format cannot
+        score as quizgym does (for a format :mod:`quizgym.export.scoring` does not check)."""
 
     @abstractmethod
     def to_bytes(self) -> bytes:
@@ -113,6 +116,10 @@ class ExportResult:
     """With ``check=True``: how the LMS will score the file's numeric items."""
     issued: Path | None = None
     """The issue manifest beside the file (None when the file went to standard output)."""
+    warnings: tuple[str, ...] = ()
+    """For a format the check emulates (:data:`quizgym.export.scoring.TARGETS`), one
+    ``warning: …`` line per numeric blank the LMS will score unlike quizgym (a correct answer
+    refused or a wrong one accepted), found whether or not ``check`` was asked."""
 
     def summary(self) -> str:
         """One line for the terminal."""
@@ -145,9 +152,10 @@ def export_bank(
             will, from the bytes written (:func:`quizgym.export.scoring.check_export`).
 
     Returns:
-        Where it wrote and how much (and, with ``check``, the check's report). Beside the file,
-        ``FILE.issued.json`` records every item with its question, part, version and text
-        (:mod:`quizgym.issued`), for ``quizgym grade --issued``.
+        Where it wrote and how much, each numeric blank the LMS will score unlike quizgym
+        (``warnings``, for every format the check emulates), and, with ``check``, the check's
+        report. Beside the file, ``FILE.issued.json`` records every item with its question,
+        part, version and text (:mod:`quizgym.issued`), for ``quizgym grade --issued``.
 
     Raises:
         QuizgymError: the bank cannot be loaded or exported, or ``check`` was asked of a
@@ -156,14 +164,12 @@ def export_bank(
     from pathlib import Path
 
     from quizgym.export.plan import issued_items, plan, split_parts
+    from quizgym.export.scoring import TARGETS
     from quizgym.issued import issue, write_issued
     from quizgym.solver.cache import open_bank, save
 
-    if check:
-        from quizgym.export.scoring import TARGETS
-
-        if to not in TARGETS:
-            raise ExportError(f"--check scores numeric items as {', '.join(TARGETS)} do; not {to}")
+    if check and to not in TARGETS:
+        raise ExportError(f"--check scores numeric items as {', '.join(TARGETS)} do; not {to}")
     book = open_bank(bank)  # from the cache when this bank was compiled before
     loaded = book.bank
     job = exporter(to, book, variants=variants, seed=seed)
@@ -181,10 +187,17 @@ def export_bank(
     pools = plan(job.compiled, variants=variants, seed=seed)
     items = sum(len(split_parts(i)) if job.splits_parts else 1 for p in pools for i in p.items)
     report = None
-    if check:
+    warnings: tuple[str, ...] = ()
+    if to in TARGETS:  # always: an item that scores unlike quizgym is never written silently
         from quizgym.export.scoring import check_export
 
-        report = check_export(job.compiled, fmt=to, data=data, variants=variants, seed=seed)
+        scored = check_export(
+            job.compiled, fmt=to, data=data, variants=variants, seed=seed, schema=check
+        )
+        report = scored if check else None
+        warnings = tuple(scored.warnings())
+    else:
+        warnings = tuple(dict.fromkeys(job.warnings))  # the exporter's own, once each
     issued = None
     if output != "-":
         manifest = issue(
@@ -204,6 +217,7 @@ def export_bank(
         sum(1 for p in pools if p.variants),
         report,
         issued,
+        warnings,
     )
 
 

@@ -2,9 +2,11 @@
 
 ``TF`` true/false; ``MC``/``MA`` one/several correct choices (and spot-the-error, with its
 statement); ``ESS`` free text with the model answer as the example; ``NUM`` numeric, one line
-per part. The format holds one answer and one symmetric tolerance, so a numeric line is the key
-with the larger side of ``auto``'s interval: it never rejects an answer quizgym accepts, and may
-accept slightly more. There are no ids, feedback or pools in this format, so ``--variants`` is
+per part. The format holds one answer and one symmetric tolerance, so a numeric line is the run
+of decimals the engine accepts around the key (:func:`quizgym.export.plan.centred`): it accepts
+nothing quizgym refuses. What else quizgym accepts (the key to 3 figures outside that run, a
+mistake worth full credit) Blackboard refuses, and the export says so in one ``warning:`` line
+per part. There are no ids, feedback or pools in this format, so ``--variants`` is
 refused rather than exporting unlabelled copies.
 """
 
@@ -12,17 +14,17 @@ from __future__ import annotations
 
 from quizgym.errors import ExportError
 from quizgym.export import Exporter
+from quizgym.export.accept import number_text
 from quizgym.export.plan import (
     Item,
     Media,
+    centred,
     data_media,
     decimal_text,
     join_text,
     lms_html,
     plan,
     split_parts,
-    tolerance_text,
-    widen,
 )
 from quizgym.model import (
     FreeText,
@@ -93,15 +95,22 @@ class BlackboardExporter(Exporter):
             return ["ESS", cell(item.prompt), cell(question.model_answer)]
         assert isinstance(question, Numeric)
         slot = item.slots[0]
-        accept = slot.accept
-        side = max(accept.value - accept.low, accept.high - accept.value)
-        near = max(abs(accept.low), abs(accept.high))
-        return [
-            "NUM",
-            cell(item.prompt),
-            decimal_text(accept.value),
-            tolerance_text(widen(side, near=near)),
+        if not slot.runs:  # no decimal of 12 figures is accepted: the key alone
+            return ["NUM", cell(item.prompt), decimal_text(slot.key.number), "0"]
+        value, tolerance = centred(slot.runs[0])
+        runs = [*slot.runs[1:], *(r for m in slot.wrong if m.credit >= 1 for r in m.runs)]
+        refused = [
+            number_text(r.low)
+            if r.low == r.high
+            else f"{number_text(r.low)} to {number_text(r.high)}"
+            for r in runs
         ]
+        if refused:
+            self.warnings.append(
+                f"warning: {item.ident}: Blackboard refuses {', '.join(refused)}, which quizgym "
+                f"accepts (one answer and one tolerance per question: {value} ± {tolerance})"
+            )
+        return ["NUM", cell(item.prompt), value, tolerance]
 
 
 EXPORTER = BlackboardExporter

@@ -92,13 +92,17 @@ def show_stats(banks: Sequence[str] = (), *, db: str | Path | None = None) -> li
     Raises:
         QuizgymError: a bank path or the database cannot be used.
     """
-    from quizgym.loader import load_bank
     from quizgym.practice.stats import bank_stats
     from quizgym.practice.store import Store
     from quizgym.practice.ui import RichUI, make_console, render_stats
     from quizgym.practice.views import clock_from
 
-    slugs = tuple(load_bank(b).bank if os.path.isfile(b) else b for b in banks)
+    def slug(bank: str) -> str:  # a path is read for its slug; a name needs no bank (pydantic)
+        from quizgym.loader import load_bank
+
+        return load_bank(bank).bank
+
+    slugs = tuple(slug(b) if os.path.isfile(b) else b for b in banks)
     now = clock_from(os.environ.get("QUIZGYM_NOW"))()
     store = Store.read_only(db)
     figures = []

@@ -17,7 +17,8 @@ Nothing here imports markdown-it or latex2mathml until a text that holds markup 
 (``quizgym --help`` stays light; a line of plain words never needs them).
 """
 
-from quizgym.richtext.fields import bank_fields, image_findings, question_fields, text_findings
+from typing import TYPE_CHECKING, Any
+
 from quizgym.richtext.html import HtmlStyle, html_plain, to_html
 from quizgym.richtext.images import (
     IMAGE_TYPES,
@@ -33,6 +34,26 @@ from quizgym.richtext.plain import to_plain
 from quizgym.richtext.subscripts import parse_math
 from quizgym.richtext.tex import MATHML_NS, tex_problems, tex_to_mathml, tex_to_svg, tex_to_text
 from quizgym.richtext.tree import Doc, Image, Math
+
+if TYPE_CHECKING:  # fields reads the bank's model (pydantic): imported when first asked for
+    from quizgym.richtext.fields import (
+        bank_fields,
+        image_findings,
+        question_fields,
+        text_findings,
+    )
+
+_FIELDS = {"bank_fields", "image_findings", "question_fields", "text_findings"}
+
+
+def __getattr__(name: str) -> Any:
+    """The :mod:`~quizgym.richtext.fields` names, imported on first use (``quizgym stats`` and
+    the practice screen render text without loading pydantic)."""
+    if name in _FIELDS:
+        from quizgym.richtext import fields
+
+        return getattr(fields, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def plain_text(text: str, *, subscripts: bool = False) -> str:

@@ -301,14 +301,16 @@ def _row(kids: list[ET.Element]) -> str:
     """An mrow's children as text: spaced relations and binary operators, spaced function names,
     a space after a sum's limits and between scripted symbols (``xᵢ yⱼ``)."""
     out = ""
+    pieces = [_plain(kid) for kid in kids]  # once each: a nested row is never re-read
     for index, kid in enumerate(kids):
-        piece = _plain(kid)
+        piece = pieces[index]
         name = kid.tag.removeprefix(_Q)
         before = kids[index - 1] if index else None
+        before_text = pieces[index - 1] if index else ""
         opens = name == "mo" and piece in {"(", "[", "{", "|", "∣"}
         if before is not None and (name != "mo" or opens) and out and not out.endswith(" "):
             kind = before.tag.removeprefix(_Q)
-            large = kind in _SCRIPTED and _plain(before)[:1] in _LARGE
+            large = kind in _SCRIPTED and before_text[:1] in _LARGE
             glued = opens or piece[:1] in ")]}"  # (x − x̄)², not (x − x̄ )²
             if large or (
                 not glued and kind in _SCRIPTED and name in _SCRIPTED | {"mi", "mn", "mrow"}
@@ -328,7 +330,7 @@ def _row(kids: list[ET.Element]) -> str:
         after_function = (
             before is not None
             and not out.endswith(" ")
-            and _FUNCTIONS.fullmatch(_plain(before)) is not None
+            and _FUNCTIONS.fullmatch(before_text) is not None
         )
         if after_function and name in {"mi", "mn", "mrow", "msub", "msup", "mfrac"}:
             out += " "  # ln P, not lnP
