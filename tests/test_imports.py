@@ -53,11 +53,11 @@ COMMANDS: dict[str, tuple[list[str], set[str]]] = {
     "check (warm)": (["check", "bert-mlm"], set()),
     # the bank's text as markdown (its parsed form costs as much to read back as to parse)
     "export (warm)": (EXPORT, {"mpmath", "pydantic", "markdown_it"}),
+    # progress from the database (rich, fsrs, sqlite3): no bank is read, so no pydantic
+    "stats": (["stats"], {"rich", "fsrs", "sqlite3"}),
     # the first prompt, then q: the bank as validated (pydantic), the terminal (rich), the
     # scheduler and its store; the answer engine's numbers (mpmath) for the keys; the prompt's
     # markdown (its numbers are drawn afresh, so its text was never parsed before)
-    # progress from the database (rich, fsrs, sqlite3): no bank is read, so no pydantic
-    "stats": (["stats"], {"rich", "fsrs", "sqlite3"}),
     "practice (first prompt)": (
         ["practice", "--seed", "1"],
         {"mpmath", "pydantic", "rich", "fsrs", "sqlite3", "markdown_it"},
@@ -74,6 +74,7 @@ SHOWS = {
         "wrote out.zip (qti12): 70 questions as 82 items; items recorded in out.zip.issued.json\n"
     ),
     "practice (first prompt)": "│ Answered 0 · right 0 · partly 0 · wrong 0 · time 0:00",
+    "stats": "│ all           │    70 │",  # the drill (run warming up) made the bank's rows
 }
 """A piece of what each command prints when it has done its work."""
 
