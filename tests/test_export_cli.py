@@ -212,3 +212,28 @@ def test_plain_export_that_scores_as_quizgym_prints_no_warning(tmp_path: Path) -
     run = CliRunner().invoke(cli, ["export", "bert-mlm", "--to", "gift", "-o", str(tmp_path / "b")])
     assert run.exit_code == 0, run.output
     assert run.stderr == ""
+
+
+def test_a_warm_export_warns_without_scoring_its_file_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The same bank exported again writes the same bytes: the warnings kept with the compiled
+    # bank are printed, and the scoring check (tens of ms) does not run.
+    monkeypatch.setenv("QUIZGYM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("QUIZGYM_CACHE", raising=False)
+    args = ["export", "bert-mlm", "--to", "qti12", "-o", str(tmp_path / "c.zip")]
+    first = CliRunner().invoke(cli, args)
+    assert first.exit_code == 0 and first.stderr.startswith("warning: num-nsp-ratio.loss_y:")
+    with mock.patch("quizgym.export.scoring.check_export", side_effect=AssertionError("ran")):
+        again = CliRunner().invoke(cli, args)
+        assert again.exit_code == 0, again.output
+        assert again.stderr == first.stderr
+        edited = tmp_path / "m.yaml"  # another bank (other bytes): scored, so it would fail
+        edited.write_text(
+            (Path(__file__).parents[1] / "banks" / "bert-mlm.yaml").read_text(encoding="utf-8")
+            + "\n",
+            encoding="utf-8",
+        )
+        out = str(tmp_path / "x.zip")
+        other = CliRunner().invoke(cli, ["export", str(edited), "--to", "qti12", "-o", out])
+        assert other.exit_code == 2 and "unexpected AssertionError: ran" in other.output

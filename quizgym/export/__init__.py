@@ -10,6 +10,7 @@ so exporting twice gives the same bytes and re-importing updates rather than dup
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import sys
 from abc import ABC, abstractmethod
@@ -191,11 +192,19 @@ def export_bank(
     if to in TARGETS:  # always: an item that scores unlike quizgym is never written silently
         from quizgym.export.scoring import check_export
 
-        scored = check_export(
-            job.compiled, fmt=to, data=data, variants=variants, seed=seed, schema=check
-        )
-        report = scored if check else None
-        warnings = tuple(scored.warnings())
+        def scored() -> CheckReport:
+            return check_export(
+                job.compiled, fmt=to, data=data, variants=variants, seed=seed, schema=check
+            )
+
+        if check:
+            report = scored()
+            warnings = tuple(report.warnings())
+        else:  # the same bytes score the same: kept with the compiled bank (and its cache)
+            digest = hashlib.sha256(data).hexdigest()
+            warnings = job.compiled.memo(
+                "export_warnings", (to, variants, seed, digest), lambda: tuple(scored().warnings())
+            )
     else:
         warnings = tuple(dict.fromkeys(job.warnings))  # the exporter's own, once each
     issued = None
