@@ -107,3 +107,14 @@ def test_a_numeric_line_accepts_no_answer_quizgym_refuses() -> None:
         "warning: num-two-sentences.sentence2: Blackboard refuses 1.39, which quizgym accepts "
         "(one answer and one tolerance per question: 1.38629436112 ± 0.001386295365)"
     ) in job.warnings
+
+
+def test_a_required_unit_blackboard_cannot_ask_for_is_said() -> None:
+    # Blackboard takes the number alone: "5" gets full credit there, half in quizgym.
+    job = exporter("blackboard", load_bank(FIELD))
+    job.to_bytes()
+    about_units = [w for w in job.warnings if "unit" in w]
+    assert about_units == [
+        "warning: speed-required-units: Blackboard gives full credit to a number without its "
+        "unit (m/s), which quizgym requires"
+    ]

@@ -110,6 +110,13 @@ class BlackboardExporter(Exporter):
                 f"warning: {item.ident}: Blackboard refuses {', '.join(refused)}, which quizgym "
                 f"accepts (one answer and one tolerance per question: {value} ± {tolerance})"
             )
+        qid = item.question.id
+        book_slot = self.compiled.slot(f"{qid}.{slot.part}" if slot.part else qid)
+        if book_slot.units and book_slot.require_units > 0:
+            self.warnings.append(
+                f"warning: {item.ident}: Blackboard gives full credit to a number without its "
+                f"unit ({book_slot.units}), which quizgym requires"
+            )
         return ["NUM", cell(item.prompt), value, tolerance]
 
 
