@@ -22,8 +22,8 @@ import pytest
 import sympy
 from click.testing import CliRunner
 
+from quizgym.accept import accepted_runs
 from quizgym.cli import cli
-from quizgym.export.accept import accepted_runs
 from quizgym.export.plan import plan
 from quizgym.loader import load_bank
 from quizgym.model import Numeric

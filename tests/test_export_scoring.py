@@ -46,9 +46,9 @@ from lms_rules import (
 from lxml import etree
 from test_export_moodle import cloze_blanks
 
+from quizgym.accept import CANVAS, FINE, typed_text
 from quizgym.answers import grade_response
 from quizgym.export import exporter
-from quizgym.export.accept import CANVAS, FINE, typed_text
 from quizgym.export.plan import Blank, Item, plan, split_parts
 from quizgym.export.qti21 import ncname
 from quizgym.export.scoring import Probe, check_export, probes, read_canvas

@@ -30,7 +30,8 @@ LAYERS: list[set[str]] = [
         "richtext",
     },  # reading banks, answers, text
     {"solver"},  # the compiled bank: keys, variants, mistakes
-    {"answers", "analysis", "issued", "similar"},  # verdicts; statistics; handed out; grouping
+    {"answers", "analysis", "issued", "similar", "accept"},  # verdicts; statistics; handed out;
+    # grouping; what the engine accepts as typed decimals (for keys and exports)
     {"check", "practice", "render", "export"},  # what the commands do with a bank
     {"grading"},  # a class: reads, grades, and writes its report with render
     {"__init__"},  # the public library surface: quizgym.load_bank, quizgym.grade_response, …

@@ -487,3 +487,16 @@ def test_placeholders_in_hints_and_explanations_are_filled() -> None:
     mixed = [(f"s{k}", variant_of(bank, question, student=f"s{k}")) for k in range(20)]
     several = key_view(bank, question, 1, mixed)  # worked for the default numbers, labelled so
     assert (several.explanation, several.worked_for) == ("The loss is -ln 0.5.", "p = 0.5")
+
+
+def test_the_key_lists_exactly_what_the_engine_accepts() -> None:
+    # Under auto the digits typed count: 1.39 (3 figures) is right for ln 4 = 1.3863, 1.388 (4
+    # figures, 0.12 % off) is not, so the key lists runs; one interval from 1.38491 to 1.39
+    # (what it printed before) named 1.388 as accepted.
+    bank = load_bank("bert-mlm")
+    question = bank.question("num-two-sentences")
+    text = render_key(bank, [question], fmt="md", date=DATE)
+    assert "1.38491 to 1.38768, 1.39" in text, text
+    for typed, right in [("1.39", True), ("1.3863", True), ("1.385", True), ("1.388", False)]:
+        verdict = grade_response(bank, question, typed, part="sentence2")
+        assert (verdict.score == verdict.max_score) is right, typed

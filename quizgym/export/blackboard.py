@@ -12,9 +12,9 @@ refused rather than exporting unlabelled copies.
 
 from __future__ import annotations
 
+from quizgym.accept import number_text
 from quizgym.errors import ExportError
 from quizgym.export import Exporter
-from quizgym.export.accept import number_text
 from quizgym.export.plan import (
     Item,
     Media,

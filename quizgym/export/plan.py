@@ -2,7 +2,7 @@
 
 The formats differ in syntax, never in what is right: keys, wrong answers and variants come
 from the compiled bank (:class:`~quizgym.solver.CompiledBank`), exactly what the engine accepts
-from :mod:`quizgym.export.accept` (runs of decimals found with the engine's own comparator; the
+from :mod:`quizgym.accept` (runs of decimals found with the engine's own comparator; the
 outer :func:`~quizgym.tolerance.interval` stays for Blackboard's single band). This module turns
 a bank into :class:`Pool` objects (one per question, holding one item per exported variant) that
 the format modules only translate.
@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal
 
+from quizgym.accept import FINE, Run, number_text, runs_of
 from quizgym.answers import grade_response
 from quizgym.errors import BankError, ExportError, Finding
-from quizgym.export.accept import FINE, Grid, Run, accepted_runs, number_text
 from quizgym.model import (
     AnyQuestion,
     Bank,
@@ -227,18 +227,6 @@ def _blanks(bank: CompiledBank, question: Numeric, variant: Variant) -> tuple[Bl
             )
         )
     return tuple(out)
-
-
-def runs_of(
-    bank: CompiledBank, *, target: float, tolerance: Tolerance, grid: Grid
-) -> tuple[Run, ...]:
-    """:func:`~quizgym.export.accept.accepted_runs`, worked out once per bank and kept with the
-    compiled bank (so a warm export reads them from the cache instead of asking the engine)."""
-    return bank.memo(
-        "accepted_runs",
-        (target, tolerance, grid),
-        lambda: accepted_runs(target=target, tolerance=tolerance, grid=grid),
-    )
 
 
 def split_parts(item: Item) -> list[Item]:

@@ -19,8 +19,8 @@ import xml.etree.ElementTree as ET
 from decimal import ROUND_HALF_UP, Decimal
 from urllib.parse import quote
 
+from quizgym.accept import CANVAS, Run, accepted_runs, number_text, runs_of, typed_text
 from quizgym.export import Exporter
-from quizgym.export.accept import CANVAS, Run, accepted_runs, number_text, typed_text
 from quizgym.export.package import sub, write_zip, xml_bytes
 from quizgym.export.plan import (
     Blank,
@@ -30,7 +30,6 @@ from quizgym.export.plan import (
     join_text,
     lms_html,
     plan,
-    runs_of,
     split_parts,
     wrong_feedback_true_false,
 )

@@ -17,8 +17,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from urllib.parse import quote
 
+from quizgym.accept import Run, number_text
 from quizgym.export import Exporter
-from quizgym.export.accept import Run, number_text
 from quizgym.export.package import sub, write_zip, xml_bytes
 from quizgym.export.plan import (
     Item,

@@ -36,14 +36,22 @@ import math
 import re
 import xml.etree.ElementTree as ET
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from quizgym.accept import (
+    CANVAS,
+    FINE,
+    Grid,
+    accepted_runs,
+    describe_runs,
+    number_text,
+    typed_text,
+)
 from quizgym.errors import ExportError
-from quizgym.export.accept import CANVAS, FINE, Grid, Run, accepted_runs, number_text, typed_text
 
 if TYPE_CHECKING:
     from quizgym.export.plan import Blank, Item
@@ -691,14 +699,6 @@ class CheckReport:
         return out
 
 
-def _describe_runs(runs: Iterable[Run]) -> str:
-    parts = [
-        number_text(r.low) if r.low == r.high else f"{number_text(r.low)} to {number_text(r.high)}"
-        for r in runs
-    ]
-    return ", ".join(parts) if parts else "nothing"
-
-
 Scorer = Callable[[str, float], Score]
 """Scores a typed answer to one blank worth the given points."""
 
@@ -830,7 +830,7 @@ def check_export(
                         )
                         return verdict.score / verdict.max_score if verdict.max_score else 0.0
 
-                    shown = _describe_runs(slot.runs) if fmt == "qti21" else accepts(ident, index)
+                    shown = describe_runs(slot.runs) if fmt == "qti21" else accepts(ident, index)
                     blanks.append(
                         _check_blank(name, slot, found[index], engine, target, fmt, shown)
                     )

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from quizgym.accept import FINE, runs_of
 from quizgym.answers import expected_answer, shown_choices
 from quizgym.expr import format_value
 from quizgym.model import (
@@ -25,7 +26,7 @@ from quizgym.model import (
     question_points,
 )
 from quizgym.solver import CompiledBank, Variant, compiled, prompt_of, show_number
-from quizgym.tolerance import describe, interval
+from quizgym.tolerance import describe
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ class KeyLine:
     tolerance: str = ""
     """The tolerance in words (empty for non-numeric answers)."""
     interval: str = ""
-    """The interval of accepted decimals, ``low to high``."""
+    """The decimals the engine accepts, as runs: ``1.38491 to 1.38768, 1.39``."""
     mistakes: tuple[tuple[str, str], ...] = ()
     """Known wrong answers for this variant: (value, feedback)."""
     also: tuple[str, ...] = ()
@@ -172,9 +173,18 @@ def question_view(
     )
 
 
-def _interval(tolerance: Tolerance, value: float) -> str:
-    low, high = interval(key=value, tolerance=tolerance)
-    return f"{format_value(low, 6)} to {format_value(high, 6)}"
+def _accepted(bank: CompiledBank, tolerance: Tolerance, value: float) -> str:
+    """What the engine accepts as a typed decimal, as runs to 6 figures (``1.38491 to
+    1.38768, 1.39``): under ``auto`` the digits typed count, so one interval would also name
+    answers it refuses."""
+    runs = runs_of(bank, target=value, tolerance=tolerance, grid=FINE)
+    shown = [
+        format_value(float(r.low), 6)
+        if r.low == r.high
+        else f"{format_value(float(r.low), 6)} to {format_value(float(r.high), 6)}"
+        for r in runs
+    ]
+    return ", ".join(dict.fromkeys(shown)) or "nothing"
 
 
 def _key_lines(bank: CompiledBank, question: AnyQuestion, variant: Variant) -> tuple[KeyLine, ...]:
@@ -197,7 +207,7 @@ def _key_lines(bank: CompiledBank, question: AnyQuestion, variant: Variant) -> t
                 decimal="" if decimal == key.text else decimal,
                 units=slot.units or "",
                 tolerance=describe(slot.tolerance),
-                interval=_interval(slot.tolerance, key.number),
+                interval=_accepted(bank, slot.tolerance, key.number),
                 mistakes=mistakes,
                 also=also,
             )

@@ -20,12 +20,17 @@ grid counts as its nearest grid point.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from typing import TYPE_CHECKING
 
 from quizgym.expr import Reading, read_answer
 from quizgym.model import Tolerance
 from quizgym.tolerance import AUTO_ABS, AUTO_REL, AUTO_SIGFIGS, compare, interval
+
+if TYPE_CHECKING:
+    from quizgym.solver import CompiledBank
 
 _WINDOW = 6
 """Grid steps searched on each side of an analytic edge (the engine's edge is within one)."""
@@ -192,7 +197,30 @@ __all__ = [
     "Grid",
     "Run",
     "accepted_runs",
+    "describe_runs",
     "engine_accepts",
     "number_text",
+    "runs_of",
     "typed_text",
 ]
+
+
+def runs_of(
+    bank: CompiledBank, *, target: float, tolerance: Tolerance, grid: Grid
+) -> tuple[Run, ...]:
+    """:func:`~quizgym.accept.accepted_runs`, worked out once per bank and kept with the
+    compiled bank (so a warm export reads them from the cache instead of asking the engine)."""
+    return bank.memo(
+        "accepted_runs",
+        (target, tolerance, grid),
+        lambda: accepted_runs(target=target, tolerance=tolerance, grid=grid),
+    )
+
+
+def describe_runs(runs: Iterable[Run]) -> str:
+    """Runs as a teacher reads them: ``1.38491 to 1.38768, 1.39`` ("nothing" for none)."""
+    parts = [
+        number_text(r.low) if r.low == r.high else f"{number_text(r.low)} to {number_text(r.high)}"
+        for r in runs
+    ]
+    return ", ".join(parts) if parts else "nothing"
