@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO, ClassVar
 
 from quizgym.errors import ExportError
+from quizgym.export.targets import TARGETS
 
 if TYPE_CHECKING:  # the CLI imports this module for FORMATS; keep it light
     from pathlib import Path
@@ -118,7 +119,7 @@ class ExportResult:
     issued: Path | None = None
     """The issue manifest beside the file (None when the file went to standard output)."""
     warnings: tuple[str, ...] = ()
-    """For a format the check emulates (:data:`quizgym.export.scoring.TARGETS`), one
+    """For a format the check emulates (:data:`TARGETS`), one
     ``warning: …`` line per numeric blank the LMS will score unlike quizgym (a correct answer
     refused or a wrong one accepted), found whether or not ``check`` was asked."""
 
@@ -165,7 +166,6 @@ def export_bank(
     from pathlib import Path
 
     from quizgym.export.plan import issued_items, plan, split_parts
-    from quizgym.export.scoring import TARGETS
     from quizgym.issued import issue, write_issued
     from quizgym.solver.cache import open_bank, save
 
@@ -190,9 +190,10 @@ def export_bank(
     report = None
     warnings: tuple[str, ...] = ()
     if to in TARGETS:  # always: an item that scores unlike quizgym is never written silently
-        from quizgym.export.scoring import check_export
 
         def scored() -> CheckReport:
+            from quizgym.export.scoring import check_export  # not needed when kept
+
             return check_export(
                 job.compiled, fmt=to, data=data, variants=variants, seed=seed, schema=check
             )
@@ -230,4 +231,4 @@ def export_bank(
     )
 
 
-__all__ = ["FORMATS", "ExportResult", "Exporter", "export_bank", "exporter"]
+__all__ = ["FORMATS", "TARGETS", "ExportResult", "Exporter", "export_bank", "exporter"]

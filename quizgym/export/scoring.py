@@ -52,18 +52,12 @@ from quizgym.accept import (
     typed_text,
 )
 from quizgym.errors import ExportError
+from quizgym.export.targets import TARGETS
 
 if TYPE_CHECKING:
     from quizgym.export.plan import Blank, Item
     from quizgym.solver import CompiledBank
 
-TARGETS: dict[str, str] = {
-    "qti12": "Canvas",
-    "moodle": "Moodle",
-    "gift": "Moodle (GIFT)",
-    "qti21": "QTI 2.1",
-}
-"""The formats :func:`check_export` emulates, with the LMS each is scored by."""
 
 Q12 = "{http://www.imsglobal.org/xsd/ims_qtiasiv1p2}"
 Q21 = "{http://www.imsglobal.org/xsd/imsqti_v2p1}"
