@@ -18,6 +18,7 @@ per slot, then:
    beforehand (goal: within 2.5×; the benchmark checks the bytes are the same);
 4. the review queue's share of a run (building and writing ``review.csv``).
 
+Fresh processes start as an installed quizgym does, its bytecode compiled (``installed.py``).
 Each figure is the best of ``--runs`` (3) runs, every run with the engine's caches emptied; the
 fresh-process runs are interleaved so that each side sees the same load on a shared machine.
 
@@ -41,6 +42,11 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from installed import installed_env
+
+FRESH = installed_env()
+"""Every fresh process starts as an installed quizgym does (its bytecode compiled)."""
 
 SLOTS = [
     "tf-bert-generates",
@@ -309,7 +315,7 @@ def pyarrow_fresh(path: Path, out: Path) -> float:
         "from pathlib import Path; pyarrow_baseline(Path(sys.argv[2]), Path(sys.argv[3]))"
     )
     here = str(Path(__file__).parent)
-    subprocess.run([sys.executable, "-c", code, here, str(path), str(out)], check=True)
+    subprocess.run([sys.executable, "-c", code, here, str(path), str(out)], check=True, env=FRESH)
     return time.perf_counter() - start
 
 
@@ -319,7 +325,8 @@ def end_to_end(path: Path, out: Path) -> float:
     # The generated class was drawn per student without seeds (``variant_codes`` with no seed).
     command = [sys.executable, "-m", "quizgym", "grade", "bert-mlm", str(path), "-o", str(out)]
     command += ["--version", "per-student"]  # each student's own variant, drawn without a seed
-    subprocess.run(command, capture_output=True)  # exit 1: some rows are rejected, as in a class
+    # exit 1: some rows are rejected, as in a class
+    subprocess.run(command, capture_output=True, env=FRESH)
     if not (out / "grades.csv").exists():
         raise SystemExit(f"quizgym grade wrote nothing in {out}")
     return time.perf_counter() - start
@@ -387,7 +394,9 @@ def same_bytes_fresh(path: Path, prepared: Path, out: Path) -> float:
     )
     here = str(Path(__file__).parent)
     subprocess.run(
-        [sys.executable, "-c", code, here, str(path), str(prepared), str(out)], check=True
+        [sys.executable, "-c", code, here, str(path), str(prepared), str(out)],
+        check=True,
+        env=FRESH,
     )
     return time.perf_counter() - start
 
@@ -406,7 +415,7 @@ def chunked_peak(path: Path, out: Path, chunk_rows: int) -> int:
     """Peak memory (MB) of ``quizgym grade --chunk-rows`` in a fresh process."""
     command = [sys.executable, "-c", PEAK, "grade", "bert-mlm", str(path), "-o", str(out)]
     command += ["--version", "per-student", "--chunk-rows", str(chunk_rows)]
-    done = subprocess.run(command, capture_output=True, text=True)
+    done = subprocess.run(command, capture_output=True, text=True, env=FRESH)
     line = next(x for x in done.stderr.splitlines() if x.startswith("PEAK"))
     return int(line.split()[1]) // 1024  # ru_maxrss is in KiB on Linux
 

@@ -16,6 +16,8 @@ on a shared machine; each figure is the median of ``--runs`` rounds. Goals (issu
 ≤ 5×, solve ≤ 8×, check warm ≤ 10×, practice ≤ 10× ``python -c pass``; export warm ≤ 2×
 text2qti.
 
+Processes start as an installed quizgym does, its bytecode compiled (``installed.py``).
+
 Run: ``.venv/bin/python benchmarks/startup.py`` (text2qti: ``.venv/bin/pip install text2qti``;
 without it the export comparison is left out).
 """
@@ -23,7 +25,6 @@ without it the export comparison is left out).
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess
@@ -32,6 +33,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from installed import installed_env
 
 HERE = Path(__file__).resolve().parent
 QUIZ = HERE / "data" / "bert-mlm.text2qti.txt"
@@ -76,7 +79,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         env = {
-            **os.environ,
+            **installed_env(),
             "QUIZGYM_CACHE_DIR": str(folder / "cache"),
             "QUIZGYM_DB": str(folder / "progress.sqlite3"),
         }
