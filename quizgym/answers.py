@@ -623,23 +623,6 @@ def numeric_verdict(
     return _scored(slot, expected, unit, value, correct=correct, mistake=mistake, feedback=feedback)
 
 
-def plain_verdict(
-    slot: Slot,
-    expected: str,
-    read_as: str,
-    value: float,
-    *,
-    correct: bool = False,
-    mistake: ResolvedMistake | None = None,
-    feedback: str = "",
-) -> Verdict:
-    """:func:`numeric_verdict` of a plain decimal (``2.30``: no unit, no thousands separators)
-    in a slot that does not require a unit, from how it reads and its value: the batch grader
-    reads such answers a column at a time (:mod:`quizgym.grading.plain`), without a reading."""
-    unit = UnitReading(conversion=None, read_as=read_as)
-    return _scored(slot, expected, unit, value, correct=correct, mistake=mistake, feedback=feedback)
-
-
 def _scored(
     slot: Slot,
     expected: str,
@@ -841,7 +824,6 @@ __all__ = [
     "match_rubric",
     "mistakes_for",
     "numeric_verdict",
-    "plain_verdict",
     "read_bool",
     "read_choices",
     "read_unit",

@@ -38,7 +38,6 @@ from quizgym.answers import (
     grade_response,
     is_blank,
     numeric_verdict,
-    plain_verdict,
     read_bool,
     read_choices,
 )
@@ -47,6 +46,7 @@ from quizgym.expr import ParseFailure, Reading, read_answer
 from quizgym.grading.decisions import Decision, Decisions, answer_print, apply, version_of
 from quizgym.grading.plain import read_plain_column
 from quizgym.grading.table import ClassAnswers, Coded
+from quizgym.grading.verdicts import STATUS_CODES, Verdicts
 from quizgym.grading.versions import Versions
 from quizgym.model import (
     AbsTolerance,
@@ -57,7 +57,7 @@ from quizgym.model import (
     TrueFalse,
     slot_id,
 )
-from quizgym.solver import CompiledBank, Slot, Variant, compiled, student_keys
+from quizgym.solver import CompiledBank, ResolvedMistake, Slot, Variant, compiled, student_keys
 from quizgym.tolerance import KIND_CODES, compare_array, hint_text
 from quizgym.units import convert
 
@@ -75,8 +75,6 @@ __all__ = [
 SEEDS = Versions(rule="seeds")
 """Each student's version drawn with the seed of their row (no seed: drawn without one)."""
 
-STATUSES: tuple[Status, ...] = tuple(Status)
-STATUS_CODES: dict[Status, int] = {s: i for i, s in enumerate(STATUSES)}
 FAILED = "This answer could not be graded"
 """How the feedback of an answer the engine failed on begins (:func:`failed`)."""
 OPTION_NONE = -3  # not a choice question (or several choices picked)
@@ -95,7 +93,7 @@ class GradedSlot:
     """The responses to one slot: distinct verdicts, and each student's index into them."""
 
     slot: Slot
-    verdicts: list[Verdict]
+    verdicts: Verdicts
     codes: IntArray
     """Per student: index into ``verdicts``."""
     options: IntArray
@@ -116,20 +114,18 @@ class GradedSlot:
     @property
     def tags(self) -> list[str | None]:
         """Per distinct verdict: its misconception tag."""
-        return [v.tag for v in self.verdicts]
+        return self.verdicts.tag
 
     @property
     def scores(self) -> FloatArray:
         """Per student: the score."""
-        table = np.array([v.score for v in self.verdicts], dtype=np.float64)
-        result: FloatArray = table[self.codes]
+        result: FloatArray = self.verdicts.score[self.codes]
         return result
 
     @property
     def statuses(self) -> IntArray:
         """Per student: :data:`STATUS_CODES` of the verdict."""
-        table = np.array([STATUS_CODES[v.status] for v in self.verdicts], dtype=np.int64)
-        result: IntArray = table[self.codes]
+        result: IntArray = self.verdicts.status[self.codes]
         return result
 
     def verdict(self, row: int) -> Verdict:
@@ -257,26 +253,32 @@ def _grade_slot(
                 bank, slot, variants, pair_variants, texts, pair_texts, pair_earlier
             )
         except Exception:  # the array path failed as a whole: each pair on its own, guarded
-            verdicts = [
-                _guarded(
-                    slot,
-                    partial(
-                        grade_response,
-                        bank,
-                        question,
-                        texts[t],
-                        part=slot.part,
-                        earlier={n: x for n, x in pair_earlier[k].items() if x is not None},
-                        variant=variants[v],
-                    ),
-                )
-                for k, (v, t) in enumerate(zip(pair_variants, pair_texts, strict=True))
-            ]
+            verdicts = Verdicts.of(
+                [
+                    _guarded(
+                        slot,
+                        partial(
+                            grade_response,
+                            bank,
+                            question,
+                            texts[t],
+                            part=slot.part,
+                            earlier={n: x for n, x in pair_earlier[k].items() if x is not None},
+                            variant=variants[v],
+                        ),
+                    )
+                    for k, (v, t) in enumerate(zip(pair_variants, pair_texts, strict=True))
+                ]
+            )
     else:
-        verdicts = [
-            _guarded(slot, partial(grade_response, bank, question, texts[t], variant=variants[v]))
-            for v, t in zip(pair_variants, pair_texts, strict=True)
-        ]
+        verdicts = Verdicts.of(
+            [
+                _guarded(
+                    slot, partial(grade_response, bank, question, texts[t], variant=variants[v])
+                )
+                for v, t in zip(pair_variants, pair_texts, strict=True)
+            ]
+        )
     decided: frozenset[str] = frozenset()
     if decisions is not None and decisions.of(slot.id):
         decided = _decide(
@@ -304,7 +306,7 @@ def _decide(
     bank: CompiledBank,
     slot: Slot,
     decisions: Mapping[str, Decision],
-    verdicts: list[Verdict],
+    verdicts: Verdicts,
     variants: list[Variant],
     pair_variants: IntArray,
     texts: Sequence[str | None],
@@ -394,7 +396,7 @@ def _grade_numeric(
     texts: Sequence[str | None],
     pair_texts: IntArray,
     pair_earlier: list[dict[str, str | None]],
-) -> list[Verdict]:
+) -> Verdicts:
     """Grade distinct (variant, text) pairs of a numeric slot with the array comparator."""
     tolerance = slot.tolerance
     assert tolerance is not None
@@ -484,9 +486,12 @@ def _grade_numeric(
     # more than the work done with the element).
     pv, pt, correct = pair_variants.tolist(), pair_texts.tolist(), ok.tolist()
     matched, codes, is_plain, rows = which.tolist(), hints.tolist(), plain.tolist(), at.tolist()
-    shown = column.read_as if column is not None else []
-    numbers = column.values.tolist() if column is not None else []
     hint_of: dict[int, str] = {}
+
+    def hint(code: int) -> str:
+        if code not in hint_of:
+            hint_of[code] = hint_text(code=code, tolerance=tolerance) or ""
+        return hint_of[code]
 
     def verdict(k: int, reading: Reading | ParseFailure | None) -> Verdict:
         v = pv[k]
@@ -500,30 +505,107 @@ def _grade_numeric(
                 variant=variants[v],
             )
         mistake = resolved[v][matched[k]] if matched[k] >= 0 else None
-        hint = ""
-        if not (correct[k] or mistake):
-            code = codes[k]
-            if code not in hint_of:
-                hint_of[code] = hint_text(code=code, tolerance=tolerance) or ""
-            hint = hint_of[code]
-        if is_plain[k]:
-            row = rows[k]
-            return plain_verdict(
-                slot,
-                expected[v],
-                shown[row],
-                numbers[row],
-                correct=correct[k],
-                mistake=mistake,
-                feedback=hint,
-            )
+        feedback = "" if correct[k] or mistake else hint(codes[k])
         return numeric_verdict(
-            slot, expected[v], reading, correct=correct[k], mistake=mistake, feedback=hint
+            slot, expected[v], reading, correct=correct[k], mistake=mistake, feedback=feedback
         )
 
-    return [
-        failed(slot, reading)
-        if isinstance(reading, BaseException)
-        else _guarded(slot, partial(verdict, k, reading))
-        for k, reading in enumerate(readings)
-    ]
+    # Plain decimals are scored a column at a time (what numeric_verdict makes of each one);
+    # under error carried forward, a plain miss takes the scalar path above.
+    columnar = plain & ok if slot.earlier else plain
+    scalar = np.flatnonzero(~columnar)
+    objects = Verdicts.of(
+        [
+            failed(slot, reading)
+            if isinstance(reading := readings[k], BaseException)
+            else _guarded(slot, partial(verdict, k, reading))
+            for k in scalar.tolist()
+        ]
+    )
+    if column is None:
+        return objects
+    where = np.flatnonzero(columnar)
+    columns = _plain_verdicts(
+        slot,
+        expected,
+        resolved,
+        hint,
+        variants=pair_variants[where],
+        correct=ok[where],
+        mistakes=which[where],
+        hints=hints[where],
+        read_as=[column.read_as[r] for r in at[where].tolist()],
+        values=column.values[at[where]],
+    )
+    return Verdicts.scattered(m, [(where, columns), (scalar, objects)])
+
+
+def _plain_verdicts(
+    slot: Slot,
+    expected: Sequence[str],
+    resolved: Sequence[Sequence[ResolvedMistake]],
+    hint: Callable[[int], str],
+    *,
+    variants: IntArray,
+    correct: npt.NDArray[np.bool_],
+    mistakes: IntArray,
+    hints: npt.NDArray[np.int8],
+    read_as: list[str],
+    values: FloatArray,
+) -> Verdicts:
+    """The verdicts of plain decimals (no unit typed, none required), a column at a time:
+    field for field what :func:`~quizgym.answers.numeric_verdict` makes of each (no unit
+    typed, so none to judge).
+
+    Args:
+        slot: the slot.
+        expected: per variant, the key as shown.
+        resolved: per variant, its mistakes in the order they are tried.
+        hint: the precision hint of a comparison code.
+        variants: per answer, its variant.
+        correct: per answer, whether it matched the key.
+        mistakes: per answer, the mistake it matched (-1: none).
+        hints: per answer, the comparison's hint code.
+        read_as: per answer, how it reads.
+        values: per answer, its value.
+    """
+    n = len(variants)
+    width = max((len(r) for r in resolved), default=0) + 1
+    credit_of = np.zeros((len(resolved), width))  # the last column: no mistake matched
+    for v, found in enumerate(resolved):
+        credit_of[v, : len(found)] = [m.credit for m in found]
+    credit = np.where(correct, 1.0, credit_of[variants, np.where(mistakes >= 0, mistakes, -1)])
+    status = np.where(
+        credit >= 1,
+        STATUS_CODES[Status.CORRECT],
+        np.where(credit > 0, STATUS_CODES[Status.PARTIAL], STATUS_CODES[Status.INCORRECT]),
+    ).astype(np.int64)
+    feedback: list[str] = []
+    tags: list[str | None] = []
+    for good, v, k, code in zip(
+        correct.tolist(), variants.tolist(), mistakes.tolist(), hints.tolist(), strict=True
+    ):
+        if good:
+            feedback.append("")
+            tags.append(None)
+        elif k >= 0:
+            feedback.append(resolved[v][k].feedback)
+            tags.append(resolved[v][k].tag)
+        else:
+            feedback.append(hint(code))
+            tags.append(None)
+    return Verdicts(
+        question=[slot.id] * n,
+        status=status,
+        score=slot.points * credit,
+        max_score=np.full(n, float(slot.points)),
+        read_as=read_as,
+        feedback=feedback,
+        tag=tags,
+        expected=[expected[v] for v in variants.tolist()],
+        needs_review=np.zeros(n, dtype=bool),
+        value=np.asarray(values, dtype=np.float64),
+        has_value=np.ones(n, dtype=bool),
+        doubt=[""] * n,
+        machine=[None] * n,
+    )

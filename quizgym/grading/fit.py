@@ -36,6 +36,7 @@ from quizgym.answers import Status, read_choices
 from quizgym.expr import Reading, read_answer
 from quizgym.grading.batch import GradedPartition, GradedSlot
 from quizgym.grading.plain import read_plain_column
+from quizgym.grading.verdicts import STATUS_CODES
 from quizgym.grading.versions import Versions
 from quizgym.model import AnyQuestion, MultipleChoice, SpotTheError
 from quizgym.solver import CompiledBank, Slot, Variant
@@ -151,7 +152,7 @@ def _slot_counts(
     texts = [column[int(row)] for row in first]
     answered = np.array([text is not None for text in texts], dtype=bool)
     own_codes = g.variant_codes[first]
-    own = np.array([g.verdicts[int(p)].status is Status.CORRECT for p in pairs.tolist()], bool)
+    own = g.verdicts.status[pairs] == STATUS_CODES[Status.CORRECT]
     alternatives = list(_alternatives(bank, slot.question, versions))
     # same[v, a]: the student's own version v and alternative a have the same right answer, so
     # an answer cannot tell them apart.

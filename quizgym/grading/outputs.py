@@ -24,6 +24,7 @@ from quizgym.errors import QuizgymError
 from quizgym.grading.batch import GradedPartition, factorize
 from quizgym.grading.cells import FORMULA_START, defuse, fmt
 from quizgym.grading.table import Rejection
+from quizgym.grading.verdicts import STATUSES
 from quizgym.model import Bank
 from quizgym.names import claim_name, file_stem
 from quizgym.render.markup import escape_markdown
@@ -142,6 +143,12 @@ RESPONSE_HEADER = (
 )
 
 
+STATUS_TEXTS = [s.value for s in STATUSES]
+SCORED_BY = ["machine", "rubric", "teacher"]
+"""What ``scored_by`` says (:attr:`~quizgym.answers.Verdict.scored_by`), in the order of its
+codes."""
+
+
 def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
     """``responses.csv``: one row per student and slot, student by student.
 
@@ -166,17 +173,22 @@ def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
             texts, text_codes = _answers(part.answers.column(graded.slot.id))
             grid[2][:, j] = encode(2, texts)[text_codes]
             v = graded.verdicts
-            fields = [
-                [x.status.value for x in v],
-                [fmt(x.score) for x in v],
-                [fmt(x.max_score) for x in v],
-                [x.read_as for x in v],
-                [x.feedback for x in v],
-                [x.tag or "" for x in v],
-                [x.scored_by for x in v],
+            scored_by = np.where(
+                np.array([m is not None for m in v.machine], dtype=bool),
+                SCORED_BY.index("teacher"),
+                np.where(v.needs_review, SCORED_BY.index("rubric"), SCORED_BY.index("machine")),
+            )
+            fields: list[tuple[Sequence[str], npt.NDArray[np.int64]]] = [
+                (STATUS_TEXTS, v.status),
+                _numbers(v.score),
+                _numbers(v.max_score),
+                factorize(v.read_as),
+                factorize(v.feedback),
+                factorize([t or "" for t in v.tag]),
+                (SCORED_BY, scored_by),
             ]
-            for offset, table in enumerate(fields, start=3):
-                grid[offset][:, j] = encode(offset, table)[graded.codes]
+            for offset, (table, inverse) in enumerate(fields, start=3):
+                grid[offset][:, j] = encode(offset, table)[inverse][graded.codes]
         for field in range(len(RESPONSE_HEADER)):
             codes[field].append(grid[field].reshape(-1))
     columns: list[Column] = [

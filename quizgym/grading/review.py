@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from quizgym.analysis import Agreement, rubric_agreement
-from quizgym.answers import Status, Verdict
+from quizgym.answers import Verdict
 from quizgym.grading.batch import FAILED, GradedPartition
 from quizgym.grading.causes import cause_of, probably
 from quizgym.grading.cells import fmt
@@ -172,12 +172,6 @@ class Review:
         return sum(e.count for e in self.entries.values() if e.graded.decided is not None)
 
 
-def uncertain(verdict: Verdict) -> bool:
-    """Whether a verdict belongs in the review queue."""
-    machine = verdict.machine or verdict
-    return machine.needs_review or machine.status is Status.INVALID or bool(machine.doubt)
-
-
 def review_of(bank: CompiledBank, graded: GradedPartition) -> Review:
     """The uncertain answers of one graded partition, by distinct (slot, version, answer).
 
@@ -188,7 +182,7 @@ def review_of(bank: CompiledBank, graded: GradedPartition) -> Review:
     students = graded.answers.students
     for g in graded.slots:
         review.used |= {(g.slot.id, p) for p in g.decided}
-        doubtful = np.array([uncertain(v) for v in g.verdicts], dtype=bool)
+        doubtful = g.verdicts.uncertain()
         if not doubtful.any():
             continue
         rows = np.flatnonzero(doubtful[g.codes])

@@ -20,6 +20,7 @@ from quizgym.answers import Status, is_blank, read_choices
 from quizgym.arrays import group
 from quizgym.grading.batch import GradedPartition, GradedSlot
 from quizgym.grading.causes import cause_of
+from quizgym.grading.verdicts import STATUS_CODES, STATUSES, Verdicts
 from quizgym.model import MultipleChoice, Numeric
 
 __all__ = ["count", "partial_sums"]
@@ -91,8 +92,7 @@ def partial_sums(graded: GradedPartition) -> Sums:
     totals = _factorized(total)
     sums.totals = Counter({k[0]: v for k, v in count(totals).items()})
     for g, info in zip(graded.slots, slots, strict=True):
-        table = np.array([v.score for v in g.verdicts], dtype=np.float64)
-        x = _taken(table, g.codes)
+        x = _taken(g.verdicts.score, g.codes)
         sums.marks.append(count(x, totals))
         if info.options:
             sums.options.append(count(g.options, x, totals))
@@ -104,16 +104,19 @@ def partial_sums(graded: GradedPartition) -> Sums:
         sums.tags.append(_rename(tagged, [t or "" for t in g.tags]))
         by_variant = count(g.variant_codes, x)
         sums.variants.append(_rename(by_variant, g.variant_labels))
-        per_verdict = np.bincount(g.codes, minlength=len(g.verdicts)).tolist()
-        statuses: Counter[str] = Counter()
-        for verdict, n in zip(g.verdicts, per_verdict, strict=False):
-            if n:
-                machine = verdict.machine or verdict
-                statuses[machine.status.value] += n
-                if verdict.machine is not None and machine.status is Status.INVALID:
-                    statuses[DECIDED] += n
+        counts = np.bincount(g.codes, minlength=len(g.verdicts))
+        per_verdict = counts.tolist()
+        machines = g.verdicts.machines()
+        by_status = np.bincount(machines.status, weights=counts, minlength=len(STATUSES))
+        statuses: Counter[str] = Counter(
+            {s.value: int(n) for s, n in zip(STATUSES, by_status.tolist(), strict=True) if n}
+        )
+        invalid = STATUS_CODES[Status.INVALID]
+        decided = sum(per_verdict[k] for k in g.verdicts.decided if machines.status[k] == invalid)
+        if decided:
+            statuses[DECIDED] += decided
         sums.statuses.append(statuses)
-        answers = _Answers(graded, g, per_verdict)
+        answers = _Answers(graded, g, per_verdict, machines)
         sums.causes.append(_causes(g, answers))
         sums.picks.append(_picks(g, answers, totals) if info.choices else Counter())
         sums.wrong.append(_wrong(g, answers) if info.numeric else Counter())
@@ -123,8 +126,12 @@ def partial_sums(graded: GradedPartition) -> Sums:
 class _Answers:
     """One slot's distinct verdicts with a response that got each (to read it again)."""
 
-    def __init__(self, graded: GradedPartition, g: GradedSlot, per_verdict: list[int]) -> None:
+    def __init__(
+        self, graded: GradedPartition, g: GradedSlot, per_verdict: list[int], machines: Verdicts
+    ) -> None:
         self.counts = per_verdict
+        self.machines = machines
+        """Each verdict as the machine gave it (a teacher's decision undone)."""
         rows = np.full(len(g.verdicts), -1, dtype=np.int64)
         rows[g.codes[::-1]] = np.arange(len(g.codes) - 1, -1, -1)  # the first row of each code
         column = graded.answers.column(g.slot.id)
@@ -135,10 +142,11 @@ class _Answers:
 def _causes(g: GradedSlot, answers: _Answers) -> Counter[str]:
     """The unreadable answers of a slot by cause."""
     out: Counter[str] = Counter()
-    for verdict, text, n in zip(g.verdicts, answers.texts, answers.counts, strict=True):
-        machine = verdict.machine or verdict
-        if n and text is not None and machine.status is Status.INVALID:
-            out[cause_of(g.slot.question, text, feedback=machine.feedback)] += n
+    machines = answers.machines
+    for k in np.flatnonzero(machines.status == STATUS_CODES[Status.INVALID]).tolist():
+        text, n = answers.texts[k], answers.counts[k]
+        if n and text is not None:
+            out[cause_of(g.slot.question, text, feedback=machines.feedback[k])] += n
     return out
 
 
@@ -174,10 +182,11 @@ def _wrong(g: GradedSlot, answers: _Answers) -> Counter[tuple[str, str]]:
         not isinstance(p, int | float) for p in question.params.values()
     )
     out: Counter[tuple[str, str]] = Counter()
-    for verdict, n in zip(g.verdicts, answers.counts, strict=True):
-        machine = verdict.machine or verdict
-        if not n or machine.status not in WRONG or machine.value is None:
-            continue
-        shown = "" if varies else f"{machine.value:.6g}"
-        out[shown, machine.tag or ""] += n
+    machines = answers.machines
+    wrong = np.isin(machines.status, [STATUS_CODES[s] for s in WRONG]) & machines.has_value
+    values, tags, counts = machines.value, machines.tag, answers.counts
+    for k in np.flatnonzero(wrong).tolist():
+        if counts[k]:
+            shown = "" if varies else f"{float(values[k]):.6g}"
+            out[shown, tags[k] or ""] += counts[k]
     return out
