@@ -107,6 +107,28 @@ questions:
     answer: "10"
     units: m/s
     require_units: {penalty: 0.5}
+  - id: information
+    type: numeric
+    prompt: "How many nats?"
+    answer: ln(10)
+    units: nats
+    tolerance: {sigfigs: 3}
+  - id: count
+    type: numeric
+    prompt: "How many tokens?"
+    answer: "12"
+    units: tokens
+    require_units: {penalty: 1}
+  - id: charge
+    type: numeric
+    prompt: "What charge, in elementary charges? (2.30 e reads as 2.30 times Euler's e)"
+    answer: "2.3"
+    units: e
+  - id: share
+    type: numeric
+    prompt: "What share?"
+    answer: "15"
+    units: "%"
   - id: loss
     type: numeric
     prompt: "ln {a}?"
@@ -118,11 +140,49 @@ questions:
 """
 
 
-@settings(max_examples=60, deadline=None)
+WORDS = st.sampled_from(
+    ["nats", "nat", "Nats", "bits", "m", "ms", "s", "kg", "eV", "tokens", "token", "Tokens", "%"]
+    + ["percent", "e", "E", "pi", "PI", "x", "ln", "foo"]
+)
+"""Words after a number: units (the slot's own, in another form, convertible, of something
+else), labels, constants (``2.30 e`` is 2.30·e), function names and no unit at all."""
+WITH_UNITS = st.builds(
+    lambda number, gap, word, tail: number + gap + word + tail,
+    st.from_regex(r"\A *(= *)?[+-]?[0-9]{1,4}([.,][0-9]{1,4})?\Z", fullmatch=True),
+    st.sampled_from(["", " ", "  "]),
+    WORDS,
+    st.sampled_from(["", " "]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(WITH_UNITS | st.none(), max_size=20))
+def test_a_column_reads_a_number_with_a_unit_word_as_the_reader_does(
+    texts: list[str | None],
+) -> None:
+    column = read_plain_column(texts)
+    assert column is not None
+    for k, text in enumerate(texts):
+        if text is None or not column.unit[k]:
+            continue
+        reading = expr.read_answer(text)
+        if isinstance(reading, expr.Reading) and reading.unit == column.unit[k]:
+            # the word is read as a unit: the column has the number and how it reads
+            assert column.read_as[k] == reading.read_as, text
+            assert repr(float(column.values[k])) == repr(reading.number)
+            parsed = reading.parsed
+            got = (column.decimals[k], column.sigfigs[k], column.zeros[k])
+            assert got == (parsed.decimals, parsed.sigfigs, parsed.zeros)
+
+
+@settings(max_examples=80, deadline=None)
 @given(
     st.lists(
         NUMBERS
+        | WITH_UNITS
         | st.sampled_from(["10", "10.0", "10 m/s", "36 km/h", "0.693", "0.69", "1.10", "2.30"])
+        | st.sampled_from(["2.30 nats", "2.3nat", "12 tokens", "12", "15%", "15 %", "0.15"])
+        | st.sampled_from(["2.3 e", "2.30e", "2.3 E"])
         | st.none(),
         min_size=1,
         max_size=12,
@@ -133,7 +193,9 @@ def test_the_batch_grades_typed_numbers_as_the_single_answer_path(
 ) -> None:
     # Plain decimals take the column path in the batch and the fast path alone: the verdicts
     # (status, score, read_as, feedback, tag, value, doubt) are the same, in slots with a unit,
-    # with a required unit (which the column path leaves to the reader) and per-student keys.
+    # with a required unit (which the column path leaves to the reader) and per-student keys;
+    # so do numbers followed by a word, which the column path scores only when the word is the
+    # slot's own unit as the reader reads it.
     bank = parse_bank(UNITS_BANK, path="plain-units.yaml")
     book = compile_bank(bank)
     answers = ClassAnswers(book.slot_ids())

@@ -22,6 +22,7 @@ order and merge by addition.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -403,16 +404,17 @@ def _grade_numeric(
     expected = [expected_number(slot, v, bank) for v in variants]
     keys = [bank.key(slot, v) for v in variants]
     m = len(pair_texts)
-    # Plain decimals, a column at once (a slot that requires a unit judges each one's absence
-    # on the single-answer path); the other texts are read one by one.
+    # Plain decimals, a column at once, and plain decimals followed by the slot's own unit
+    # (``2.30 nats``: nothing to convert); a slot that requires a unit judges the absence of
+    # one on the single-answer path. The other texts are read one by one.
     used = np.unique(pair_texts)  # a coded column's texts may count many no pair uses
-    column = (
-        None
-        if slot.units and slot.require_units > 0
-        else read_plain_column([texts[t] for t in used.tolist()])
-    )
+    column = read_plain_column([texts[t] for t in used.tolist()])
     at = np.searchsorted(used, pair_texts)  # each pair's entry in the column
-    plain = column.plain[at] if column is not None else np.zeros(m, dtype=bool)
+    if column is None:
+        plain = np.zeros(m, dtype=bool)
+    else:
+        bare = column.plain if not (slot.units and slot.require_units > 0) else False
+        plain = (bare | _in_own_unit(column.unit, slot.units))[at]
     read = _read_all(texts, pair_texts[~plain])
     readings: list[Reading | ParseFailure | None | BaseException] = [
         None if plain[k] else read[int(t)] for k, t in enumerate(pair_texts.tolist())
@@ -538,6 +540,35 @@ def _grade_numeric(
         values=column.values[at[where]],
     )
     return Verdicts.scattered(m, [(where, columns), (scalar, objects)])
+
+
+def _in_own_unit(units: Sequence[str], wanted: str | None) -> npt.NDArray[np.bool_]:
+    """Per text of a plain column: a plain decimal followed by a word that is the slot's own
+    unit (``2.30 nats`` for nats: the number as typed, nothing to convert or to doubt)."""
+    same: dict[str, bool] = {"": False}
+    out = np.zeros(len(units), dtype=bool)
+    for k, word in enumerate(units):
+        known = same.get(word)
+        if known is None:
+            known = same[word] = _reads_as_unit(word) and convert(word, wanted).kind == "same"
+        out[k] = known
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _reads_as_unit(word: str) -> bool:
+    """Whether a plain decimal followed by ``word`` reads, on the single-answer path, as the
+    number with ``word`` as its unit, however it is typed (``2.30 e`` is 2.30·e, a constant;
+    ``2.30 nats`` is 2.30 with the unit nats). Asked of the single-answer path itself."""
+    for head in ("1 ", "1", "1.5", "= -2,50 "):
+        probe = read_answer(head + word + " ")
+        if not isinstance(probe, Reading) or probe.unit != word or probe.typed:
+            return False
+        number = read_answer(head)
+        assert isinstance(number, Reading)
+        if probe.read_as != number.read_as + (word if word == "%" else " " + word):
+            return False
+    return True
 
 
 def _plain_verdicts(

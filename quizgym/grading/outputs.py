@@ -23,7 +23,7 @@ from quizgym.arrays import arrow_strings
 from quizgym.errors import QuizgymError
 from quizgym.grading.batch import GradedPartition, factorize
 from quizgym.grading.cells import FORMULA_START, defuse, fmt
-from quizgym.grading.table import Rejection
+from quizgym.grading.table import Coded, Rejection
 from quizgym.grading.verdicts import STATUSES
 from quizgym.model import Bank
 from quizgym.names import claim_name, file_stem
@@ -163,6 +163,19 @@ def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
         index = words[field]
         return np.array([index.setdefault(t, len(index)) for t in table], dtype=np.int64)
 
+    # A coded column's chunks share its distinct texts: they are encoded once, not per chunk.
+    encoded: dict[int, tuple[list[str | None], npt.NDArray[np.int64]]] = {}
+
+    def answer_codes(column: Sequence[str | None]) -> npt.NDArray[np.int64]:
+        if isinstance(column, Coded):
+            known = encoded.get(id(column.texts))
+            if known is None or known[0] is not column.texts:
+                codes = encode(2, ["" if a is None else a for a in column.texts])
+                known = encoded[id(column.texts)] = (column.texts, codes)
+            return known[1][column.codes]
+        texts, codes = _answers(column)
+        return encode(2, texts)[codes]
+
     for part in parts:
         n, p = len(part.answers), len(part.slots)
         grid = [np.zeros((n, p), dtype=np.int32) for _ in RESPONSE_HEADER]
@@ -170,8 +183,7 @@ def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
         students += part.answers.students
         for j, graded in enumerate(part.slots):
             grid[1][:, j] = encode(1, [graded.slot.id])[0]
-            texts, text_codes = _answers(part.answers.column(graded.slot.id))
-            grid[2][:, j] = encode(2, texts)[text_codes]
+            grid[2][:, j] = answer_codes(part.answers.column(graded.slot.id))
             v = graded.verdicts
             scored_by = np.where(
                 np.array([m is not None for m in v.machine], dtype=bool),

@@ -6,6 +6,9 @@ and builds its reading; here the same expression runs over a column of distinct 
 compute, and the numbers the grader compares come out as arrays: the value (a float, correctly
 rounded from the digits as typed), the decimal places and significant figures typed, the
 trailing zeros of a whole number, and how the answer reads (``2,30`` reads as ``2.30``).
+A plain decimal followed by a unit word (``2.30 nats``, ``2.3nat``, ``15 %``) is read the same
+way, its word apart: the batch grader scores it in the column when the word is the slot's own
+unit as the single-answer path reads it (not ``2.30 e``, which is 2.30·e).
 ``tests/test_plain_numbers.py`` holds every field equal to the single-answer path's reading.
 
 Without pyarrow (an optional dependency) there is no column path: every text is read one by one,
@@ -26,8 +29,9 @@ from quizgym.expr import MAX_LENGTH, PLAIN_NUMBER
 
 __all__ = ["PlainColumn", "read_plain_column"]
 
-_WHOLE = "^" + PLAIN_NUMBER.pattern + "$"
-"""The single-answer path's pattern, anchored (RE2 and Python read it alike)."""
+_WHOLE = "^" + PLAIN_NUMBER.pattern + r"(?:(?P<unit>[A-Za-z]{1,40}|%) *)?$"
+"""The single-answer path's pattern, anchored (RE2 and Python read it alike), with a unit word
+after it or not (``2.30 nats``, ``15%``)."""
 
 
 @dataclass(frozen=True)
@@ -36,7 +40,13 @@ class PlainColumn:
 
     plain: npt.NDArray[np.bool_]
     """Whether the text is a plain decimal (what :func:`quizgym.expr.read_answer` reads with its
-    fast path); the other entries of the arrays are 0 or ''."""
+    fast path); the other entries of the arrays are 0 or '', but for a plain decimal followed
+    by a unit word."""
+    unit: list[str]
+    """The unit word after a plain decimal (``nats`` in ``2.30 nats``, ``%``), or ''. Whether
+    the word is a unit, a constant (``2.30 e`` is 2.30·e) or no unit at all is not judged here:
+    its entries (value, digits, ``read_as`` with the unit as the single-answer path shows it)
+    are what the text reads as when the word is a unit."""
     values: npt.NDArray[np.float64]
     decimals: npt.NDArray[np.int64]
     sigfigs: npt.NDArray[np.int64]
@@ -61,14 +71,18 @@ def read_plain_column(texts: Sequence[str | None]) -> PlainColumn | None:
     # that could fail to encode (a lone surrogate from a library caller).
     column = arrow_strings(pa, [t if isinstance(t, str) and t.isascii() else "" for t in texts])
     groups = pc.extract_regex(column, _WHOLE)
-    sign, whole, sep, frac = (groups.field(name) for name in ("sign", "whole", "sep", "frac"))
+    sign, whole, sep, frac, unit = (
+        groups.field(name) for name in ("sign", "whole", "sep", "frac", "unit")
+    )
+    united = _lengths(pc.utf8_length(unit)) > 0
     frac_length = _lengths(pc.utf8_length(frac))
     comma = _bools(pc.match_substring(sep, ","))
-    plain = (
+    read = (
         _bools(groups.is_valid())
         & (_lengths(pc.utf8_length(column)) <= MAX_LENGTH)
         & ~(comma & (frac_length == 3))  # "2,302": the parser refuses it
     )
+    plain = read & ~united
     has_sep = _lengths(pc.utf8_length(sep)) > 0
     # Significant figures: the digits after leading zeros (of the whole part, or of the fraction
     # when the whole part is all zeros); a zero typed alone has one, or as many as its decimals.
@@ -80,18 +94,24 @@ def read_plain_column(texts: Sequence[str | None]) -> PlainColumn | None:
     whole_zeros = whole_length - _lengths(pc.utf8_length(pc.utf8_rtrim(whole, characters="0")))
     zeros = np.where(has_sep, 0, whole_zeros)
     read_as = [""] * len(texts)
+    units = [""] * len(texts)
     values = np.zeros(len(texts))
-    rows = np.flatnonzero(plain).tolist()
+    rows = np.flatnonzero(read).tolist()
     if rows:
         signs, wholes, fracs = sign.to_pylist(), whole.to_pylist(), frac.to_pylist()
+        words = unit.to_pylist()
         for k in rows:
             shown = signs[k] + wholes[k] + ("." + fracs[k] if has_sep[k] else "")
-            read_as[k] = shown
             values[k] = float(shown)  # correctly rounded from the digits, as Fraction → float
+            if words[k]:  # as read_answer shows a number with a unit: "2.30 nats", "15%"
+                units[k] = words[k]
+                shown += words[k] if words[k] == "%" else " " + words[k]
+            read_as[k] = shown
         values += 0.0  # -0 reads as 0, as the single-answer path has it
-    keep = plain.astype(np.int64)
+    keep = read.astype(np.int64)
     return PlainColumn(
         plain=plain,
+        unit=units,
         values=values,
         decimals=frac_length * keep,
         sigfigs=sigfigs * keep,

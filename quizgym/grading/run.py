@@ -199,7 +199,9 @@ def grade_submissions(
         )
     else:
         read = read_submissions(book.bank, submissions, issued=manifest)
-        plan = plan_loaded(read, submissions)
+        # One piece: each distinct (version, answer) pair is graded once (in pieces, each piece
+        # grades the pairs it holds again), and the graded class is as large either way.
+        plan = plan_loaded(read, submissions, chunk_rows=max(1, len(read)))
     versions = resolve(
         book,
         plan.present,
