@@ -22,7 +22,6 @@ order and merge by addition.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -45,7 +44,7 @@ from quizgym.answers import (
 from quizgym.arrays import IntArray, group
 from quizgym.expr import ParseFailure, Reading, read_answer
 from quizgym.grading.decisions import Decision, Decisions, answer_print, apply, version_of
-from quizgym.grading.plain import read_plain_column
+from quizgym.grading.plain import read_plain_column, reads_as_unit
 from quizgym.grading.table import ClassAnswers, Coded
 from quizgym.grading.verdicts import STATUS_CODES, Verdicts
 from quizgym.grading.versions import Versions
@@ -550,25 +549,9 @@ def _in_own_unit(units: Sequence[str], wanted: str | None) -> npt.NDArray[np.boo
     for k, word in enumerate(units):
         known = same.get(word)
         if known is None:
-            known = same[word] = _reads_as_unit(word) and convert(word, wanted).kind == "same"
+            known = same[word] = reads_as_unit(word) and convert(word, wanted).kind == "same"
         out[k] = known
     return out
-
-
-@functools.lru_cache(maxsize=256)
-def _reads_as_unit(word: str) -> bool:
-    """Whether a plain decimal followed by ``word`` reads, on the single-answer path, as the
-    number with ``word`` as its unit, however it is typed (``2.30 e`` is 2.30·e, a constant;
-    ``2.30 nats`` is 2.30 with the unit nats). Asked of the single-answer path itself."""
-    for head in ("1 ", "1", "1.5", "= -2,50 "):
-        probe = read_answer(head + word + " ")
-        if not isinstance(probe, Reading) or probe.unit != word or probe.typed:
-            return False
-        number = read_answer(head)
-        assert isinstance(number, Reading)
-        if probe.read_as != number.read_as + (word if word == "%" else " " + word):
-            return False
-    return True
 
 
 def _plain_verdicts(

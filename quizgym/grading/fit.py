@@ -35,7 +35,7 @@ import numpy.typing as npt
 from quizgym.answers import Status, read_choices
 from quizgym.expr import Reading, read_answer
 from quizgym.grading.batch import GradedPartition, GradedSlot
-from quizgym.grading.plain import read_plain_column
+from quizgym.grading.plain import read_plain_column, reads_as_unit
 from quizgym.grading.verdicts import STATUS_CODES
 from quizgym.grading.versions import Versions
 from quizgym.model import AnyQuestion, MultipleChoice, SpotTheError
@@ -280,7 +280,8 @@ def _numeric_tests(
     except Exception:  # a cell that is no text (a library caller's): each is read alone below
         column = None
     if column is not None:  # the other entries of its arrays are 0
-        readable[:] = column.plain
+        # a number with a unit word is compared as typed (the unit aside), as below
+        readable[:] = column.plain | [bool(u) and reads_as_unit(u) for u in column.unit]
         values[readable] = column.values[readable]
         decimals[:], sigfigs[:], zeros[:] = column.decimals, column.sigfigs, column.zeros
     for k, text in enumerate(texts):

@@ -17,6 +17,7 @@ with the same results.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,9 +26,9 @@ import numpy as np
 import numpy.typing as npt
 
 from quizgym.arrays import arrow_strings
-from quizgym.expr import MAX_LENGTH, PLAIN_NUMBER
+from quizgym.expr import MAX_LENGTH, PLAIN_NUMBER, Reading, read_answer
 
-__all__ = ["PlainColumn", "read_plain_column"]
+__all__ = ["PlainColumn", "read_plain_column", "reads_as_unit"]
 
 _WHOLE = "^" + PLAIN_NUMBER.pattern + r"(?:(?P<unit>[A-Za-z]{1,40}|%) *)?$"
 """The single-answer path's pattern, anchored (RE2 and Python read it alike), with a unit word
@@ -118,6 +119,22 @@ def read_plain_column(texts: Sequence[str | None]) -> PlainColumn | None:
         zeros=zeros * keep,
         read_as=read_as,
     )
+
+
+@functools.lru_cache(maxsize=256)
+def reads_as_unit(word: str) -> bool:
+    """Whether a plain decimal followed by ``word`` reads, on the single-answer path, as the
+    number with ``word`` as its unit, however it is typed (``2.30 e`` is 2.30·e, a constant;
+    ``2.30 nats`` is 2.30 with the unit nats). Asked of the single-answer path itself."""
+    for head in ("1 ", "1", "1.5", "= -2,50 "):
+        probe = read_answer(head + word + " ")
+        if not isinstance(probe, Reading) or probe.unit != word or probe.typed:
+            return False
+        number = read_answer(head)
+        assert isinstance(number, Reading)
+        if probe.read_as != number.read_as + (word if word == "%" else " " + word):
+            return False
+    return True
 
 
 def _lengths(array: Any) -> npt.NDArray[np.int64]:

@@ -20,6 +20,7 @@ from quizgym.answers import Status, is_blank, read_choices
 from quizgym.arrays import group
 from quizgym.grading.batch import GradedPartition, GradedSlot
 from quizgym.grading.causes import cause_of
+from quizgym.grading.table import Coded
 from quizgym.grading.verdicts import STATUS_CODES, STATUSES, Verdicts
 from quizgym.model import MultipleChoice, Numeric
 
@@ -135,7 +136,13 @@ class _Answers:
         rows = np.full(len(g.verdicts), -1, dtype=np.int64)
         rows[g.codes[::-1]] = np.arange(len(g.codes) - 1, -1, -1)  # the first row of each code
         column = graded.answers.column(g.slot.id)
-        self.texts = [column[r] if r >= 0 else None for r in rows.tolist()]
+        if isinstance(column, Coded) and len(
+            column
+        ):  # each verdict's text straight from the distinct texts
+            codes = np.where(rows >= 0, column.codes[np.maximum(rows, 0)], -1).tolist()
+            self.texts = [column.texts[c] if c >= 0 else None for c in codes]
+        else:
+            self.texts = [column[r] if r >= 0 else None for r in rows.tolist()]
         self.variants = [g.variants[int(g.variant_codes[r])] if r >= 0 else None for r in rows]
 
 

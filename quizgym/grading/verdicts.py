@@ -100,14 +100,14 @@ class Verdicts(Sequence[Verdict]):
             doubt=[""] * size,
             machine=[None] * size,
         )
+        lists = {name: np.empty(size, dtype=object) for name in (*_LISTS, "_made")}
         for at, part in parts:
-            where = at.tolist()
             for name in _ARRAYS:
                 getattr(out, name)[at] = getattr(part, name)
-            for name in (*_LISTS, "_made"):
-                column, source = getattr(out, name), getattr(part, name)
-                for k, item in zip(where, source, strict=True):
-                    column[k] = item
+            for name, column in lists.items():
+                column[at] = _objects(getattr(part, name))
+        for name, column in lists.items():
+            setattr(out, name, column.tolist())
         return out
 
     def __len__(self) -> int:
@@ -212,6 +212,11 @@ class Verdicts(Sequence[Verdict]):
     def statuses(self) -> list[Status]:
         """Each verdict's status."""
         return [STATUSES[c] for c in self.status.tolist()]
+
+
+def _objects(items: list[object]) -> npt.NDArray[np.object_]:
+    """A list as a one-dimensional object array, whatever its items are."""
+    return np.fromiter(items, dtype=object, count=len(items))  # items never read as sequences
 
 
 _ARRAYS = ("status", "score", "max_score", "needs_review", "value", "has_value")
