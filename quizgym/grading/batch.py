@@ -375,12 +375,15 @@ def _option(
 
 
 def _read_all(
-    texts: Sequence[str | None], used: IntArray
+    texts: Sequence[str | None], used: IntArray, known: Mapping[int, Reading]
 ) -> dict[int, Reading | ParseFailure | None | BaseException]:
     """Each distinct text a slot's pairs use, read once (None for a blank; what the reader
-    raised, for an answer it failed on)."""
+    raised, for an answer it failed on), but for those whose reading is ``known``."""
     read: dict[int, Reading | ParseFailure | None | BaseException] = {}
     for t in np.unique(used).tolist():
+        if t in known:
+            read[t] = known[t]
+            continue
         try:
             read[int(t)] = None if is_blank(texts[t]) else read_answer(texts[t] or "")
         except Exception as exc:  # this answer's verdict says so; the others are read
@@ -405,16 +408,27 @@ def _grade_numeric(
     m = len(pair_texts)
     # Plain decimals, a column at once, and plain decimals followed by the slot's own unit
     # (``2.30 nats``: nothing to convert); a slot that requires a unit judges the absence of
-    # one on the single-answer path. The other texts are read one by one.
+    # one on the single-answer path. The other texts are read one by one, but for a plain
+    # decimal followed by another unit, whose reading is put together from the column.
     used = np.unique(pair_texts)  # a coded column's texts may count many no pair uses
     column = read_plain_column([texts[t] for t in used.tolist()])
     at = np.searchsorted(used, pair_texts)  # each pair's entry in the column
+    known: dict[int, Reading] = {}
     if column is None:
         plain = np.zeros(m, dtype=bool)
     else:
+        kinds_typed = _unit_kinds(column.unit, slot.units)
         bare = column.plain if not (slot.units and slot.require_units > 0) else False
-        plain = (bare | _in_own_unit(column.unit, slot.units))[at]
-    read = _read_all(texts, pair_texts[~plain])
+        plain = (bare | (kinds_typed == "same"))[at]
+        for r in np.flatnonzero(np.isin(kinds_typed, ["converted", "incompatible"])).tolist():
+            text, word = texts[int(used[r])], column.unit[r]
+            assert text is not None
+            number = read_answer(text.rstrip(" ")[: -len(word)])  # as the reader splits it
+            if isinstance(number, Reading):
+                known[int(used[r])] = Reading(
+                    number.parsed, number.value, column.read_as[r], unit=word
+                )
+    read = _read_all(texts, pair_texts[~plain], known)
     readings: list[Reading | ParseFailure | None | BaseException] = [
         None if plain[k] else read[int(t)] for k, t in enumerate(pair_texts.tolist())
     ]
@@ -541,17 +555,20 @@ def _grade_numeric(
     return Verdicts.scattered(m, [(where, columns), (scalar, objects)])
 
 
-def _in_own_unit(units: Sequence[str], wanted: str | None) -> npt.NDArray[np.bool_]:
-    """Per text of a plain column: a plain decimal followed by a word that is the slot's own
-    unit (``2.30 nats`` for nats: the number as typed, nothing to convert or to doubt)."""
-    same: dict[str, bool] = {"": False}
-    out = np.zeros(len(units), dtype=bool)
-    for k, word in enumerate(units):
-        known = same.get(word)
-        if known is None:
-            known = same[word] = reads_as_unit(word) and convert(word, wanted).kind == "same"
-        out[k] = known
-    return out
+def _unit_kinds(units: Sequence[str], wanted: str | None) -> npt.NDArray[np.str_]:
+    """Per text of a plain column: how the unit word after the number relates to the slot's
+    units (:class:`~quizgym.units.Conversion`'s kind: ``same``, ``converted``,
+    ``incompatible``, ``unknown``), or '' when there is no word or it is not read as a unit
+    (``2.30 e`` is 2.30·e). A text in the slot's own unit (``2.30 nats`` for nats) is the
+    number as typed, nothing to convert or to doubt."""
+    kind: dict[str, str] = {"": ""}
+    out = []
+    for word in units:
+        found = kind.get(word)
+        if found is None:
+            found = kind[word] = convert(word, wanted).kind if reads_as_unit(word) else ""
+        out.append(found)
+    return np.array(out, dtype=str)
 
 
 def _plain_verdicts(
