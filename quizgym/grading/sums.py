@@ -18,7 +18,7 @@ import numpy.typing as npt
 from quizgym.analysis import DECIDED, PICKS_ANSWERED, SlotInfo, Sums
 from quizgym.answers import Status, is_blank, read_choices
 from quizgym.arrays import group
-from quizgym.grading.batch import GradedPartition, GradedSlot
+from quizgym.grading.batch import GradedPartition, GradedSlot, factorize
 from quizgym.grading.causes import cause_of
 from quizgym.grading.table import Coded
 from quizgym.grading.verdicts import STATUS_CODES, STATUSES, Verdicts
@@ -72,6 +72,11 @@ def count(*columns: npt.ArrayLike | Factorized) -> Counter[Any]:
     return out
 
 
+def _objects(items: list[Any]) -> npt.NDArray[np.object_]:
+    """A list as a one-dimensional object array (to take from with codes)."""
+    return np.fromiter(items, dtype=object, count=len(items))
+
+
 def _rename(counter: Counter[Any], names: Sequence[str]) -> Counter[Any]:
     """Replace the code that starts each key by its name, adding counts that merge."""
     out: Counter[Any] = Counter()
@@ -100,9 +105,15 @@ def partial_sums(graded: GradedPartition) -> Sums:
         else:
             sums.options.append(Counter())
         # counted by code, then named: few distinct tags and variants, many students
-        has_tag = np.array([bool(t) for t in g.tags], dtype=bool)[g.codes]
-        tagged = count(g.codes[has_tag], total[has_tag]) if has_tag.any() else Counter()
-        sums.tags.append(_rename(tagged, [t or "" for t in g.tags]))
+        names, tag_of = factorize([t or "" for t in g.tags])
+        tag_codes = tag_of[g.codes]
+        has_tag = tag_codes != names.index("") if "" in names else np.ones(len(g.codes), bool)
+        tagged = (
+            count((np.arange(len(names)), tag_codes[has_tag]), (totals[0], totals[1][has_tag]))
+            if has_tag.any()
+            else Counter()
+        )
+        sums.tags.append(_rename(tagged, names))
         by_variant = count(g.variant_codes, x)
         sums.variants.append(_rename(by_variant, g.variant_labels))
         counts = np.bincount(g.codes, minlength=len(g.verdicts))
@@ -136,14 +147,16 @@ class _Answers:
         rows = np.full(len(g.verdicts), -1, dtype=np.int64)
         rows[g.codes[::-1]] = np.arange(len(g.codes) - 1, -1, -1)  # the first row of each code
         column = graded.answers.column(g.slot.id)
-        if isinstance(column, Coded) and len(
-            column
-        ):  # each verdict's text straight from the distinct texts
-            codes = np.where(rows >= 0, column.codes[np.maximum(rows, 0)], -1).tolist()
-            self.texts = [column.texts[c] if c >= 0 else None for c in codes]
+        given = rows >= 0
+        first = np.maximum(rows, 0)
+        if isinstance(column, Coded) and len(column):  # straight from the distinct texts
+            texts = _objects([*column.texts, None])
+            self.texts = texts[np.where(given, column.codes[first], len(texts) - 1)].tolist()
         else:
             self.texts = [column[r] if r >= 0 else None for r in rows.tolist()]
-        self.variants = [g.variants[int(g.variant_codes[r])] if r >= 0 else None for r in rows]
+        variants = _objects([*g.variants, None])
+        picked = np.where(given, g.variant_codes[first] if len(g.codes) else 0, len(g.variants))
+        self.variants = variants[picked].tolist()
 
 
 def _causes(g: GradedSlot, answers: _Answers) -> Counter[str]:
@@ -190,10 +203,20 @@ def _wrong(g: GradedSlot, answers: _Answers) -> Counter[tuple[str, str]]:
     )
     out: Counter[tuple[str, str]] = Counter()
     machines = answers.machines
+    counts = np.asarray(answers.counts, dtype=np.int64)
     wrong = np.isin(machines.status, [STATUS_CODES[s] for s in WRONG]) & machines.has_value
-    values, tags, counts = machines.value, machines.tag, answers.counts
-    for k in np.flatnonzero(wrong).tolist():
-        if counts[k]:
-            shown = "" if varies else f"{float(values[k]):.6g}"
-            out[shown, tags[k] or ""] += counts[k]
+    at = np.flatnonzero(wrong & (counts > 0))
+    if not len(at):
+        return out
+    names, tag_codes = factorize([machines.tag[k] or "" for k in at.tolist()])
+    if varies:
+        shown, value_codes = [""], np.zeros(len(at), dtype=np.int64)
+    else:  # each distinct value shown once (two values may show alike: their counts add)
+        distinct, value_codes = np.unique(machines.value[at], return_inverse=True)
+        shown = [f"{v:.6g}" for v in distinct.tolist()]
+    cells = np.bincount(
+        value_codes.reshape(-1) * len(names) + tag_codes, weights=counts[at]
+    ).astype(np.int64)
+    for cell in np.flatnonzero(cells).tolist():
+        out[shown[cell // len(names)], names[cell % len(names)]] += int(cells[cell])
     return out
