@@ -221,7 +221,7 @@ def read_piece(
     else:
         answers.rejected = sorted([*piece.head, *answers.rejected], key=lambda r: r.line)
     for slot in present:
-        answers.mark_present(slot)
+        answers.keep_present(slot)
     for name in roster:
         answers.mark_roster(name)
     return answers
@@ -614,7 +614,7 @@ def _split_whole(
     pieces = []
     for k, part in enumerate(partitions(answers, size=chunk_rows)):
         for slot in present:
-            part.mark_present(slot)
+            part.keep_present(slot)
         part.rejected = []
         pieces.append(
             Piece(

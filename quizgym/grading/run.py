@@ -321,7 +321,7 @@ def assemble(
     ordered = sorted(results, key=lambda r: r.index)
     empty = ClassAnswers(bank.slot_ids())
     for slot in plan.present:
-        empty.mark_present(slot)
+        empty.keep_present(slot)
     for name in plan.roster:
         empty.mark_roster(name)
     nothing = grade_partition(bank, empty)

@@ -127,6 +127,12 @@ class ClassAnswers:
         """The answers to a slot, one per student (all None for a slot nobody was asked)."""
         return self.answers.get(slot) or [None] * len(self.students)
 
+    def keep_present(self, slot: str) -> None:
+        """Make a slot graded, its column kept as it is (a coded column stays coded); a slot
+        without one gets a blank column."""
+        if slot not in self.answers:
+            self.answers[slot] = [None] * len(self.students)
+
     def mark_present(self, slot: str) -> list[str | None]:
         """Make a slot graded; return its column, as a list that can be changed."""
         column = self.answers.get(slot)
