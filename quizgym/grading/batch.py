@@ -44,7 +44,7 @@ from quizgym.answers import (
 from quizgym.arrays import IntArray, group
 from quizgym.expr import ParseFailure, Reading, read_answer
 from quizgym.grading.decisions import Decision, Decisions, answer_print, apply, version_of
-from quizgym.grading.plain import read_plain_column, reads_as_unit
+from quizgym.grading.plain import PlainColumn, read_plain_column, reads_as_unit
 from quizgym.grading.table import ClassAnswers, Coded
 from quizgym.grading.verdicts import STATUS_CODES, Verdicts
 from quizgym.grading.versions import Versions
@@ -105,6 +105,9 @@ class GradedSlot:
     decided: frozenset[str] = frozenset()
     """The teacher's decisions (:func:`~quizgym.grading.decisions.answer_print`) that scored
     some response here."""
+    numbers: PlainColumn | None = None
+    """A numeric slot: per distinct verdict, its text read as a plain decimal (a column at
+    once, :mod:`quizgym.grading.plain`), for whoever reads the answers again."""
 
     @property
     def variant_labels(self) -> list[str]:
@@ -247,9 +250,10 @@ def _grade_slot(
         if earlier
         else [{}] * len(first)  # shared and never written to: no earlier parts
     )
+    numbers: PlainColumn | None = None
     if slot.is_numeric:
         try:
-            verdicts = _grade_numeric(
+            verdicts, numbers = _grade_numeric(
                 bank, slot, variants, pair_variants, texts, pair_texts, pair_earlier
             )
         except Exception:  # the array path failed as a whole: each pair on its own, guarded
@@ -299,6 +303,7 @@ def _grade_slot(
         variants=variants,
         variant_codes=vcodes,
         decided=decided,
+        numbers=numbers,
     )
 
 
@@ -399,8 +404,9 @@ def _grade_numeric(
     texts: Sequence[str | None],
     pair_texts: IntArray,
     pair_earlier: list[dict[str, str | None]],
-) -> Verdicts:
-    """Grade distinct (variant, text) pairs of a numeric slot with the array comparator."""
+) -> tuple[Verdicts, PlainColumn | None]:
+    """Grade distinct (variant, text) pairs of a numeric slot with the array comparator; also
+    return each pair's text read as a plain decimal (None without pyarrow)."""
     tolerance = slot.tolerance
     assert tolerance is not None
     expected = [expected_number(slot, v, bank) for v in variants]
@@ -538,7 +544,7 @@ def _grade_numeric(
         ]
     )
     if column is None:
-        return objects
+        return objects, None
     where = np.flatnonzero(columnar)
     columns = _plain_verdicts(
         slot,
@@ -552,7 +558,7 @@ def _grade_numeric(
         read_as=[column.read_as[r] for r in at[where].tolist()],
         values=column.values[at[where]],
     )
-    return Verdicts.scattered(m, [(where, columns), (scalar, objects)])
+    return Verdicts.scattered(m, [(where, columns), (scalar, objects)]), column.take(at)
 
 
 def _unit_kinds(units: Sequence[str], wanted: str | None) -> npt.NDArray[np.str_]:

@@ -35,7 +35,7 @@ import numpy.typing as npt
 from quizgym.answers import Status, read_choices
 from quizgym.expr import Reading, read_answer
 from quizgym.grading.batch import GradedPartition, GradedSlot
-from quizgym.grading.plain import read_plain_column, reads_as_unit
+from quizgym.grading.plain import PlainColumn, read_plain_column, reads_as_unit
 from quizgym.grading.verdicts import STATUS_CODES
 from quizgym.grading.versions import Versions
 from quizgym.model import AnyQuestion, MultipleChoice, SpotTheError
@@ -164,7 +164,11 @@ def _slot_counts(
     same = _same_keys(
         bank, slot, [g.variants[v] for v in given], [a for _, a in alternatives], kind
     )
-    right_under = _numeric_tests(slot, texts) if kind == "numeric" else _choice_tests(slot, texts)
+    if kind == "numeric":  # the texts as the grader read them, when it kept its reading
+        known = g.numbers.take(pairs) if g.numbers is not None else None
+        right_under = _numeric_tests(slot, texts, known)
+    else:
+        right_under = _choice_tests(slot, texts)
     counter: Counter[tuple[str, str]] = Counter()
     compared = np.zeros(len(texts), dtype=bool)
     fits_another = np.zeros(len(texts), dtype=bool)
@@ -263,9 +267,10 @@ def _numbers(bank: CompiledBank, slot: Slot, variants: list[Variant]) -> npt.NDA
 
 
 def _numeric_tests(
-    slot: Slot, texts: list[str | None]
+    slot: Slot, texts: list[str | None], known: PlainColumn | None = None
 ) -> Callable[[CompiledBank, Variant], npt.NDArray[np.bool_]]:
-    """Each text read once; then, per version, which of them are right for its key."""
+    """Each text read once (``known``: the texts already read as plain decimals); then, per
+    version, which of them are right for its key."""
     tolerance = slot.tolerance
     assert tolerance is not None
     m = len(texts)
@@ -276,7 +281,7 @@ def _numeric_tests(
     zeros = np.zeros(m, dtype=np.int64)
     readable = np.zeros(m, dtype=bool)
     try:  # plain decimals a column at once, as the grader reads them
-        column = read_plain_column(texts)
+        column = known if known is not None else read_plain_column(texts)
     except Exception:  # a cell that is no text (a library caller's): each is read alone below
         column = None
     if column is not None:  # the other entries of its arrays are 0

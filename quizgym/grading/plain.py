@@ -54,6 +54,19 @@ class PlainColumn:
     zeros: npt.NDArray[np.int64]
     read_as: list[str]
 
+    def take(self, rows: npt.NDArray[np.int64]) -> PlainColumn:
+        """The entries of some texts, in the order of ``rows``."""
+        picked = rows.tolist()
+        return PlainColumn(
+            plain=self.plain[rows],
+            unit=[self.unit[r] for r in picked],
+            values=self.values[rows],
+            decimals=self.decimals[rows],
+            sigfigs=self.sigfigs[rows],
+            zeros=self.zeros[rows],
+            read_as=[self.read_as[r] for r in picked],
+        )
+
 
 def read_plain_column(texts: Sequence[str | None]) -> PlainColumn | None:
     """The plain decimals among ``texts`` (None entries are not), or None without pyarrow.
