@@ -28,6 +28,9 @@ CASES = [
     (b'h\th\n""\t\n', "\t", Census(records=1)),  # the tab is the delimiter: two cells
     (b"h,h\n\n \t\n\r\n,\n", ",", Census(records=1, blank=3)),
     (b'h,h\na"b,c\n"a"b,c\nx,"y"z\n', ",", Census(records=3)),  # quotes kept as they are
+    (b'h,h\n"a" "b"\nx,y""\n ""\n', ",", Census(records=3)),  # so are these
+    (b'h,h\n" "  \n"" \t\r\n', ",", Census(records=0, blank=2)),  # blanks after a blank value
+    (b'h\th\n" "\t\n', "\t", Census(records=1)),  # ... but a tab delimiter makes two cells
     (b'h,h\nx,"a\nb"\nd,e\n', ",", Census(records=2, multiline=True)),
     (b'h,h\n"a\nb",c\n', ",", Census(records=2, broken=1)),  # b",c is a row of its own
     (b'h,h\nx,"b\rc"\n', ",", Census(records=1, multiline=True)),  # a lone CR ends a line
@@ -51,10 +54,10 @@ def test_a_class_with_decimal_commas_is_counted_in_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The point of the runs: a line holding a quote is not read alone when it is a whole record.
-    rows = [f's{k},"{k % 7},{k % 3}0",{k},"say ""{k}""",' for k in range(5000)]
-    rows[2000] = 's2000,"first line\nsecond line",1,,'  # one record over two lines
+    rows = [f's{k},"{k % 7},{k % 3}0",{k}",cm,"say ""{k}""",' for k in range(5000)]
+    rows[2000] = 's2000,"first line\nsecond line",1,,,'  # one record over two lines
     path = tmp_path / "c.csv"
-    path.write_bytes(("student,a,b,c,d\r\n" + "\r\n".join(rows) + "\r\n").encode())
+    path.write_bytes(("student,a,b,c,d,e\r\n" + "\r\n".join(rows) + "\r\n").encode())
     alone: list[bytes] = []
     real = census._CsvCount.raw
 
@@ -64,7 +67,7 @@ def test_a_class_with_decimal_commas_is_counted_in_runs(
 
     monkeypatch.setattr(census._CsvCount, "raw", raw)
     assert count_csv(path) == Census(records=5000, multiline=True)
-    assert alone == [b"student,a,b,c,d\r\n", b's2000,"first line\n', b'second line",1,,\r\n']
+    assert alone == [b"student,a,b,c,d,e\r\n", b's2000,"first line\n', b'second line",1,,,\r\n']
 
 
 # CSV-ish pieces: quotes and doubled quotes, the delimiters, line ends, blanks, quoted values
@@ -79,9 +82,11 @@ LINE_ENDS = st.sampled_from([b"\n", b"\r\n", b"\r"])
 
 
 @st.composite
-def csv_bytes(draw: st.DrawFn) -> bytes:
-    """A file of records (cells quoted or not, some of them odd) and noise between them."""
-    delimiter = draw(st.sampled_from(DELIMITERS)).encode()
+def csv_files(draw: st.DrawFn) -> tuple[bytes, str]:
+    """A file of records (cells quoted or not, some of them odd) and noise between them, and
+    its delimiter."""
+    delimiter = draw(st.sampled_from(DELIMITERS))
+    mark = delimiter.encode()
     cell = (
         st.sampled_from([b"", b"a", b"2.30", b" ", b"x y", b"s1"])
         | st.lists(PIECES, max_size=3).map(b"".join)
@@ -93,24 +98,24 @@ def csv_bytes(draw: st.DrawFn) -> bytes:
             lines.append(b"".join(draw(st.lists(PIECES, max_size=6))))
         else:
             cells = draw(st.lists(cell, min_size=1, max_size=4))
-            lines.append(delimiter.join(cells) + draw(LINE_ENDS))
+            lines.append(mark.join(cells) + draw(LINE_ENDS))
     data = b"".join(lines)
-    return (b"\xef\xbb\xbf" if draw(st.booleans()) else b"") + data
+    return (b"\xef\xbb\xbf" if draw(st.booleans()) else b"") + data, delimiter
 
 
 @settings(
     max_examples=400, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
 )
 @given(
-    data=csv_bytes() | st.lists(PIECES, max_size=30).map(b"".join),
-    delimiter=st.sampled_from(DELIMITERS),
+    case=csv_files()
+    | st.tuples(st.lists(PIECES, max_size=30).map(b"".join), st.sampled_from(DELIMITERS)),
     block=st.sampled_from([census._BLOCK, 1, 7, 64]),
     limit=st.sampled_from([MAX_RECORD, 40, 100]),
 )
-@example(data=b'h,h\n"2,30",x\n' * 20, delimiter=",", block=7, limit=40)
-@example(data=b'h;h\r\n"a;b";"c""d"\r\n\r\n \r\nx;"y\rz"\r\n', delimiter=";", block=5, limit=40)
+@example(case=(b'h,h\n"2,30",x\n' * 20, ","), block=7, limit=40)
+@example(case=(b'h;h\r\n"a;b";"c""d"\r\n\r\n \r\nx;"y\rz"\r\n" " \n', ";"), block=5, limit=40)
 def test_runs_count_as_every_line_read_alone(
-    data: bytes, delimiter: str, block: int, limit: int
+    case: tuple[bytes, str], block: int, limit: int
 ) -> None:
     # blocks as small as a byte cut lines (and CRLF pairs) anywhere; a small MAX_RECORD makes
     # records and runs too long common
@@ -119,6 +124,7 @@ def test_runs_count_as_every_line_read_alone(
         mock.patch.object(census, "_BLOCK", block),
         mock.patch.object(census, "MAX_RECORD", limit),
     ):
+        data, delimiter = case
         path = Path(folder) / "c.csv"
         path.write_bytes(data)
         assert count_csv(path, delimiter=delimiter) == census._count_csv(
