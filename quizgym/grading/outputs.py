@@ -156,25 +156,22 @@ def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
     suggestion, awaiting a teacher's review) or ``teacher`` (``grade --review``).
     """
     codes: list[list[npt.NDArray[np.int32]]] = [[] for _ in RESPONSE_HEADER]
-    words: list[dict[str, int]] = [{} for _ in RESPONSE_HEADER]
+    # Each column's dictionary is its slots' distinct texts one after another: a text in two
+    # slots is in it twice, which the writer does not mind, and nothing is looked up to merge.
+    words: list[list[str]] = [[] for _ in RESPONSE_HEADER]
+    placed: dict[tuple[int, int], tuple[Sequence[str | None], int]] = {}
     students: list[str] = []  # distinct across the class: codes are row numbers
 
-    def encode(field: int, table: Sequence[str]) -> npt.NDArray[np.int64]:
-        index = words[field]
-        return np.array([index.setdefault(t, len(index)) for t in table], dtype=np.int64)
-
-    # A coded column's chunks share its distinct texts: they are encoded once, not per chunk.
-    encoded: dict[int, tuple[list[str | None], npt.NDArray[np.int64]]] = {}
-
-    def answer_codes(column: Sequence[str | None]) -> npt.NDArray[np.int64]:
-        if isinstance(column, Coded):
-            known = encoded.get(id(column.texts))
-            if known is None or known[0] is not column.texts:
-                codes = encode(2, ["" if a is None else a for a in column.texts])
-                known = encoded[id(column.texts)] = (column.texts, codes)
-            return known[1][column.codes]
-        texts, codes = _answers(column)
-        return encode(2, texts)[codes]
+    def add(field: int, table: Sequence[str | None]) -> int:
+        """Where ``table`` starts in the field's dictionary (a table seen before: where it
+        was put, such as a coded column's texts, shared by its chunks)."""
+        known = placed.get((field, id(table)))
+        if known is not None and known[0] is table:
+            return known[1]
+        start = len(words[field])
+        words[field] += ["" if t is None else t for t in table]
+        placed[field, id(table)] = (table, start)
+        return start
 
     for part in parts:
         n, p = len(part.answers), len(part.slots)
@@ -182,8 +179,12 @@ def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
         grid[0][:] = np.arange(len(students), len(students) + n)[:, None]
         students += part.answers.students
         for j, graded in enumerate(part.slots):
-            grid[1][:, j] = encode(1, [graded.slot.id])[0]
-            grid[2][:, j] = answer_codes(part.answers.column(graded.slot.id))
+            grid[1][:, j] = add(1, [graded.slot.id])
+            column = part.answers.column(graded.slot.id)
+            texts, text_codes = (
+                (column.texts, column.codes) if isinstance(column, Coded) else factorize(column)
+            )
+            grid[2][:, j] = add(2, texts) + text_codes
             v = graded.verdicts
             scored_by = np.where(
                 np.array([m is not None for m in v.machine], dtype=bool),
@@ -200,22 +201,17 @@ def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
                 (SCORED_BY, scored_by),
             ]
             for offset, (table, inverse) in enumerate(fields, start=3):
-                grid[offset][:, j] = encode(offset, table)[inverse][graded.codes]
+                grid[offset][:, j] = (add(offset, table) + inverse)[graded.codes]
         for field in range(len(RESPONSE_HEADER)):
             codes[field].append(grid[field].reshape(-1))
     columns: list[Column] = [
         (
-            students if f == 0 else list(words[f]),
+            students if f == 0 else words[f],
             np.concatenate(codes[f]) if codes[f] else np.zeros(0, dtype=np.int64),
         )
         for f in range(len(RESPONSE_HEADER))
     ]
     write_table(path, RESPONSE_HEADER, columns)
-
-
-def _answers(column: Sequence[str | None]) -> tuple[list[str], npt.NDArray[np.int64]]:
-    texts, codes = factorize(column)
-    return ["" if a is None else a for a in texts], codes
 
 
 ITEM_HEADER = (
