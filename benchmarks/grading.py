@@ -217,9 +217,10 @@ def best_of(runs: int, work: Callable[[], tuple[float, int]]) -> tuple[float, in
 
 
 def vectorized(path: Path) -> tuple[float, int]:
-    """Read, grade and analyse in this process; (seconds, responses)."""
+    """Read, grade and analyse in this process, as ``quizgym grade`` does a class it reads
+    whole (one piece); (seconds, responses)."""
     from quizgym.analysis import combine
-    from quizgym.grading.batch import grade_partition, partitions
+    from quizgym.grading.batch import grade_partition
     from quizgym.grading.readers import read_submissions
     from quizgym.grading.sums import partial_sums
     from quizgym.loader import load_bank
@@ -227,12 +228,9 @@ def vectorized(path: Path) -> tuple[float, int]:
     bank = load_bank("bert-mlm")
     start = time.perf_counter()
     answers = read_submissions(bank, [path])
-    parts = [grade_partition(bank, p) for p in partitions(answers, size=25_000)]
-    sums = partial_sums(parts[0])
-    for part in parts[1:]:
-        sums = sums.merge(partial_sums(part), order=part is parts[-1])  # as a run merges
-    combine(sums)
-    return time.perf_counter() - start, len(answers) * len(parts[0].slots)
+    graded = grade_partition(bank, answers)
+    combine(partial_sums(graded))
+    return time.perf_counter() - start, len(answers) * len(graded.slots)
 
 
 def variant_draws(path: Path) -> float:

@@ -18,6 +18,7 @@ from quizgym.grading.table import ClassAnswers, Coded
 from quizgym.loader import load_bank
 from quizgym.model import Bank
 from quizgym.solver import bank_slots, variant_codes, variant_of
+from quizgym.solver.variants import student_key, student_keys
 
 QUIZ = Path(__file__).parent / "data" / "grade" / "quiz.yaml"
 
@@ -111,6 +112,14 @@ def test_variant_codes_draw_the_variants_of_variant_of(quiz: Bank) -> None:
             assert variants[code] == variant_of(quiz, question, student=student, seed=seed)
     shuffled, _ = variant_codes(quiz, quiz.question("mc-causal"), students=students, seeds=seeds)
     assert len(shuffled) == 6  # every order of three choices occurs in a class of 300
+
+
+def test_a_class_s_keys_are_each_student_s_key() -> None:
+    students = ["s1", None, "", "Zoë", "a\x1fb", "s1"]
+    seeds = [None, None, 7, 0, -3, 2**40]
+    keys = student_keys("bank-a", students, seeds).tolist()
+    assert keys == [student_key("bank-a", s, d) for s, d in zip(students, seeds, strict=True)]
+    assert len(set(keys)) == len(keys)  # the bank, the student and the seed all count
 
 
 def test_letters_refer_to_the_order_each_student_saw(quiz: Bank) -> None:

@@ -617,20 +617,21 @@ def _plain_verdicts(
         STATUS_CODES[Status.CORRECT],
         np.where(credit > 0, STATUS_CODES[Status.PARTIAL], STATUS_CODES[Status.INCORRECT]),
     ).astype(np.int64)
-    feedback: list[str] = []
-    tags: list[str | None] = []
-    for good, v, k, code in zip(
-        correct.tolist(), variants.tolist(), mistakes.tolist(), hints.tolist(), strict=True
-    ):
-        if good:
-            feedback.append("")
-            tags.append(None)
-        elif k >= 0:
-            feedback.append(resolved[v][k].feedback)
-            tags.append(resolved[v][k].tag)
-        else:
-            feedback.append(hint(code))
-            tags.append(None)
+    # Feedback and tag from small tables: per (variant, mistake), the last column for no
+    # mistake (the precision hint, by the comparison's code); none for a right answer.
+    codes = np.unique(hints).tolist()
+    said = np.empty((len(resolved), width + len(codes)), dtype=object)
+    said[:] = ""
+    named = np.full((len(resolved), width), None, dtype=object)
+    for v, found in enumerate(resolved):
+        for k, m in enumerate(found):
+            said[v, k], named[v, k] = m.feedback, m.tag
+        for c, code in enumerate(codes):
+            said[v, width + c] = hint(code)
+    missed = np.where(mistakes >= 0, mistakes, width + np.searchsorted(codes, hints))
+    feedback = np.where(correct, "", said[variants, missed]).tolist()
+    untagged = np.full(n, None, dtype=object)
+    tags = np.where(correct | (mistakes < 0), untagged, named[variants, np.maximum(mistakes, 0)])
     return Verdicts(
         question=[slot.id] * n,
         status=status,
@@ -638,7 +639,7 @@ def _plain_verdicts(
         max_score=np.full(n, float(slot.points)),
         read_as=read_as,
         feedback=feedback,
-        tag=tags,
+        tag=tags.tolist(),
         expected=[expected[v] for v in variants.tolist()],
         needs_review=np.zeros(n, dtype=bool),
         value=np.asarray(values, dtype=np.float64),
