@@ -435,10 +435,13 @@ def _grade_numeric(
                     number.parsed, number.value, column.read_as[r], unit=word
                 )
     read = _read_all(texts, pair_texts[~plain], known)
-    readings: list[Reading | ParseFailure | None | BaseException] = [
-        None if plain[k] else read[int(t)] for k, t in enumerate(pair_texts.tolist())
-    ]
-    readable = plain | np.array([isinstance(r, Reading) for r in readings], dtype=bool)
+    # Only the pairs read one by one are looked at one by one (None for the column's).
+    others = np.flatnonzero(~plain).tolist()
+    readings: list[Reading | ParseFailure | None | BaseException] = [None] * m
+    for k, t in zip(others, pair_texts[others].tolist(), strict=True):
+        readings[k] = read[t]
+    readable = plain.copy()
+    readable[others] = [isinstance(readings[k], Reading) for k in others]
     values = np.zeros(m)
     kinds = np.zeros(m, dtype=np.int64)  # KIND_CODES["decimal"] for the plain ones
     decimals = np.zeros(m, dtype=np.int64)
@@ -451,7 +454,8 @@ def _grade_numeric(
     # Units: the number in the slot's unit is scale·typed + offset (1 and 0 without a unit).
     scales = np.ones(m)
     offsets = np.zeros(m)
-    for k, reading in enumerate(readings):
+    for k in others:
+        reading = readings[k]
         if isinstance(reading, Reading):
             try:
                 values[k] = reading.number
@@ -506,7 +510,7 @@ def _grade_numeric(
     # Plain Python values for the loop below (indexing NumPy arrays one element at a time costs
     # more than the work done with the element).
     pv, pt, correct = pair_variants.tolist(), pair_texts.tolist(), ok.tolist()
-    matched, codes, is_plain, rows = which.tolist(), hints.tolist(), plain.tolist(), at.tolist()
+    matched, codes, is_plain = which.tolist(), hints.tolist(), plain.tolist()
     hint_of: dict[int, str] = {}
 
     def hint(code: int) -> str:

@@ -174,7 +174,7 @@ def grade_submissions(
         BankError: the bank has errors.
         ReviewError: the review file is stale or has bad rows (nothing is written).
     """
-    with _few_collections():
+    with few_collections():
         return _grade(
             bank,
             submissions,
@@ -196,7 +196,7 @@ def grade_submissions(
 
 
 @contextmanager
-def _few_collections() -> Iterator[None]:
+def few_collections() -> Iterator[None]:
     """The garbage collector's thresholds raised for a run, then put back.
 
     A class in memory is millions of references in lists and dicts; at the default thresholds
