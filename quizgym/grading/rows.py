@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 __all__ = [
+    "ID_SPACE",
     "MAX_CELL",
     "MAX_RECORD",
     "NO_STUDENT",
@@ -110,7 +111,7 @@ UNDECODABLE = Reason("undecodable bytes (the file is not UTF-8)", "undecodable b
 NO_STUDENT = Reason("no student id", "no student id")
 
 _BAD_BYTES = re.compile("[\udc80-\udcff]")
-_SPACE = " \t\u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u205f\u3000"
+ID_SPACE = " \t\u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u205f\u3000"
 """What is stripped from the ends of an id: spaces and tabs, as spreadsheets pad cells."""
 _ASCII_SPACE = " \t\r\n\x0b\x0c"
 _FORBIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
@@ -137,7 +138,7 @@ def undecodable(cells: Iterable[str]) -> bool:
 
 def strip_id(raw: str) -> str:
     """A student id cell without the spaces and tabs around it."""
-    return raw.strip(_SPACE)
+    return raw.strip(ID_SPACE)
 
 
 def clean_id(raw: str) -> str:

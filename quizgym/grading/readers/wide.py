@@ -26,6 +26,7 @@ import numpy as np
 from quizgym.grading.census import Census
 from quizgym.grading.readers.text import Head, Record
 from quizgym.grading.rows import (
+    ID_SPACE,
     MAX_CELL,
     ROSTER,
     Origin,
@@ -314,7 +315,7 @@ def _read_wide_arrow(
         longest = pc.max(pc.utf8_length(values)).as_py() if len(values) else 0
         if longest is not None and longest > MAX_CELL:
             return False
-    students = [strip_id(s) for s in table.column(spec.student).to_pylist()]
+    students = pc.utf8_trim(table.column(spec.student), characters=ID_SPACE).to_pylist()
     raw_seeds = None if spec.seed is None else table.column(spec.seed).to_pylist()
     seeds = _clean_rows(answers, students, raw_seeds, spec)
     if seeds is None:
