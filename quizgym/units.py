@@ -19,10 +19,19 @@ Pint's own parser sees nothing larger; Pint never evaluates Python.
 
 from __future__ import annotations
 
+import atexit
 import functools
+import hashlib
+import json
 import math
+import os
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+from quizgym.places import cache_dir, library_stamp
+from quizgym.version import __version__
 
 if TYPE_CHECKING:
     import pint
@@ -61,7 +70,13 @@ def _unit(text: str) -> Any | None:
 
 def is_unit(text: str) -> bool:
     """Whether the units library knows this unit (``m/s``: yes; ``tokens``: a label)."""
-    return _unit(text.strip()) is not None
+    key = json.dumps(["unit", text.strip()])
+    kept = _KEPT.get(key)
+    if isinstance(kept, bool):
+        return kept
+    found = _unit(text.strip()) is not None
+    _KEPT.add(key, found)
+    return found
 
 
 def unit_problem(text: str) -> str:
@@ -92,6 +107,7 @@ class Conversion:
         return self.kind in {"same", "converted"}
 
 
+_KINDS = ("same", "converted", "incompatible", "unknown")
 _SAME = Conversion(kind="same")
 _INCOMPATIBLE = Conversion(kind="incompatible")
 _UNKNOWN = Conversion(kind="unknown")
@@ -104,6 +120,23 @@ def _label(text: str) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def convert(typed: str, expected: str | None) -> Conversion:
+    """Judge the unit a student typed against a question's units (see :func:`_convert`),
+    from what an earlier run worked out when it can (:class:`_Kept`): Pint is imported, and
+    its registry built (about 0.4 s), only for a unit no run has judged yet."""
+    if expected is not None and " ".join(typed.split()) == " ".join(expected.split()):
+        return _SAME
+    key = json.dumps(["convert", typed, expected])
+    kept = _KEPT.get(key)
+    if isinstance(kept, list) and len(kept) == 3 and kept[0] in _KINDS:
+        kind, scale, offset = kept
+        if isinstance(scale, float) and isinstance(offset, float):
+            return Conversion(kind=kind, scale=scale, offset=offset)
+    found = _convert(typed, expected)
+    _KEPT.add(key, [found.kind, found.scale, found.offset])
+    return found
+
+
+def _convert(typed: str, expected: str | None) -> Conversion:
     """Judge the unit a student typed against a question's units.
 
     Args:
@@ -138,3 +171,76 @@ def convert(typed: str, expected: str | None) -> Conversion:
     if abs(scale - 1) <= 1e-15 and abs(zero) <= 1e-15:
         return _SAME
     return Conversion(kind="converted", scale=scale, offset=zero)
+
+
+class _Kept:
+    """What Pint said in earlier runs (``units.json`` in the cache folder), for this quizgym,
+    this Pint and these extra units: a file that is missing, damaged or made by other code is
+    never trusted, only replaced. A run adds what it worked out when it ends (merged with what
+    other runs wrote meanwhile, written whole and then moved into place)."""
+
+    MOST = 4096
+    """Entries kept at most (students type few distinct units; a file stays small)."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, Any] | None = None
+        self._new: dict[str, Any] = {}
+
+    @staticmethod
+    def _stamp() -> str:
+        parts = [__version__, *_EXTRA_UNITS, library_stamp("pint"), library_stamp(__name__)]
+        return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+
+    @staticmethod
+    def _path() -> Path | None:
+        folder = cache_dir()
+        return None if folder is None else folder / "units.json"
+
+    def _read(self, path: Path) -> dict[str, Any]:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError):
+            return {}
+        if not isinstance(data, dict) or data.get("stamp") != self._stamp():
+            return {}
+        entries = data.get("entries")
+        return entries if isinstance(entries, dict) else {}
+
+    def get(self, key: str) -> Any:
+        """What an earlier run (or this one) found for ``key``, or None."""
+        if key in self._new:
+            return self._new[key]
+        if self._known is None:
+            path = self._path()
+            self._known = {} if path is None else self._read(path)
+        return self._known.get(key)
+
+    def add(self, key: str, value: Any) -> None:
+        """Keep what this run found (written when the process ends)."""
+        if not self._new:
+            atexit.register(self.write)
+        self._new[key] = value
+
+    def write(self) -> None:
+        """Write this run's findings with the file's, if there is room (never raises)."""
+        path = self._path()
+        if path is None or not self._new:
+            return
+        entries = {**self._read(path), **self._new}
+        if len(entries) > self.MOST:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        except OSError:  # a read-only or missing cache folder: nothing is kept
+            return
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                json.dump({"stamp": self._stamp(), "entries": entries}, stream)
+            os.replace(temporary, path)
+        except OSError:
+            Path(temporary).unlink(missing_ok=True)
+        self._new = {}
+
+
+_KEPT = _Kept()

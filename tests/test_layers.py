@@ -17,7 +17,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "quizgym"
 
 LAYERS: list[set[str]] = [
-    {"errors", "arrays", "lazy", "names", "terminal", "version"},  # exceptions and small helpers
+    {"errors", "arrays", "lazy", "names", "places", "terminal", "version"},  # small helpers
     {"model", "resources"},  # the bank format; the bundled files
     {
         "loader",

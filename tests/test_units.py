@@ -285,6 +285,56 @@ def test_the_units_library_is_loaded_only_when_a_unit_is_judged() -> None:
     assert result.stdout.split() == ["False", "True"]
 
 
+KEPT = (
+    "import sys\n"
+    "from quizgym.units import convert, is_unit\n"
+    "print(convert('km/h', 'm/s').scale, convert('kg', 'm/s').kind, is_unit('tokens'),"
+    " 'pint' in sys.modules)\n"
+)
+JUDGED = ["0.2777777777777778", "incompatible", "False"]
+
+
+def _judge(cache: Path) -> list[str]:
+    """Judge three units in a fresh process keeping its findings in ``cache``; what it said,
+    and whether it imported Pint."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "QUIZGYM_CACHE": "on", "QUIZGYM_CACHE_DIR": str(cache)}
+    done = subprocess.run(
+        [sys.executable, "-c", KEPT], capture_output=True, text=True, check=True, env=env
+    )
+    return done.stdout.split()
+
+
+def test_units_once_judged_are_kept_and_pint_is_not_imported_again(tmp_path: Path) -> None:
+    assert _judge(tmp_path) == [*JUDGED, "True"]
+    assert _judge(tmp_path) == [*JUDGED, "False"]  # from units.json, without Pint
+
+
+def test_a_damaged_or_foreign_units_file_is_never_trusted(tmp_path: Path) -> None:
+    import json
+
+    _judge(tmp_path)
+    kept = tmp_path / "units.json"
+    good = json.loads(kept.read_text(encoding="utf-8"))
+    key = json.dumps(["convert", "km/h", "m/s"])
+    # Made by another quizgym or Pint: its entries (here a wrong scale) are not used.
+    foreign = {"stamp": "another", "entries": {**good["entries"], key: ["converted", 9.0, 0.0]}}
+    kept.write_text(json.dumps(foreign), encoding="utf-8")
+    assert _judge(tmp_path) == [*JUDGED, "True"]
+    # An entry of the wrong shape is judged again, not trusted.
+    bad = {**good, "entries": {**good["entries"], key: ["converted", "9", None]}}
+    kept.write_text(json.dumps(bad), encoding="utf-8")
+    assert _judge(tmp_path)[0] == JUDGED[0]
+    # A damaged file is replaced by a good one.
+    kept.write_text('{"stamp": ', encoding="utf-8")
+    assert _judge(tmp_path) == [*JUDGED, "True"]
+    assert json.loads(kept.read_text(encoding="utf-8"))["stamp"] == good["stamp"]
+    assert _judge(tmp_path) == [*JUDGED, "False"]
+
+
 TEMPERATURE = """
 bank: temperature
 title: Temperature

@@ -49,6 +49,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from quizgym.places import CACHE_ENV, OFF_ENV, cache_dir, library_stamp
 from quizgym.version import __version__
 
 if TYPE_CHECKING:
@@ -73,23 +74,9 @@ __all__ = [
 
 FORMAT = "quizgym-compiled/2"
 """The layout of a cache file; bump it when the layout changes."""
-CACHE_ENV = "QUIZGYM_CACHE_DIR"
-OFF_ENV = "QUIZGYM_CACHE"
 _LIBRARIES = ("sympy", "mpmath", "pydantic", "pydantic_core")
 """Libraries whose output the cache holds (key texts, validated models)."""
 _PACKAGE = Path(__file__).resolve().parent.parent
-
-
-def cache_dir() -> Path | None:
-    """The folder cache files go in, or None when the cache is switched off."""
-    if os.environ.get(OFF_ENV, "").strip().lower() in {"off", "0", "no", "false"}:
-        return None
-    chosen = os.environ.get(CACHE_ENV)
-    if chosen:
-        return Path(chosen)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("quizgym", appauthor=False)) / "compiled"
 
 
 def _stamp_files(root: Path) -> list[str]:
@@ -104,23 +91,13 @@ def _stamp_files(root: Path) -> list[str]:
     return out
 
 
-def _library_stamp(name: str) -> str:
-    """Where a library is and when its ``__init__`` changed, found without importing it."""
-    spec = importlib.util.find_spec(name)
-    origin = spec.origin if spec is not None else None
-    if origin is None:
-        return f"{name}:absent"
-    info = os.stat(origin)
-    return f"{name}:{origin}:{info.st_size}:{info.st_mtime_ns}"
-
-
 _CODE_STAMP: list[str] = []
 
 
 def _code_stamp() -> str:
     if not _CODE_STAMP:
         parts = [FORMAT, __version__, *_stamp_files(_PACKAGE)]
-        parts += [_library_stamp(name) for name in _LIBRARIES]
+        parts += [library_stamp(name) for name in _LIBRARIES]
         _CODE_STAMP.append(hashlib.sha256("\n".join(parts).encode()).hexdigest())
     return _CODE_STAMP[0]
 

@@ -1,0 +1,40 @@
+"""Where quizgym keeps what it works out between runs, and how a kept file knows its makers.
+
+The folder is ``$QUIZGYM_CACHE_DIR`` when set, else the user cache folder (platformdirs);
+``QUIZGYM_CACHE=off`` switches every cache off. A kept file names the code that made it by
+:func:`library_stamp`: where a library is and when its ``__init__`` changed, found without
+importing it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+__all__ = ["CACHE_ENV", "OFF_ENV", "cache_dir", "library_stamp"]
+
+CACHE_ENV = "QUIZGYM_CACHE_DIR"
+OFF_ENV = "QUIZGYM_CACHE"
+
+
+def cache_dir() -> Path | None:
+    """The folder cache files go in, or None when the cache is switched off."""
+    if os.environ.get(OFF_ENV, "").strip().lower() in {"off", "0", "no", "false"}:
+        return None
+    chosen = os.environ.get(CACHE_ENV)
+    if chosen:
+        return Path(chosen)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("quizgym", appauthor=False)) / "compiled"
+
+
+def library_stamp(name: str) -> str:
+    """Where a library (or module) is and when its file changed, found without importing it."""
+    spec = importlib.util.find_spec(name)
+    origin = spec.origin if spec is not None else None
+    if origin is None:
+        return f"{name}:absent"
+    info = os.stat(origin)
+    return f"{name}:{origin}:{info.st_size}:{info.st_mtime_ns}"
