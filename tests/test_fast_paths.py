@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import mpmath
 import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from quizgym.expr import format_value
+from quizgym.expr import evaluate, format_value, parse
 from quizgym.model import ParamRange
-from quizgym.solver import keys, param_values, show_number, to_mpf
+from quizgym.solver import keys, param_values, quick, show_number, to_mpf
 
 DECIMALS = st.decimals(
     min_value=-1000, max_value=1000, allow_nan=False, allow_infinity=False, places=4
@@ -65,3 +66,97 @@ def test_ranges_keep_their_exact_steps() -> None:
     values = param_values(ParamRange(min=0.1, max=0.3, step=0.05))
     assert list(values) == [Fraction(k, 20) for k in (2, 3, 4, 5, 6)]
     assert [show_number(v) for v in values] == ["0.1", "0.15", "0.2", "0.25", "0.3"]
+
+
+# --- plain arithmetic without mpmath (quizgym/solver/quick.py) -----------------------------------
+
+TINY_OR_HUGE = st.builds(
+    lambda mantissa, exponent: f"{mantissa}e{exponent}",
+    st.integers(-(10**40), 10**40),
+    st.integers(-1300, 1300),
+)
+"""Numbers near the walker's limits (2^±4096 ≈ 10^±1233) and with more digits than 30."""
+
+
+@st.composite
+def hard_arithmetic(draw: st.DrawFn, depth: int = 3) -> str:
+    """Arithmetic meant to trip rounding: cancellation (1 + 10^-40 - 1), divisors that round to
+    zero, values at the range's ends, long mantissas, powers of all of these."""
+    if depth == 0 or draw(st.integers(0, 3)) == 0:
+        return draw(st.one_of(DECIMALS, TINY_OR_HUGE, st.sampled_from(["1", "0", "2", "0.1"])))
+    op = draw(st.sampled_from(["+", "-", "*", "/", "^"]))
+    left = draw(hard_arithmetic(depth - 1))
+    exponent = str(draw(st.integers(-70, 70)))
+    right = exponent if op == "^" else draw(hard_arithmetic(depth - 1))
+    return f"({left}) {op} ({right})"
+
+
+def _solved(text: str) -> tuple[str, object]:
+    try:
+        solution = keys.solve(text)
+    except keys.AnswerParseError as exc:
+        return f"refused: {exc.message}", None
+    return str(solution), solution.value
+
+
+@given(st.one_of(arithmetic(), hard_arithmetic()))
+def test_plain_arithmetic_without_mpmath_agrees_with_mpmath(text: str) -> None:
+    # The quick path (exact fractions, a proven bound on mpmath's rounding) against the path
+    # that evaluates with mpmath first, as solve did before: the same text, the same value.
+    fast = _solved(text)
+    original = keys.evaluates
+    keys.evaluates = lambda parsed: False  # type: ignore[assignment]  # evaluate with mpmath
+    try:
+        slow = _solved(text)
+    finally:
+        keys.evaluates = original
+    assert fast == slow
+
+
+@given(hard_arithmetic())
+def test_what_the_quick_path_takes_evaluates(text: str) -> None:
+    # Soundness of the bound: whatever quick.evaluates accepts, mpmath's guarded walker
+    # evaluates, within the bound of the exact value.
+    try:
+        parsed = parse(text)
+    except keys.AnswerParseError:
+        return
+    bounded = quick._walk(parsed.tree)
+    if bounded is None:
+        return
+    value, error = bounded
+    approx = evaluate(parsed)  # must not raise
+    with mpmath.workdps(60):
+        assert abs(mpmath.mpf(approx) - mpmath.mpf(value.numerator) / value.denominator) <= (
+            mpmath.mpf(error.numerator) / error.denominator
+            + abs(mpmath.mpf(value.numerator) / value.denominator) * mpmath.mpf(2) ** -150
+        )
+
+
+FRACTIONS = st.one_of(
+    st.fractions(),
+    st.builds(
+        lambda p, q, k: Fraction(p, q) * Fraction(10) ** k,
+        st.integers(-(10**60), 10**60),
+        st.integers(1, 10**60),
+        st.integers(-1100, 1100),
+    ),
+    # ties and near-ties of the 16-digit rounding: d.ddddddddddddddd5 and its neighbours
+    st.builds(
+        lambda m, k, nudge: Fraction(m * 10 + 5) / Fraction(10) ** (16 + k) + Fraction(nudge, 10**40),
+        st.integers(10**15, 10**16 - 1),
+        st.integers(-20, 20),
+        st.integers(-3, 3),
+    ),
+)
+
+
+@given(FRACTIONS)
+def test_a_fraction_is_rounded_and_shown_as_mpmath_does(value: Fraction) -> None:
+    with mpmath.workdps(30):
+        rounded = mpmath.mpf(value.numerator) / value.denominator
+    sign, man, exp, _ = rounded._mpf_
+    assert quick.round_to_mpf(value) == (sign, int(man), int(exp))
+    for digits in (16, 5, 7):
+        shown = quick.shown_value(value, digits)
+        assert shown is None or shown == format_value(rounded, digits)

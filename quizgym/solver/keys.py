@@ -6,12 +6,12 @@ expressions, so the key to ``mlm_loss(0.2, 0.5)`` reads ``ln 10 ≈ 2.3026``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING
-
-import mpmath
 
 from quizgym.errors import AnswerParseError
 from quizgym.expr import (
@@ -33,11 +33,14 @@ from quizgym.expr import (
 )
 from quizgym.lazy import lazy
 from quizgym.solver.functions import STEP_FUNCTIONS, FunctionTable
+from quizgym.solver.quick import evaluates, reads_back, shown_value
 
 if TYPE_CHECKING:
+    import mpmath
     import sympy
 else:
     sympy = lazy("sympy")  # solving exactly; a key read back from the cache needs none
+    mpmath = lazy("mpmath")  # 30-digit values; plain arithmetic is shown from its fraction
 
 __all__ = ["Key", "Solution", "display", "exact_key", "in_range", "solve", "tidy", "to_mpf"]
 
@@ -240,8 +243,12 @@ def _is_log_term(expr: sympy.Expr) -> bool:
     return False
 
 
-_LARGEST = mpmath.mpf("1e300")
-"""Keys are compared as floats (binary64 ends near 1.8e308): a larger key could not be graded."""
+@functools.cache
+def _largest() -> mpmath.mpf:
+    """Keys are compared as floats (binary64 ends near 1.8e308): a larger key could not be
+    graded. Made at mpmath's default precision, as when it was made on import."""
+    with mpmath.workprec(53):
+        return mpmath.mpf("1e300")
 
 
 def to_mpf(expr: sympy.Expr) -> mpmath.mpf:
@@ -273,7 +280,7 @@ def in_range(value: mpmath.mpf, what: str) -> mpmath.mpf:
     Raises:
         ExactLimitError: ``|value|`` is above 1e300 or a nonzero value below 1e-300.
     """
-    if value and not 1 / _LARGEST <= abs(value) <= _LARGEST:
+    if value and not 1 / _largest() <= abs(value) <= _largest():
         raise ExactLimitError(
             f"{what} is {format_value(value, 5)}, beyond the range answers are compared in "
             "(1e-300 to 1e300 in size)"
@@ -291,11 +298,23 @@ class Solution:
 
     read_as: str
     exact: str | None
-    value: mpmath.mpf
+    raw: mpmath.mpf | Fraction
+    """The value as worked out: a 30-digit number, or the exact fraction of plain arithmetic
+    (shown without mpmath; :attr:`value` rounds it to 30 digits)."""
     note: str | None = None
 
+    @functools.cached_property
+    def value(self) -> mpmath.mpf:
+        """The value to 30 digits."""
+        if isinstance(self.raw, Fraction):
+            with mpmath.workdps(DPS):
+                return mpmath.mpf(self.raw.numerator) / self.raw.denominator
+        return self.raw
+
     def __str__(self) -> str:
-        digits = format_value(self.value, 16)
+        digits = shown_value(self.raw, 16) if isinstance(self.raw, Fraction) else None
+        if digits is None:
+            digits = format_value(self.value, 16)
         lines = [f"read as: {self.read_as}"]
         if self.exact is not None and self.exact not in {digits, self.read_as}:
             lines.append(f"exact:   {self.exact}")
@@ -325,6 +344,17 @@ def solve(text: str, *, table: FunctionTable | None = None) -> Solution:
     """
     table = table or FunctionTable.plain()
     parsed = table.parse(text)
+    if evaluates(parsed):  # plain arithmetic that surely evaluates: no mpmath, no sympy
+        rational = rational_value(parsed)
+        if rational is not None:
+            shown = str(rational)  # as sympy prints a rational: 23/10, -3, 1/3
+            try:
+                again = table.parse(shown)
+            except AnswerParseError:
+                again = None
+            if again is not None and reads_back(again, rational):
+                return Solution(read_as=parsed.canonical, exact=shown, raw=rational)
+            # else: worked out with mpmath below, which says why the exact form is left out
     approx = evaluate(parsed)
     rational = rational_value(parsed)
     if rational is not None:  # plain arithmetic on decimals: exact without sympy
@@ -345,15 +375,15 @@ def solve(text: str, *, table: FunctionTable | None = None) -> Solution:
                 note += (
                     "; the value is rounded from 30-digit arithmetic, which an exact half can fool"
                 )
-            return Solution(read_as=parsed.canonical, exact=None, value=approx, note=note)
+            return Solution(read_as=parsed.canonical, exact=None, raw=approx, note=note)
     if not _reads_as(shown, value, table):
         note = (
             f"the exact form ({len(shown):,} characters) is too long to show"
             if len(shown) > 200
             else "the exact form is left out: it would not read back as this value"
         )
-        return Solution(read_as=parsed.canonical, exact=None, value=value, note=note)
-    return Solution(read_as=parsed.canonical, exact=shown, value=value)
+        return Solution(read_as=parsed.canonical, exact=None, raw=value, note=note)
+    return Solution(read_as=parsed.canonical, exact=shown, raw=value)
 
 
 def _reads_as(text: str, value: mpmath.mpf, table: FunctionTable) -> bool:

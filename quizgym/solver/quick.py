@@ -1,0 +1,293 @@
+"""``quizgym solve`` of plain arithmetic without mpmath: the same answer from the exact fraction.
+
+``solve`` shows plain arithmetic on decimals (``2.30``, ``1/3``, ``-2^-3``) from its exact
+fraction, and its value as the fraction rounded once to 30 digits. Two things needed mpmath:
+
+- **Whether the expression can be evaluated at all.** ``solve`` first evaluates with the
+  guarded 30-digit walker (:func:`quizgym.expr.evaluate`), which refuses a division by zero, a
+  zero or negative power of zero, or a value beyond 2^±4096, judged on *rounded* values:
+  ``1/(1 + 10^-40 - 1)`` divides by a rounded zero. :func:`evaluates` walks the tree exactly,
+  with a bound on how far mpmath's rounded value can be from each exact one (mpmath rounds each
+  operation correctly at 103 bits; the bound allows 2^-100 an operation), and answers True only
+  when every guard decides the same for every value within the bound; when in doubt it answers
+  False and the caller evaluates with mpmath as before.
+- **The value's 16 digits.** :func:`shown_value` rounds the fraction to 103 bits as
+  ``mpf(p) / q`` does (the numerator first, then the quotient, each to nearest, ties to even)
+  and prints the result with mpmath's own digit algorithm (``libmp.to_str``: truncate to 19
+  digits, then round on the 17th), followed by :func:`quizgym.expr.format_value`'s tidying.
+
+``tests/test_fast_paths.py`` holds both to mpmath on random arithmetic and random fractions.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from quizgym.expr import (
+    EXACT_BITS,
+    MAX_LOG2,
+    Parsed,
+    _Binary,
+    _Node,
+    _Num,
+    _Unary,
+)
+
+__all__ = ["evaluates", "reads_back", "round_to_mpf", "shown_value"]
+
+PREC = 103
+"""mpmath's precision in bits at 30 digits (``mpmath.libmp.dps_to_prec(30)``)."""
+
+_ULP = Fraction(1, 2**100)
+"""The bound on one operation's relative rounding error: 8 times what correct rounding at 103
+bits allows, so the bound holds however mpmath reaches its last bit."""
+
+_POW_ULP = Fraction(1, 2**88)
+"""The bound on an integer power's own rounding (mpmath works at a few more bits, then rounds)."""
+
+_POWER_LIMIT = 64  # as expr.rational_value: larger exponents are not plain arithmetic here
+_BIG = Fraction(2**MAX_LOG2)
+_TINY = Fraction(1, 2**MAX_LOG2)
+
+_Bounded = tuple[Fraction, Fraction]
+"""An exact value and a bound on how far mpmath's 30-digit value of it can be."""
+
+
+def evaluates(parsed: Parsed) -> bool:
+    """Whether :func:`quizgym.expr.evaluate` surely succeeds on plain arithmetic: numbers,
+    signs, ``+ - * /`` and integer powers (False for anything else, and whenever rounding could
+    change one of its guards' decisions)."""
+    return _walk(parsed.tree) is not None
+
+
+def reads_back(parsed: Parsed, value: Fraction) -> bool:
+    """Whether ``parsed`` (a printed fraction, read again) surely evaluates with mpmath to
+    within 10^-25 of ``value`` rounded to 30 digits, as ``solve`` requires of an exact form it
+    shows; False when that cannot be told without mpmath."""
+    bounded = _walk(parsed.tree)
+    if bounded is None or bounded[0] != value:
+        return False
+    error = bounded[1]
+    if not value:
+        return not error
+    # |again - value| <= |again - exact| + |exact - value| and value is within 2^-102 of it;
+    # a margin of 2 for the comparison's own rounding
+    return 2 * (error + abs(value) / 2**100) <= abs(value) / 10**25
+
+
+def _representable(value: Fraction) -> bool:
+    """Whether a 103-bit binary float holds ``value`` exactly."""
+    if not value:
+        return True
+    q = value.denominator
+    if q & (q - 1):  # not a power of two
+        return False
+    p = abs(value.numerator)
+    return (p >> ((p & -p).bit_length() - 1)).bit_length() <= PREC
+
+
+def _in_range(bounded: _Bounded) -> _Bounded | None:
+    """The walker's guard on every value (0, or 2^-4096 ≤ |x| < 2^4096), surely passed."""
+    value, error = bounded
+    if not value:
+        return bounded if not error else None  # mpmath's value may be a tiny nonzero number
+    size = abs(value)
+    if size - error < _TINY or size + error >= _BIG:
+        return None
+    return bounded
+
+
+def _rounded(value: Fraction, error: Fraction, exact_inputs: bool) -> _Bounded:
+    """The bound after one correctly rounded operation whose exact inputs give ``value`` (up
+    to ``error`` from its inputs' errors)."""
+    if exact_inputs and _representable(value):
+        return value, Fraction(0)
+    return value, error + _ULP * (abs(value) + error)
+
+
+def _literal(node: _Num) -> _Bounded:
+    value = Fraction(node.mantissa) * Fraction(10) ** node.exponent
+    if node.exponent >= 0:  # mpf(mantissa * 10^exponent): one rounding
+        return _rounded(value, Fraction(0), True)
+    # mpf(mantissa) / 10^k: the mantissa rounded, then the quotient
+    mantissa = _rounded(Fraction(node.mantissa), Fraction(0), True)
+    if not mantissa[1] and _representable(value):
+        return value, Fraction(0)
+    return value, 3 * _ULP * abs(value)
+
+
+def _walk(node: _Node) -> _Bounded | None:
+    if isinstance(node, _Num):
+        return _in_range(_literal(node))
+    if isinstance(node, _Unary):
+        operand = _walk(node.operand)
+        if operand is None:
+            return None
+        return operand if node.op == "+" else (-operand[0], operand[1])
+    if not isinstance(node, _Binary):
+        return None  # a call, a constant, a name: not plain arithmetic
+    left = _walk(node.left)
+    right = _walk(node.right) if left is not None else None
+    if left is None or right is None:
+        return None
+    (a, ea), (b, eb) = left, right
+    exact = not ea and not eb
+    if node.op in "+-":
+        value = a + b if node.op == "+" else a - b
+        result = _rounded(value, ea + eb, exact)
+    elif node.op == "*":
+        propagated = abs(a) * eb + abs(b) * ea + ea * eb
+        result = _rounded(a * b, propagated, exact)
+    elif node.op == "/":
+        least = abs(b) - eb
+        if not b or least <= 0:
+            return None  # mpmath's divisor may be zero
+        propagated = (abs(a) * eb + abs(b) * ea) / (abs(b) * least)
+        if exact and _representable(a / b):
+            result = (a / b, Fraction(0))
+        else:
+            result = (a / b, propagated + _ULP * (abs(a) + ea) / least)
+    else:
+        power = _power(a, ea, b, eb)
+        if power is None:
+            return None
+        result = power
+    if max(abs(result[0].numerator).bit_length(), result[0].denominator.bit_length()) > EXACT_BITS:
+        return None  # as rational_value: too large for the exact path
+    return _in_range(result)
+
+
+def _power(a: Fraction, ea: Fraction, b: Fraction, eb: Fraction) -> _Bounded | None:
+    """``a^b`` for an exponent that mpmath holds exactly as the same integer."""
+    if eb or b.denominator != 1 or abs(b) > _POWER_LIMIT:
+        return None
+    n = int(b)
+    if not a:
+        if ea or n <= 0:
+            return None  # 0^0 and 0^-n are refused; a rounded zero may not be zero
+        return Fraction(0), Fraction(0)
+    if abs(a) <= ea:
+        return None
+    # The walker refuses |b|·|log2 |a|| > 4096, computed at 30 digits: decide it far from the line.
+    low, high = abs(a) - ea, abs(a) + ea
+    reach = abs(n) * max(abs(_log2(low)), abs(_log2(high)))
+    if reach > MAX_LOG2 - 1e-6:
+        return None
+    value = a**n
+    if not n:
+        return value, Fraction(0)
+    relative = ea / low  # how far mpmath's base is from a, relative to it
+    if abs(n) * relative > Fraction(1, 2):
+        return None
+    if not ea and _representable(value) and (n > 0 or n == -1):
+        return value, Fraction(0)  # an exact power (or reciprocal) that fits is exact in mpmath
+    # (1 + r)^n - 1 <= 2·n·r while n·r <= 1/2; then the power's own rounding.
+    return value, abs(value) * (2 * abs(n) * relative + 2 * _POW_ULP)
+
+
+def _log2(x: Fraction) -> float:
+    return math.log2(x.numerator) - math.log2(x.denominator)
+
+
+def _round_int(p: int, q: int, prec: int) -> tuple[int, int]:
+    """``p/q`` (p, q > 0) rounded to ``prec`` bits, to nearest, ties to even: (m, e), m·2^e."""
+    shift = prec - (p.bit_length() - q.bit_length()) + 1
+    num, den = (p << shift, q) if shift >= 0 else (p, q << -shift)
+    m, rest = divmod(num, den)
+    while m.bit_length() > prec:  # one bit too many at most twice: shift it into the rest
+        rest, den = rest + (m & 1) * den, den * 2
+        m >>= 1
+        shift -= 1
+    twice = 2 * rest
+    if twice > den or (twice == den and m & 1):
+        m += 1
+        if m.bit_length() > prec:
+            m >>= 1
+            shift -= 1
+    return m, -shift
+
+
+def round_to_mpf(value: Fraction) -> tuple[int, int, int]:
+    """``mpmath.mpf(value.numerator) / value.denominator`` at 30 digits, as (sign, man, exp):
+    the value is ``(-1)^sign · man · 2^exp`` with ``man`` odd (0, 0, 0 for zero)."""
+    if not value:
+        return 0, 0, 0
+    sign = int(value < 0)
+    m, e = _round_int(abs(value.numerator), 1, PREC)  # mpf(p) rounds p to 103 bits
+    if e >= 0:
+        m, e = _round_int(m << e, value.denominator, PREC)
+    else:
+        m, e2 = _round_int(m, value.denominator << -e, PREC)
+        e = e2
+    while not m & 1:
+        m, e = m >> 1, e + 1
+    return sign, m, e
+
+
+def _to_str(sign: int, man: int, exp: int, dps: int) -> str | None:
+    """mpmath's ``libmp.to_str`` of a nonzero raw mpf to ``dps`` digits with its defaults;
+    None where it would take its other branch (an exponent beyond 2^±3500)."""
+    bc = man.bit_length()
+    # to_digits_exp(s, dps + 3): truncate toward zero to dps + 3 digits
+    digits_wanted = dps + 3
+    if abs(exp + bc) > 3500:
+        return None
+    bitprec = int(digits_wanted * math.log(10, 2)) + 10
+    fixprec = max(bitprec - exp - bc, 0)
+    fixdps = int(fixprec / math.log(10, 2) + 0.5)
+    offset = exp + fixprec
+    fixed = man << offset if offset >= 0 else man >> -offset
+    digits = str(fixed * 10**fixdps >> fixprec)
+    exponent = len(digits) - fixdps - 1
+    # to_str: round on the first digit beyond dps
+    if len(digits) > dps and digits[dps] in "56789":
+        digits = digits[:dps]
+        i = dps - 1
+        while i >= 0 and digits[i] == "9":
+            i -= 1
+        if i >= 0:
+            digits = digits[:i] + str(int(digits[i]) + 1) + "0" * (dps - i - 1)
+        else:
+            digits = "1" + "0" * (dps - 1)
+            exponent += 1
+    else:
+        digits = digits[:dps]
+    min_fixed, max_fixed = min(-(dps // 3), -5), dps
+    if min_fixed < exponent < max_fixed:
+        if exponent < 0:
+            digits = "0" * -exponent + digits
+            split = 1
+        else:
+            split = exponent + 1
+            if split > dps:
+                digits += "0" * (split - dps)
+        exponent = 0
+    else:
+        split = 1
+    digits = digits[:split] + "." + digits[split:]
+    digits = digits.rstrip("0")
+    if digits[-1] == ".":
+        digits += "0"
+    text = ("-" if sign else "") + digits
+    if exponent == 0:
+        return text
+    return f"{text}e+{exponent}" if exponent > 0 else f"{text}e{exponent}"
+
+
+def shown_value(value: Fraction, digits: int = 16) -> str | None:
+    """``format_value(mpf(p) / q, digits)`` at 30 digits, without mpmath; None for a value
+    beyond 2^±3500, which the caller shows with mpmath."""
+    if not value:
+        return "0"
+    text = _to_str(*round_to_mpf(value), digits)
+    if text is None:
+        return None
+    # format_value's tidying of nstr's text
+    mantissa, _, exponent = text.partition("e")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    if exponent:
+        sign = "-" if exponent.startswith("-") else ""
+        return f"{mantissa}e{sign}{exponent.lstrip('+-').lstrip('0') or '0'}"
+    return mantissa
