@@ -143,7 +143,9 @@ FRACTIONS = st.one_of(
     ),
     # ties and near-ties of the 16-digit rounding: d.ddddddddddddddd5 and its neighbours
     st.builds(
-        lambda m, k, nudge: Fraction(m * 10 + 5) / Fraction(10) ** (16 + k) + Fraction(nudge, 10**40),
+        lambda m, k, nudge: (
+            Fraction(m * 10 + 5) / Fraction(10) ** (16 + k) + Fraction(nudge, 10**40)
+        ),
         st.integers(10**15, 10**16 - 1),
         st.integers(-20, 20),
         st.integers(-3, 3),
