@@ -719,9 +719,10 @@ def _sym_extreme(name: str) -> Callable[..., sympy.Expr]:
 
 
 def _round_digits(digits: mpf | sympy.Expr) -> int:
-    whole = (
-        mpmath.isint(digits) if isinstance(digits, mpmath.mpf) else bool(getattr(digits, "is_Integer", 0))
-    )
+    if isinstance(digits, mpmath.mpf):
+        whole = bool(mpmath.isint(digits))
+    else:
+        whole = bool(getattr(digits, "is_Integer", 0))
     if not whole:
         raise AnswerParseError("round(x, n) needs a whole number of digits n.")
     n = int(digits)
@@ -2012,7 +2013,8 @@ def _mp_env(env: Mapping[str, Any] | None) -> dict[str, mpf]:
         try:
             if isinstance(value, Fraction):  # exact: the division rounds once, at 30 digits
                 value = mpmath.mpf(value.numerator) / value.denominator
-            values[name] = _guard(value if isinstance(value, mpmath.mpf) else mpmath.mpf(value), None)
+            number = value if isinstance(value, mpmath.mpf) else mpmath.mpf(value)
+            values[name] = _guard(number, None)
         except (TypeError, ValueError) as exc:
             raise AnswerParseError(f"{name} has no numeric value.", None) from exc
     return values
