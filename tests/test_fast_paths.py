@@ -96,6 +96,8 @@ def _solved(text: str) -> tuple[str, object]:
         solution = keys.solve(text)
     except keys.AnswerParseError as exc:
         return f"refused: {exc.message}", None
+    except ValueError as exc:  # sympy's path can fail printing a huge combined logarithm
+        return f"failed: {exc}", None  # (a known bug of that path; both paths must agree)
     return str(solution), solution.value
 
 
@@ -162,3 +164,91 @@ def test_a_fraction_is_rounded_and_shown_as_mpmath_does(value: Fraction) -> None
     for digits in (16, 5, 7):
         shown = quick.shown_value(value, digits)
         assert shown is None or shown == format_value(rounded, digits)
+
+
+# --- one logarithm without sympy ------------------------------------------------------------------
+
+SMALL_RATIONALS = st.one_of(
+    st.sampled_from(["2", "3", "10", "0.5", "0.9", "1.5", "1", "4", "0.2", "1/3", "2/3", "9/10"]),
+    DECIMALS,
+    st.builds(lambda p, q: f"{p}/{q}", st.integers(-50, 50), st.integers(1, 50)),
+    st.builds(lambda n, k: f"{n}^{k}", st.integers(-12, 12), st.integers(-5, 5)),
+)
+
+
+@st.composite
+def log_terms(draw: st.DrawFn, depth: int = 3, argument: str | None = None) -> str:
+    """Sums, differences, products and quotients of rationals and logarithms of rationals,
+    mostly of one argument (written as itself, its reciprocal or a power of it, so that sympy
+    collects ln 2 + ln 0.5), and now and then something outside what the quick path takes (a
+    logarithm of another argument, exp, sqrt, e, log10, a logarithm of a logarithm), which must
+    go to sympy and print as before."""
+    if argument is None:
+        argument = draw(SMALL_RATIONALS)
+    if depth == 0 or draw(st.integers(0, 3)) == 0:
+        leaf = draw(st.integers(0, 19))
+        if leaf < 9:
+            name = draw(st.sampled_from(["ln", "log", "-ln", "2 ln", "-3/4*ln"]))
+            written = draw(st.sampled_from(["{}", "1/({})", "({})^2", "({})^-1"]))
+            return f"{name}({written.format(argument)})"
+        if leaf < 17:
+            return f"({draw(SMALL_RATIONALS)})"
+        other = draw(st.sampled_from(["e", "sqrt(2)", "exp(1/2)", "log10(5)", "ln(ln(3))"]))
+        return f"ln({draw(SMALL_RATIONALS)})" if leaf == 17 else other
+    op = draw(st.sampled_from(["+", "-", "*", "/", "*", "/"]))
+    left = draw(log_terms(depth - 1, argument))
+    right = draw(log_terms(depth - 1, argument))
+    return f"({left}) {op} ({right})"
+
+
+POSITIVE_RATIONALS = st.one_of(
+    st.sampled_from(["2", "10", "0.5", "0.9", "1.5", "4", "0.2", "1/3", "9/10", "100/99"]),
+    st.fractions(min_value=Fraction(1, 10**6), max_value=10**6, max_denominator=10**6).map(str),
+    st.decimals(min_value="0.0001", max_value="1000", places=4).map(lambda d: format(d, "f")),
+)
+
+
+@st.composite
+def single_logs(draw: st.DrawFn) -> str:
+    """What a loss key or a student's exact answer looks like: a sum of multiples of the
+    logarithm of one rational (``-ln 0.9``, ``8 ln 2``, ``2*ln(3)/5 - ln(3)``)."""
+    argument = draw(POSITIVE_RATIONALS)
+    terms = []
+    for _ in range(draw(st.integers(1, 3))):
+        name = draw(st.sampled_from(["ln", "log", "-ln"]))
+        written = draw(st.sampled_from(["{}", "{}", "{}", "1/({})", "({})^2"]))
+        log = f"{name}({written.format(argument)})"
+        shape = draw(st.sampled_from(["{}", "({r})*{}", "{}/({r})", "({r})*{}/({r2})"]))
+        terms.append(shape.format(log, r=draw(SMALL_RATIONALS), r2=draw(SMALL_RATIONALS)))
+    signs = [draw(st.sampled_from([" + ", " - "])) for _ in terms[1:]]
+    return terms[0] + "".join(sign + term for sign, term in zip(signs, terms[1:], strict=True))
+
+
+@given(st.one_of(single_logs(), log_terms()))
+def test_one_logarithm_without_sympy_prints_what_sympy_prints(text: str) -> None:
+    fast = _solved(text)[0]
+    original = keys.log_form
+    keys.log_form = lambda parsed: None  # type: ignore[assignment]  # sympy works it out
+    try:
+        slow = _solved(text)[0]
+    finally:
+        keys.log_form = original
+    assert fast == slow
+
+
+@given(st.one_of(single_logs(), log_terms()))
+def test_one_logarithm_is_the_value_sympy_finds(text: str) -> None:
+    # The quick path's 30-digit value is sympy's to within what both can tell apart (sympy's
+    # evalf aims at 30 digits, the quick path rounds a value worked out to 200 more bits).
+    try:
+        parsed = parse(text)
+        evaluate(parsed)
+    except keys.AnswerParseError:
+        return
+    form = quick.log_form(parsed)
+    value = form.value() if form is not None else None
+    if value is None:
+        return
+    with mpmath.workdps(40):
+        exact = mpmath.mpf(sympy.N(keys.to_sympy(parsed), 40))
+        assert abs(value - exact) <= abs(exact) * mpmath.mpf(10) ** -29

@@ -53,7 +53,11 @@ COMMANDS: dict[str, tuple[list[str], set[str]]] = {
     "--help": (["--help"], set()),
     # plain arithmetic is shown from its exact fraction: neither mpmath nor sympy
     "solve a decimal": (["solve", "2.30"], set()),
-    "solve an exact form": (["solve", "ln 10"], {"mpmath", "sympy", "shutil"}),
+    # one logarithm of a rational is formed and printed as sympy would, without it; its value
+    # needs mpmath
+    "solve an exact form": (["solve", "ln 10"], {"mpmath"}),
+    # a sum of different logarithms is tidied by sympy (logcombine)
+    "solve a sum of logarithms": (["solve", "ln 2 + ln 3"], {"mpmath", "sympy", "shutil"}),
     # the cache is keyed by SHA-256
     "check (warm)": (["check", "bert-mlm"], {"hashlib", "shutil"}),
     # the bank's text as markdown (its parsed form costs as much to read back as to parse)
@@ -74,6 +78,7 @@ SHOWS = {
     "--help": "  solve     Evaluate an expression exactly as the grader reads it.\n",
     "solve a decimal": "read as: 2.30\nexact:   23/10\nvalue:   2.3\n",
     "solve an exact form": "read as: ln(10)\nexact:   ln 10\nvalue:   2.302585092994046\n",
+    "solve a sum of logarithms": "exact:   ln 6\n",
     "check (warm)": "bert-mlm.yaml: bert-mlm, 70 questions, 1203 variants checked: ok\n",
     "export (warm)": (
         "wrote out.zip (qti12): 70 questions as 82 items; items recorded in out.zip.issued.json\n"

@@ -33,7 +33,7 @@ from quizgym.expr import (
 )
 from quizgym.lazy import lazy
 from quizgym.solver.functions import STEP_FUNCTIONS, FunctionTable
-from quizgym.solver.quick import evaluates, reads_back, shown_value
+from quizgym.solver.quick import evaluates, log_form, reads_back, shown_value
 
 if TYPE_CHECKING:
     import mpmath
@@ -42,7 +42,17 @@ else:
     sympy = lazy("sympy")  # solving exactly; a key read back from the cache needs none
     mpmath = lazy("mpmath")  # 30-digit values; plain arithmetic is shown from its fraction
 
-__all__ = ["Key", "Solution", "display", "exact_key", "in_range", "solve", "tidy", "to_mpf"]
+__all__ = [
+    "Key",
+    "Solution",
+    "display",
+    "display_text",
+    "exact_key",
+    "in_range",
+    "solve",
+    "tidy",
+    "to_mpf",
+]
 
 
 @dataclass(frozen=True)
@@ -155,7 +165,11 @@ def display(expr: sympy.Expr) -> str:
     person: a bare ``ln 2`` only where nothing follows it that could belong to its argument
     (``ln(2)/3``, never ``ln 2/3``; ``(8 sqrt 10)/3``, never ``8 sqrt 10/3``; ``ln(3)^2``).
     """
-    text = to_text(expr)
+    return display_text(to_text(expr))
+
+
+def display_text(text: str) -> str:
+    """:func:`display` of an expression already printed by :func:`~quizgym.expr.to_text`."""
     # A coefficient times a bare call, divided: group the product, "(8 sqrt 10)/3".
     text = re.sub(rf"(?<![\w.)^])(\d+)\*{_BARE}\((\d+)\)(?=/)", r"(\1 \2 \3)", text)
     text = re.sub(rf"\b{_BARE}\((\d+)\)(?=$|[ ),])", r"\1 \2", text)
@@ -357,10 +371,14 @@ def solve(text: str, *, table: FunctionTable | None = None) -> Solution:
             # else: worked out with mpmath below, which says why the exact form is left out
     approx = evaluate(parsed)
     rational = rational_value(parsed)
+    form = log_form(parsed) if rational is None else None
+    quick_value = form.value() if form is not None else None
     if rational is not None:  # plain arithmetic on decimals: exact without sympy
         with mpmath.workdps(DPS):
             value = mpmath.mpf(rational.numerator) / rational.denominator
         shown = str(rational)  # as sympy prints a rational: 23/10, -3, 1/3
+    elif form is not None and quick_value is not None:  # one logarithm: as sympy, without it
+        value, shown = quick_value, display_text(form.text)
     else:
         try:
             with exact_budget(SOLVE_SECONDS, what="the exact form"):

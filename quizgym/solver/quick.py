@@ -22,19 +22,28 @@ fraction, and its value as the fraction rounded once to 30 digits. Two things ne
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from quizgym.expr import (
+    DPS,
     EXACT_BITS,
     MAX_LOG2,
+    STUDENT_FUNCTIONS,
     Parsed,
     _Binary,
+    _Call,
     _Node,
     _Num,
     _Unary,
+    format_value,
 )
 
-__all__ = ["evaluates", "reads_back", "round_to_mpf", "shown_value"]
+if TYPE_CHECKING:
+    import mpmath
+
+__all__ = ["LogForm", "evaluates", "log_form", "reads_back", "round_to_mpf", "shown_value"]
 
 PREC = 103
 """mpmath's precision in bits at 30 digits (``mpmath.libmp.dps_to_prec(30)``)."""
@@ -291,3 +300,145 @@ def shown_value(value: Fraction, digits: int = 16) -> str | None:
         sign = "-" if exponent.startswith("-") else ""
         return f"{mantissa}e{sign}{exponent.lstrip('+-').lstrip('0') or '0'}"
     return mantissa
+
+
+# --- one logarithm: c·ln(a), as sympy forms, tidies and prints it ---------------------------------
+
+_LOG_BITS = 2000
+"""Largest numerator or denominator the logarithm path takes (sympy's guards start at 8192 bits;
+larger ones go to sympy, which works them out or says why not)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class LogForm:
+    """An exact value ``coefficient · ln(argument)``: sympy's ``Mul(c, log(a))`` once tidied."""
+
+    coefficient: Fraction
+    """Nonzero."""
+    argument: Fraction
+    """Greater than 1 (tidying writes ``c·ln(a)`` for a < 1 as ``-c·ln(1/a)``)."""
+
+    @property
+    def text(self) -> str:
+        """The form as quizgym's sympy printer prints it: ``ln(10)``, ``-2*ln(3/2)/3``."""
+        c = self.coefficient
+        sign = "-" if c < 0 else ""
+        factors = [str(abs(c.numerator))] if abs(c.numerator) != 1 else []
+        factors.append(f"ln({self.argument})")
+        text = sign + "*".join(factors)
+        return text if c.denominator == 1 else f"{text}/{c.denominator}"
+
+    def value(self) -> mpmath.mpf | None:
+        """The value to 30 digits, or None when its 16 digits shown by ``solve`` could depend on
+        the last digits (sympy's 30-digit value, within 10^-28 of the exact one, could then show
+        otherwise: a value within 10^-28 of a rounding boundary of its 16th digit).
+
+        The exact value is worked out with 200 bits beyond the argument's size, so that
+        ``ln(a)`` keeps them even for ``a`` close to 1.
+        """
+        import mpmath
+
+        p, q = self.argument.numerator, self.argument.denominator
+        c = self.coefficient
+        with mpmath.workprec(200 + max(p.bit_length(), q.bit_length())):
+            exact = mpmath.log(mpmath.mpf(p) / q) * c.numerator / c.denominator
+            margin = mpmath.mpf(10) ** -28
+            low, high = exact * (1 - margin), exact * (1 + margin)
+        with mpmath.workdps(DPS):
+            # format_value rounds to 30 digits, then to 16: both monotone, so the same text at
+            # both ends is the same text for every 30-digit value between them.
+            if format_value(low, 16) != format_value(high, 16):
+                return None
+            return +exact
+
+
+_Term = tuple[Fraction, Fraction | None]
+"""(c, a): the value c·ln(a) with a in sympy's form of a logarithm's argument, or the rational
+c when a is None."""
+
+
+def log_form(parsed: Parsed) -> LogForm | None:
+    """The exact form of one logarithm of a rational times a rational (``ln 10``, ``8 ln 2``,
+    ``-ln 0.9``, ``ln(2)/3``, ``ln 2 + ln 2``), as :func:`quizgym.expr.to_sympy` and
+    :func:`~quizgym.solver.keys.tidy` make it; None for anything else (sums of different
+    logarithms, other functions, constants, names, a rational result, large numbers), which
+    sympy works out as before.
+
+    Call it once :func:`quizgym.expr.evaluate` has succeeded: arguments are then positive and no
+    divisor is zero.
+    """
+    term = _term(parsed.tree)
+    if term is None:
+        return None
+    c, a = term
+    if a is None:
+        return None
+    if a < 1:  # tidy: -ln(9/10) reads ln(10/9)
+        c, a = -c, 1 / a
+    return LogForm(coefficient=c, argument=a)
+
+
+def _small(value: Fraction) -> bool:
+    return max(abs(value.numerator).bit_length(), value.denominator.bit_length()) <= _LOG_BITS
+
+
+def _log_of(a: Fraction) -> _Term | None:
+    """sympy's ``log`` of a positive rational: 0 for 1, ``-log(q)`` for 1/q, else itself."""
+    if a <= 0:
+        return None
+    if a == 1:
+        return Fraction(0), None
+    if a.numerator == 1:
+        return Fraction(-1), Fraction(a.denominator)
+    return Fraction(1), a
+
+
+def _term(node: _Node) -> _Term | None:  # noqa: PLR0911  # one return per case of the tree
+    if isinstance(node, _Num):
+        value = Fraction(node.mantissa) * Fraction(10) ** node.exponent
+        return (value, None) if _small(value) else None
+    if isinstance(node, _Unary):
+        operand = _term(node.operand)
+        if operand is None or node.op == "+":
+            return operand
+        return -operand[0], operand[1]
+    if isinstance(node, _Call):
+        if node.function is not STUDENT_FUNCTIONS["ln"] or len(node.args) != 1:
+            return None
+        inner = _term(node.args[0])
+        if inner is None or inner[1] is not None:
+            return None
+        return _log_of(inner[0])
+    if not isinstance(node, _Binary):
+        return None
+    left = _term(node.left)
+    right = _term(node.right) if left is not None else None
+    if left is None or right is None:
+        return None
+    (c, a), (d, b) = left, right
+    if node.op in "+-":
+        if a != b and c and d:  # different logarithms, or a logarithm and a rational
+            return None
+        if not c:
+            c, a = Fraction(0), b
+        total = c + d if node.op == "+" else c - d
+        return _kept(total, a if total else None)
+    if node.op == "*":
+        if a is not None and b is not None:
+            return None  # a product of logarithms
+        product = c * d
+        return _kept(product, (a or b) if product else None)
+    if node.op == "/":
+        if b is not None or not d:
+            return None
+        return _kept(c / d, a if c else None)
+    # a power: of rationals, with a small integer exponent (as expr.rational_value)
+    if a is not None or b is not None or d.denominator != 1 or abs(d) > _POWER_LIMIT:
+        return None
+    if not c and d <= 0:
+        return None
+    return _kept(c ** int(d), None)
+
+
+def _kept(value: Fraction, argument: Fraction | None) -> _Term | None:
+    return (value, argument) if _small(value) else None
