@@ -42,11 +42,9 @@ works on 30-digit numbers below 2^4096. The input is capped at 300 characters, 1
 
 from __future__ import annotations
 
-import difflib
 import functools
 import math
 import re
-import signal
 import threading
 import time
 import unicodedata
@@ -62,10 +60,13 @@ from quizgym.errors import AnswerParseError
 from quizgym.lazy import lazy
 
 if TYPE_CHECKING:
+    import signal
+
     import mpmath
     import sympy
     from mpmath import mpf
 else:
+    signal = lazy("signal")  # the alarm of an exact budget (sympy's work), not for reading
     # Imported when a value is first computed to 30 digits: parsing, and plain arithmetic
     # worked out with exact fractions (``quizgym solve 2.30``), need no mpmath.
     mpmath = lazy("mpmath")
@@ -1336,6 +1337,8 @@ class _Tokenizer:
 def _closest(word: str, known: frozenset[str]) -> str | None:
     """The known name closest to an unknown word, if one is close (memoized: a class types the
     same unknown word, a unit the question does not name, thousands of times)."""
+    import difflib  # a misspelt name only
+
     close = difflib.get_close_matches(word, sorted(known), n=1, cutoff=0.75)
     return close[0] if close else None
 

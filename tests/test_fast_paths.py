@@ -227,12 +227,13 @@ def single_logs(draw: st.DrawFn) -> str:
 @given(st.one_of(single_logs(), log_terms()))
 def test_one_logarithm_without_sympy_prints_what_sympy_prints(text: str) -> None:
     fast = _solved(text)[0]
-    original = keys.log_form
-    keys.log_form = lambda parsed: None  # type: ignore[assignment]  # sympy works it out
+    originals = keys.log_form, keys.quick_log
+    # sympy works it out: neither the quick path (no mpmath) nor the one with mpmath
+    keys.log_form = keys.quick_log = lambda parsed: None  # type: ignore[assignment]
     try:
         slow = _solved(text)[0]
     finally:
-        keys.log_form = original
+        keys.log_form, keys.quick_log = originals
     assert fast == slow
 
 
@@ -252,3 +253,38 @@ def test_one_logarithm_is_the_value_sympy_finds(text: str) -> None:
     with mpmath.workdps(40):
         exact = mpmath.mpf(sympy.N(keys.to_sympy(parsed), 40))
         assert abs(value - exact) <= abs(exact) * mpmath.mpf(10) ** -29
+
+
+@given(st.one_of(single_logs(), log_terms()))
+def test_what_the_quick_logarithm_takes_evaluates(text: str) -> None:
+    # Soundness of the bound with logarithms: whatever the walk accepts, mpmath's guarded
+    # walker evaluates, within the bound of the exact value.
+    try:
+        parsed = parse(text)
+    except keys.AnswerParseError:
+        return
+    walked = quick._log_walk(parsed.tree)
+    if walked is None:
+        return
+    approx = evaluate(parsed)  # must not raise
+    with mpmath.workdps(80):
+        if walked.a is None:
+            exact = mpmath.mpf(walked.c.numerator) / walked.c.denominator
+        else:
+            a = walked.a
+            exact = mpmath.log(mpmath.mpf(a.numerator) / a.denominator) * walked.c.numerator
+            exact /= walked.c.denominator
+        error = mpmath.mpf(walked.error.numerator) / walked.error.denominator
+        assert abs(mpmath.mpf(approx) - exact) <= error + abs(exact) * mpmath.mpf(2) ** -200
+        assert walked.low <= abs(Fraction(str(mpmath.nstr(exact, 60)))) * (1 + Fraction(1, 10**50))
+        assert abs(Fraction(str(mpmath.nstr(exact, 60)))) <= walked.high * (1 + Fraction(1, 10**50))
+
+
+@given(POSITIVE_RATIONALS.map(Fraction))
+def test_the_integer_logarithm_brackets_mpmaths(value: Fraction) -> None:
+    low, high = quick.ln_bounds(value)
+    with mpmath.workprec(600):
+        exact = mpmath.log(mpmath.mpf(value.numerator) / value.denominator)
+        assert mpmath.mpf(low.numerator) / low.denominator <= exact
+        assert exact <= mpmath.mpf(high.numerator) / high.denominator
+    assert high - low <= Fraction(1, 2**260)

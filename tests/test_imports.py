@@ -53,9 +53,9 @@ COMMANDS: dict[str, tuple[list[str], set[str]]] = {
     "--help": (["--help"], set()),
     # plain arithmetic is shown from its exact fraction: neither mpmath nor sympy
     "solve a decimal": (["solve", "2.30"], set()),
-    # one logarithm of a rational is formed and printed as sympy would, without it; its value
-    # needs mpmath
-    "solve an exact form": (["solve", "ln 10"], {"mpmath"}),
+    # one logarithm of a rational is formed, printed and valued as sympy would, without it
+    # (and without mpmath: the logarithm is worked out with integers)
+    "solve an exact form": (["solve", "ln 10"], set()),
     # a sum of different logarithms is tidied by sympy (logcombine)
     "solve a sum of logarithms": (["solve", "ln 2 + ln 3"], {"mpmath", "sympy", "shutil"}),
     # the cache is keyed by SHA-256

@@ -33,7 +33,15 @@ from quizgym.expr import (
 )
 from quizgym.lazy import lazy
 from quizgym.solver.functions import STEP_FUNCTIONS, FunctionTable
-from quizgym.solver.quick import evaluates, log_form, reads_back, shown_value
+from quizgym.solver.quick import (
+    LogForm,
+    evaluates,
+    log_form,
+    log_reads_back,
+    quick_log,
+    reads_back,
+    shown_value,
+)
 
 if TYPE_CHECKING:
     import mpmath
@@ -312,10 +320,12 @@ class Solution:
 
     read_as: str
     exact: str | None
-    raw: mpmath.mpf | Fraction
+    raw: mpmath.mpf | Fraction | LogForm
     """The value as worked out: a 30-digit number, or the exact fraction of plain arithmetic
-    (shown without mpmath; :attr:`value` rounds it to 30 digits)."""
+    or the exact logarithm (shown without mpmath; :attr:`value` works it out to 30 digits)."""
     note: str | None = None
+    digits: str | None = None
+    """The value as shown, when it was found without mpmath."""
 
     @functools.cached_property
     def value(self) -> mpmath.mpf:
@@ -323,12 +333,12 @@ class Solution:
         if isinstance(self.raw, Fraction):
             with mpmath.workdps(DPS):
                 return mpmath.mpf(self.raw.numerator) / self.raw.denominator
+        if isinstance(self.raw, LogForm):
+            return self.raw.value()
         return self.raw
 
     def __str__(self) -> str:
-        digits = shown_value(self.raw, 16) if isinstance(self.raw, Fraction) else None
-        if digits is None:
-            digits = format_value(self.value, 16)
+        digits = self.digits if self.digits is not None else format_value(self.value, 16)
         lines = [f"read as: {self.read_as}"]
         if self.exact is not None and self.exact not in {digits, self.read_as}:
             lines.append(f"exact:   {self.exact}")
@@ -367,12 +377,27 @@ def solve(text: str, *, table: FunctionTable | None = None) -> Solution:
             except AnswerParseError:
                 again = None
             if again is not None and reads_back(again, rational):
-                return Solution(read_as=parsed.canonical, exact=shown, raw=rational)
+                return Solution(
+                    read_as=parsed.canonical,
+                    exact=shown,
+                    raw=rational,
+                    digits=shown_value(rational),
+                )
             # else: worked out with mpmath below, which says why the exact form is left out
+    form = quick_log(parsed)
+    digits = form.digits() if form is not None else None
+    if form is not None and digits is not None:  # one logarithm: no mpmath, no sympy
+        shown = display_text(form.text)
+        try:
+            again = table.parse(shown)
+        except AnswerParseError:
+            again = None
+        if again is not None and log_reads_back(again, form):
+            return Solution(read_as=parsed.canonical, exact=shown, raw=form, digits=digits)
     approx = evaluate(parsed)
     rational = rational_value(parsed)
     form = log_form(parsed) if rational is None else None
-    quick_value = form.value() if form is not None else None
+    quick_value = form.certain_value() if form is not None else None
     if rational is not None:  # plain arithmetic on decimals: exact without sympy
         with mpmath.workdps(DPS):
             value = mpmath.mpf(rational.numerator) / rational.denominator

@@ -21,6 +21,7 @@ fraction, and its value as the fraction rounded once to 30 digits. Two things ne
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -43,7 +44,17 @@ from quizgym.expr import (
 if TYPE_CHECKING:
     import mpmath
 
-__all__ = ["LogForm", "evaluates", "log_form", "reads_back", "round_to_mpf", "shown_value"]
+__all__ = [
+    "LogForm",
+    "evaluates",
+    "ln_bounds",
+    "log_form",
+    "log_reads_back",
+    "quick_log",
+    "reads_back",
+    "round_to_mpf",
+    "shown_value",
+]
 
 PREC = 103
 """mpmath's precision in bits at 30 digits (``mpmath.libmp.dps_to_prec(30)``)."""
@@ -217,6 +228,14 @@ def _round_int(p: int, q: int, prec: int) -> tuple[int, int]:
     return m, -shift
 
 
+def _nearest(value: Fraction) -> tuple[int, int]:
+    """A positive rational rounded once to 103 bits, as (odd mantissa, exponent)."""
+    m, e = _round_int(value.numerator, value.denominator, PREC)
+    while not m & 1:
+        m, e = m >> 1, e + 1
+    return m, e
+
+
 def round_to_mpf(value: Fraction) -> tuple[int, int, int]:
     """``mpmath.mpf(value.numerator) / value.denominator`` at 30 digits, as (sign, man, exp):
     the value is ``(-1)^sign · man · 2^exp`` with ``man`` odd (0, 0, 0 for zero)."""
@@ -290,9 +309,11 @@ def shown_value(value: Fraction, digits: int = 16) -> str | None:
     if not value:
         return "0"
     text = _to_str(*round_to_mpf(value), digits)
-    if text is None:
-        return None
-    # format_value's tidying of nstr's text
+    return None if text is None else _tidied(text)
+
+
+def _tidied(text: str) -> str:
+    """:func:`quizgym.expr.format_value`'s tidying of ``mpmath.nstr``'s text."""
     mantissa, _, exponent = text.partition("e")
     if "." in mantissa:
         mantissa = mantissa.rstrip("0").rstrip(".")
@@ -328,14 +349,39 @@ class LogForm:
         text = sign + "*".join(factors)
         return text if c.denominator == 1 else f"{text}/{c.denominator}"
 
-    def value(self) -> mpmath.mpf | None:
-        """The value to 30 digits, or None when its 16 digits shown by ``solve`` could depend on
-        the last digits (sympy's 30-digit value, within 10^-28 of the exact one, could then show
-        otherwise: a value within 10^-28 of a rounding boundary of its 16th digit).
+    def digits(self, digits: int = 16) -> str | None:
+        """The value as ``solve`` shows it (``format_value(value, 16)``) for every 30-digit
+        value within 10^-28 of the exact one, worked out without mpmath; None when two such
+        values would show differently (the exact value is that close to a rounding boundary).
 
-        The exact value is worked out with 200 bits beyond the argument's size, so that
-        ``ln(a)`` keeps them even for ``a`` close to 1.
+        Rounding to 103 bits and mpmath's digits are both monotone, so the same text at the two
+        ends of the interval is the text of every 30-digit value inside it.
         """
+        low, high = ln_bounds(self.argument)
+        size = abs(self.coefficient)
+        margin = Fraction(1, 10**28)
+        ends = [_nearest(size * low * (1 - margin)), _nearest(size * high * (1 + margin))]
+        texts = {_to_str(0, m, e, digits) for m, e in ends}
+        if len(texts) != 1 or None in texts:
+            return None
+        (text,) = texts
+        assert text is not None
+        sign = "-" if self.coefficient < 0 else ""
+        return sign + _tidied(text)
+
+    def value(self) -> mpmath.mpf:
+        """The value to 30 digits: worked out with 200 bits beyond the argument's size (so that
+        ``ln(a)`` keeps them even for ``a`` close to 1), then rounded."""
+        return self._worked()[0]
+
+    def certain_value(self) -> mpmath.mpf | None:
+        """:meth:`value`, or None when the 16 digits ``solve`` shows could depend on the last
+        digits (sympy's 30-digit value, within 10^-28 of the exact one, could then show
+        otherwise: a value within 10^-28 of a rounding boundary of its 16th digit)."""
+        value, certain = self._worked()
+        return value if certain else None
+
+    def _worked(self) -> tuple[mpmath.mpf, bool]:
         import mpmath
 
         p, q = self.argument.numerator, self.argument.denominator
@@ -347,9 +393,7 @@ class LogForm:
         with mpmath.workdps(DPS):
             # format_value rounds to 30 digits, then to 16: both monotone, so the same text at
             # both ends is the same text for every 30-digit value between them.
-            if format_value(low, 16) != format_value(high, 16):
-                return None
-            return +exact
+            return +exact, format_value(low, 16) == format_value(high, 16)
 
 
 _Term = tuple[Fraction, Fraction | None]
@@ -442,3 +486,203 @@ def _term(node: _Node) -> _Term | None:  # noqa: PLR0911  # one return per case 
 
 def _kept(value: Fraction, argument: Fraction | None) -> _Term | None:
     return (value, argument) if _small(value) else None
+
+
+# --- the logarithm's value without mpmath ---------------------------------------------------------
+
+_LOG_ULP = Fraction(1, 2**95)
+"""The bound on the relative error of mpmath's logarithm at 103 bits (it aims at correct
+rounding, 2^-103; the bound leaves it 2^8 of room)."""
+
+_LN_MARGIN_BITS = 30
+"""Units in the last place of the integer logarithm's fixed point allowed for its rounding
+(each series term floors once: fewer than 2^22 units for a numerator of 2000 bits)."""
+
+
+def _atanh_fixed(z: Fraction, bits: int) -> int:
+    """``atanh(z) · 2^bits`` for |z| ≤ 1/3, to within 2^9 units (each term floored)."""
+    negative = z < 0
+    z = abs(z)
+    square = z * z
+    term = z.numerator * 2**bits // z.denominator
+    total, n = 0, 0
+    while term:
+        total += term // (2 * n + 1)
+        term = term * square.numerator // square.denominator
+        n += 1
+    return -total if negative else total
+
+
+@functools.cache
+def ln_bounds(value: Fraction) -> tuple[Fraction, Fraction]:
+    """``ln(value)`` for a positive rational, as an interval ``lo ≤ ln(value) ≤ hi`` of width
+    2^-(270 + bits of the value), with integer arithmetic (ln = k ln 2 + 2 atanh((y-1)/(y+1)))."""
+    p, q = value.numerator, value.denominator
+    size = max(p.bit_length(), q.bit_length())
+    bits = 300 + 2 * size
+    k = p.bit_length() - q.bit_length()
+    y = value / Fraction(2) ** k  # in (1/2, 2)
+    if y > Fraction(4, 3):
+        y, k = y / 2, k + 1
+    elif y < Fraction(2, 3):
+        y, k = y * 2, k - 1
+    fixed = 2 * _atanh_fixed((y - 1) / (y + 1), bits) + k * 2 * _atanh_fixed(Fraction(1, 3), bits)
+    margin = 2**_LN_MARGIN_BITS
+    return Fraction(fixed - margin, 2**bits), Fraction(fixed + margin, 2**bits)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Walked:
+    """A node of one logarithm's tree: its exact value ``c·ln(a)`` (or ``c``), bounds on the
+    exact value's size, and a bound on how far mpmath's value of the node can be from it."""
+
+    c: Fraction
+    a: Fraction | None
+    low: Fraction
+    """A lower bound of |exact value|."""
+    high: Fraction
+    error: Fraction
+
+
+def _size(c: Fraction, a: Fraction | None) -> tuple[Fraction, Fraction]:
+    if a is None:
+        return abs(c), abs(c)
+    lo, hi = ln_bounds(a)
+    ends = sorted((abs(lo), abs(hi)))
+    low = ends[0] if lo * hi > 0 else Fraction(0)
+    return abs(c) * low, abs(c) * ends[1]
+
+
+def _checked_walk(walked: _Walked) -> _Walked | None:
+    """The walker's range guard on the node's value, surely passed."""
+    if not walked.c:
+        return walked if not walked.error else None
+    if walked.low - walked.error < _TINY or walked.high + walked.error >= _BIG:
+        return None
+    return walked
+
+
+def _has_call(node: _Node) -> bool:
+    if isinstance(node, _Call):
+        return True
+    if isinstance(node, _Unary):
+        return _has_call(node.operand)
+    if isinstance(node, _Binary):
+        return _has_call(node.left) or _has_call(node.right)
+    return False
+
+
+def _log_walk(node: _Node) -> _Walked | None:  # noqa: PLR0911  # one return per case
+    """mpmath's evaluation of one logarithm's tree, bounded as :func:`_walk` bounds plain
+    arithmetic; None outside :func:`log_form`'s shapes or when a guard could go either way."""
+    if not _has_call(node):
+        bounded = _walk(node)
+        if bounded is None or not _small(bounded[0]):
+            return None
+        value, error = bounded
+        return _Walked(c=value, a=None, low=abs(value), high=abs(value), error=error)
+    if isinstance(node, _Unary):
+        inner = _log_walk(node.operand)
+        if inner is None or node.op == "+":
+            return inner
+        return _Walked(c=-inner.c, a=inner.a, low=inner.low, high=inner.high, error=inner.error)
+    if isinstance(node, _Call):
+        return _log_call(node)
+    if not isinstance(node, _Binary):
+        return None
+    left = _log_walk(node.left)
+    right = _log_walk(node.right) if left is not None else None
+    if left is None or right is None:
+        return None
+    combined = _combine(node.op, (left.c, left.a), (right.c, right.a))
+    if combined is None:
+        return None
+    c, a = combined
+    low, high = _size(c, a)
+    e1, e2 = left.error, right.error
+    if node.op in "+-":
+        error = e1 + e2 + _ULP * (high + e1 + e2)
+    elif node.op == "*":
+        propagated = left.high * e2 + right.high * e1 + e1 * e2
+        error = propagated + _ULP * (high + propagated)
+    else:  # "/" by a rational (combine refuses a logarithm below the line)
+        divisor = abs(right.c)
+        least = divisor - e2
+        if least <= 0:
+            return None
+        propagated = (left.high * e2 + divisor * e1) / (divisor * least)
+        error = propagated + _ULP * (left.high + e1) / least
+    return _checked_walk(_Walked(c=c, a=a, low=low, high=high, error=error))
+
+
+def _log_call(node: _Call) -> _Walked | None:
+    if node.function is not STUDENT_FUNCTIONS["ln"] or len(node.args) != 1:
+        return None
+    if _has_call(node.args[0]):
+        return None
+    bounded = _walk(node.args[0])
+    if bounded is None:
+        return None
+    x, ex = bounded
+    if x - ex <= 0 or not _small(x):
+        return None  # mpmath's argument may not be positive
+    term = _log_of(x)
+    if term is None:
+        return None
+    c, a = term
+    if a is None:  # ln 1: mpmath's is 0 only for an argument of exactly 1
+        return (
+            _Walked(c=c, a=None, low=Fraction(0), high=Fraction(0), error=Fraction(0))
+            if not ex
+            else None
+        )
+    low, high = _size(c, a)
+    moved = ex / (x - ex)  # |ln x' - ln x| <= |x' - x| / min(x, x')
+    error = moved + _LOG_ULP * (high + moved)
+    return _checked_walk(_Walked(c=c, a=a, low=low, high=high, error=error))
+
+
+def _combine(op: str, left: _Term, right: _Term) -> _Term | None:
+    """Two terms joined as :func:`_term` joins them (the same cases, the same refusals)."""
+    (c, a), (d, b) = left, right
+    if op in "+-":
+        if a != b and c and d:
+            return None
+        if not c:
+            c, a = Fraction(0), b
+        total = c + d if op == "+" else c - d
+        return _kept(total, a if total else None)
+    if op == "*":
+        if a is not None and b is not None:
+            return None
+        product = c * d
+        return _kept(product, (a or b) if product else None)
+    if op == "/":
+        if b is not None or not d:
+            return None
+        return _kept(c / d, a if c else None)
+    return None  # powers only of rationals, which _walk takes whole
+
+
+def quick_log(parsed: Parsed) -> LogForm | None:
+    """:func:`log_form` of an expression that :func:`quizgym.expr.evaluate` surely evaluates
+    (its guards decided for every value within the bound of mpmath's rounding); None otherwise."""
+    walked = _log_walk(parsed.tree)
+    if walked is None or walked.a is None:
+        return None
+    form = log_form(parsed)
+    if form is None:
+        return None
+    return form
+
+
+def log_reads_back(parsed: Parsed, form: LogForm) -> bool:
+    """Whether ``parsed`` (a printed form, read again) surely evaluates with mpmath to within
+    10^-25 of every 30-digit value of ``form`` (sympy's among them), as ``solve`` requires of an
+    exact form it shows; False when that cannot be told without mpmath."""
+    walked = _log_walk(parsed.tree)
+    again = log_form(parsed)
+    if walked is None or again != form:
+        return False
+    # |again' - value| <= error + 2^-99 |exact|; a margin of 2 for the comparison's rounding
+    return 2 * (walked.error + walked.high / 2**99) <= walked.low / 10**25
