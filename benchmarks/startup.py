@@ -4,7 +4,8 @@ Each command runs as a user runs it, in a fresh process, with the compiled-bank 
 one run before timing (``check`` and ``export`` are "warm": the bank's bytes and quizgym are
 unchanged since):
 
-- ``quizgym --help``, ``quizgym solve "ln 10"`` (and ``solve 2.30``, which needs no sympy);
+- ``quizgym --help``, ``quizgym solve "ln 10"`` and ``solve 2.30`` (neither needs sympy nor
+  mpmath: one logarithm and plain arithmetic are worked out exactly without them);
 - ``quizgym check bert-mlm`` warm (and cold, the cache off, for comparison);
 - ``quizgym practice`` until its first prompt is on the terminal (a pseudo-terminal, pexpect);
 - ``quizgym export bert-mlm --to qti12`` warm (and cold), against text2qti's whole run on the

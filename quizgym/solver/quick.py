@@ -513,7 +513,7 @@ def _atanh_fixed(z: Fraction, bits: int) -> int:
     return -total if negative else total
 
 
-@functools.cache
+@functools.lru_cache(maxsize=256)  # a form's digits and its read-back ask for the same
 def ln_bounds(value: Fraction) -> tuple[Fraction, Fraction]:
     """``ln(value)`` for a positive rational, as an interval ``lo ≤ ln(value) ≤ hi`` of width
     2^-(270 + bits of the value), with integer arithmetic (ln = k ln 2 + 2 atanh((y-1)/(y+1)))."""
