@@ -183,6 +183,8 @@ def _power(a: Fraction, ea: Fraction, b: Fraction, eb: Fraction) -> _Bounded | N
     if eb or b.denominator != 1 or abs(b) > _POWER_LIMIT:
         return None
     n = int(b)
+    if _bits(a) * abs(n) > EXACT_BITS:
+        return None  # refused by sympy's guard and rational_value alike, with their reason
     if not a:
         if ea or n <= 0:
             return None  # 0^0 and 0^-n are refused; a rounded zero may not be zero
@@ -479,9 +481,14 @@ def _term(node: _Node) -> _Term | None:  # noqa: PLR0911  # one return per case 
     # a power: of rationals, with a small integer exponent (as expr.rational_value)
     if a is not None or b is not None or d.denominator != 1 or abs(d) > _POWER_LIMIT:
         return None
-    if not c and d <= 0:
-        return None
+    if (not c and d <= 0) or _bits(c) * abs(int(d)) > EXACT_BITS:
+        return None  # as sympy's guard of an exact power: "too many digits"
     return _kept(c ** int(d), None)
+
+
+def _bits(value: Fraction) -> int:
+    """The size sympy's guards measure a rational by (``expr.exact_bits``)."""
+    return max(abs(value.numerator).bit_length(), value.denominator.bit_length())
 
 
 def _kept(value: Fraction, argument: Fraction | None) -> _Term | None:
