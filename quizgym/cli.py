@@ -61,8 +61,50 @@ def _example(text: str) -> Callable[[Any], Any]:
     return decorate
 
 
+def _columns() -> int:
+    """The terminal's width as :func:`shutil.get_terminal_size` finds it ($COLUMNS, else the
+    terminal of standard output, else 80), without importing shutil (and the compression
+    modules it pulls in) for ``--help``."""
+    import os
+    import sys
+
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    stdout = sys.__stdout__
+    try:
+        return (os.get_terminal_size(stdout.fileno()).columns if stdout else 0) or 80
+    except (ValueError, OSError):  # closed, detached or not a terminal
+        return 80
+
+
+class _Formatter(click.HelpFormatter):
+    """click's help formatter, its width found by :func:`_columns` (as click finds it)."""
+
+    def __init__(
+        self, indent_increment: int = 2, width: int | None = None, max_width: int | None = None
+    ) -> None:
+        if width is None and click.formatting.FORCED_WIDTH is None:
+            width = max(min(_columns(), 80 if max_width is None else max_width) - 2, 50)
+        super().__init__(indent_increment, width, max_width)
+
+
+class _Context(click.Context):
+    formatter_class = _Formatter
+
+
+class _Command(click.Command):
+    context_class = _Context
+
+
 class _Group(click.Group):
     """The root group: an unexpected error is one line too (the traceback only with --debug)."""
+
+    context_class = _Context
+    command_class = _Command
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

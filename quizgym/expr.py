@@ -42,11 +42,9 @@ works on 30-digit numbers below 2^4096. The input is capped at 300 characters, 1
 
 from __future__ import annotations
 
-import difflib
 import functools
 import math
 import re
-import signal
 import threading
 import time
 import unicodedata
@@ -58,16 +56,20 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-import mpmath
-from mpmath import mpf
-from mpmath.libmp import dps_to_prec, from_rational, round_nearest
-
 from quizgym.errors import AnswerParseError
 from quizgym.lazy import lazy
 
 if TYPE_CHECKING:
+    import signal
+
+    import mpmath
     import sympy
+    from mpmath import mpf
 else:
+    signal = lazy("signal")  # the alarm of an exact budget (sympy's work), not for reading
+    # Imported when a value is first computed to 30 digits: parsing, and plain arithmetic
+    # worked out with exact fractions (``quizgym solve 2.30``), need no mpmath.
+    mpmath = lazy("mpmath")
     sympy = lazy("sympy")  # exact keys only: reading and evaluating answers never needs it
 
 __all__ = [
@@ -131,8 +133,25 @@ _ROOT_BITS = 256  # sympy factors the base of a root; above ~256 bits that takes
 # under a millisecond and allows every root a key needs (x^0.25, 10^0.3, 1.05^(1/12)).
 ROOT_COST = 2**16
 """Most ``degree · bits`` of the exact roots in a value (see :func:`root_size`)."""
-_BIG = mpmath.ldexp(1, MAX_LOG2)
-_TINY = mpmath.ldexp(1, -MAX_LOG2)
+
+
+@functools.cache
+def _big() -> mpf:
+    return mpmath.ldexp(1, MAX_LOG2)
+
+
+@functools.cache
+def _tiny() -> mpf:
+    return mpmath.ldexp(1, -MAX_LOG2)
+
+
+@functools.cache
+def _at_53_bits(make: Callable[[], mpf]) -> mpf:
+    """A limit made at mpmath's default precision (53 bits), as it was when this module made
+    its limits on import: the same number whatever precision is in force on first use."""
+    with mpmath.workprec(53):
+        return make()
+
 
 _TOO_BIG = "The number is too large or too small to work with (beyond 2^4096)."
 _ONE_ARGUMENT = "Functions take one argument; use log10(x) or log2(x) for other bases."
@@ -299,11 +318,17 @@ def _mp_sqrt(x: mpf) -> mpf:
     return mpmath.sqrt(x)
 
 
-_EXP_LIMIT = MAX_LOG2 * mpmath.log(2)  # exp(x) < 2**4096  ⇔  x < 4096·ln 2 ≈ 2839.8
+def _exp_limit() -> mpf:
+    """exp(x) < 2**4096  ⇔  x < 4096·ln 2 ≈ 2839.8."""
+    return _at_53_bits(_exp_limit_53)
+
+
+def _exp_limit_53() -> mpf:
+    return MAX_LOG2 * mpmath.log(2)
 
 
 def _mp_exp(x: mpf) -> mpf:
-    if abs(x) >= _EXP_LIMIT:
+    if abs(x) >= _exp_limit():
         raise AnswerParseError(
             f"exp argument too large: exp(x) needs |x| < 2839, but got {format_value(x)}."
         )
@@ -380,7 +405,13 @@ _LOG10 = Function(
 # search. The mpmath side runs first for every node, so the exact side only ever sees
 # arguments whose value is known to be in range.
 
-_LN2 = mpmath.log(2)
+
+def _ln2() -> mpf:
+    return _at_53_bits(_ln2_53)
+
+
+def _ln2_53() -> mpf:
+    return mpmath.log(2)
 
 
 def _whole(name: str, x: mpf, *, least: int = 0) -> int:
@@ -392,14 +423,14 @@ def _whole(name: str, x: mpf, *, least: int = 0) -> int:
 
 def _bounded_log2(name: str, log_e: mpf) -> None:
     """Refuse a result whose natural log says it lies beyond 2^4096."""
-    if abs(log_e) / _LN2 > MAX_LOG2:
+    if abs(log_e) / _ln2() > MAX_LOG2:
         raise AnswerParseError(
             f"{name}: the result is too large or too small to work with (beyond 2^4096)."
         )
 
 
 def _mp_tan(x: mpf) -> mpf:
-    if abs(mpmath.cos(x)) < mpf(10) ** (5 - DPS):
+    if abs(mpmath.cos(x)) < mpmath.mpf(10) ** (5 - DPS):
         raise AnswerParseError(
             f"tan is undefined at odd multiples of pi/2 (got {format_value(x)})."
         )
@@ -414,7 +445,7 @@ def _degrees(name: str, x: mpf) -> tuple[mpf, mpf]:
     turn = mpmath.fmod(x, 360)
     if mpmath.isint(turn / 90):
         s, c = _QUARTER[int(turn / 90) % 4]
-        return mpf(s), mpf(c)
+        return mpmath.mpf(s), mpmath.mpf(c)
     angle = mpmath.radians(turn)
     return mpmath.sin(angle), mpmath.cos(angle)
 
@@ -456,7 +487,7 @@ def _sym_atan2(y: sympy.Expr, x: sympy.Expr) -> sympy.Expr:
 
 def _mp_hyperbolic(name: str, f: Callable[[mpf], mpf]) -> Callable[[mpf], mpf]:
     def mp(x: mpf) -> mpf:
-        if abs(x) >= _EXP_LIMIT:
+        if abs(x) >= _exp_limit():
             raise AnswerParseError(
                 f"{name} argument too large: it needs |x| < 2839, but got {format_value(x)}."
             )
@@ -504,22 +535,22 @@ def _comb_log2_below(whole: int, pick: int) -> float:
 def _mp_comb(n: mpf, k: mpf) -> mpf:
     whole, pick = _counting("comb", n, k)
     if pick > whole:
-        return mpf(0)
+        return mpmath.mpf(0)
     pick = min(pick, whole - pick)
     if _comb_log2_below(whole, pick) > MAX_LOG2:
-        _bounded_log2("comb", mpf(2 * MAX_LOG2))
+        _bounded_log2("comb", mpmath.mpf(2 * MAX_LOG2))
     # Within the bound, k ≤ 4096 and C(n, k) < 2^(4096 + 1.45·k): quick as an integer.
-    return mpf(math.comb(whole, pick))
+    return mpmath.mpf(math.comb(whole, pick))
 
 
 def _mp_perm(n: mpf, k: mpf) -> mpf:
     whole, pick = _counting("perm", n, k)
     if pick > whole:
-        return mpf(0)
+        return mpmath.mpf(0)
     # n!/(n-k)! ≥ (n - k + 1)^k, computed without cancellation.
     if pick and pick * math.log2(whole - pick + 1) > MAX_LOG2:
-        _bounded_log2("perm", mpf(2 * MAX_LOG2))
-    return mpf(math.perm(whole, pick))
+        _bounded_log2("perm", mpmath.mpf(2 * MAX_LOG2))
+    return mpmath.mpf(math.perm(whole, pick))
 
 
 def _sym_comb(n: sympy.Expr, k: sympy.Expr) -> sympy.Expr:
@@ -539,7 +570,7 @@ def _mp_gamma(x: mpf) -> mpf:
             f"gamma is undefined at 0 and the negative whole numbers (got {format_value(x)})."
         )
     # |Γ(x)| from log-gamma, by reflection below 1/2: π / (|sin πx| · Γ(1 − x)).
-    size = mpmath.loggamma(x) if x >= mpf("0.5") else -mpmath.loggamma(1 - x)
+    size = mpmath.loggamma(x) if x >= mpmath.mpf("0.5") else -mpmath.loggamma(1 - x)
     _bounded_log2("gamma", mpmath.re(size))
     return mpmath.gamma(x)
 
@@ -555,8 +586,8 @@ def _mp_erfc(x: mpf) -> mpf:
 def _normal_args(name: str, args: tuple[mpf, ...]) -> mpf:
     """z = (x - mu) / sigma of normal_cdf(x[, mu[, sigma]]) (mu 0 and sigma 1 by default)."""
     x = args[0]
-    mu = args[1] if len(args) > 1 else mpf(0)
-    sigma = args[2] if len(args) > 2 else mpf(1)
+    mu = args[1] if len(args) > 1 else mpmath.mpf(0)
+    sigma = args[2] if len(args) > 2 else mpmath.mpf(1)
     if sigma <= 0:
         raise AnswerParseError(f"{name} needs sigma > 0, but got {format_value(sigma)}.")
     return (x - mu) / sigma
@@ -571,7 +602,7 @@ def _mp_normal_cdf(*args: mpf) -> mpf:
 
 def _mp_normal_pdf(*args: mpf) -> mpf:
     z = _normal_args("normal_pdf", args)
-    sigma = args[2] if len(args) == 3 else mpf(1)
+    sigma = args[2] if len(args) == 3 else mpmath.mpf(1)
     if abs(z) > 75:
         raise AnswerParseError("normal_pdf: the result is too small to work with (below 2^-4096).")
     return mpmath.exp(-(z**2) / 2) / (sigma * mpmath.sqrt(2 * mpmath.pi))
@@ -640,16 +671,16 @@ def _mp_binom_pmf(k: mpf, n: mpf, p: mpf) -> mpf:
     trials, hits = _whole("binom_pmf", n), _whole("binom_pmf", k)
     p = _probability("binom_pmf", p)
     if hits > trials:
-        return mpf(0)
+        return mpmath.mpf(0)
     if p in (0, 1):
-        return mpf(1 if hits == (0 if p == 0 else trials) else 0)
+        return mpmath.mpf(1 if hits == (0 if p == 0 else trials) else 0)
     # A probability is at most 1: only "too small" can happen. C(n, k) ≤ (e·n/k)^k bounds it
     # from above without the cancellation of a difference of huge log-gammas.
     pick = min(hits, trials - hits)
     comb_above = pick * math.log2(math.e * trials / pick) if pick else 0.0
-    log2_p = float((hits * mpmath.log(p) + (trials - hits) * mpmath.log(1 - p)) / _LN2)
+    log2_p = float((hits * mpmath.log(p) + (trials - hits) * mpmath.log(1 - p)) / _ln2())
     if comb_above + log2_p < -MAX_LOG2:
-        _bounded_log2("binom_pmf", mpf(2 * MAX_LOG2))
+        _bounded_log2("binom_pmf", mpmath.mpf(2 * MAX_LOG2))
     return (
         mpmath.binomial(trials, hits) * mpmath.power(p, hits) * mpmath.power(1 - p, trials - hits)
     )
@@ -689,9 +720,10 @@ def _sym_extreme(name: str) -> Callable[..., sympy.Expr]:
 
 
 def _round_digits(digits: mpf | sympy.Expr) -> int:
-    whole = (
-        mpmath.isint(digits) if isinstance(digits, mpf) else bool(getattr(digits, "is_Integer", 0))
-    )
+    if isinstance(digits, mpmath.mpf):
+        whole = bool(mpmath.isint(digits))
+    else:
+        whole = bool(getattr(digits, "is_Integer", 0))
     if not whole:
         raise AnswerParseError("round(x, n) needs a whole number of digits n.")
     n = int(digits)
@@ -704,7 +736,7 @@ def _snap(x: mpf) -> mpf:
     """x, or the integer it is within 30-digit noise of: 2.345·100 + 0.5 is 234.99999… in
     binary, and must round as the exact 235 does (the exact side decides keys exactly)."""
     nearest = mpmath.nint(x)
-    return nearest if abs(x - nearest) <= (abs(x) + 1) * mpf(10) ** (5 - DPS) else x
+    return nearest if abs(x - nearest) <= (abs(x) + 1) * mpmath.mpf(10) ** (5 - DPS) else x
 
 
 def _mp_floor(x: mpf) -> mpf:
@@ -717,9 +749,9 @@ def _mp_ceil(x: mpf) -> mpf:
 
 def _mp_round(x: mpf, digits: mpf | None = None) -> mpf:
     if digits is None:
-        return _mp_floor(x + mpf("0.5"))
-    scale = mpf(10) ** _round_digits(digits)
-    return _mp_floor(x * scale + mpf("0.5")) / scale
+        return _mp_floor(x + mpmath.mpf("0.5"))
+    scale = mpmath.mpf(10) ** _round_digits(digits)
+    return _mp_floor(x * scale + mpmath.mpf("0.5")) / scale
 
 
 def _sym_round(x: sympy.Expr, digits: sympy.Expr | None = None) -> sympy.Expr:
@@ -799,6 +831,16 @@ def _sympy(name: str) -> Callable[..., sympy.Expr]:
     return call
 
 
+def _mp(name: str) -> Callable[..., mpf]:
+    """mpmath's function ``name``, looked up when it is called (mpmath is imported on first use)."""
+
+    def call(*args: mpf) -> mpf:
+        value: mpf = getattr(mpmath, name)(*args)
+        return value
+
+    return call
+
+
 def _fn(name: str, mp: Callable[..., mpf], sym: Callable[..., sympy.Expr], low: int = 1,
         high: int | None = 1) -> Function:  # fmt: skip
     return Function(name, low, high, mp, sym)
@@ -824,25 +866,25 @@ STUDENT_FUNCTIONS: Mapping[str, Function] = MappingProxyType(
         "sqrt": _fn("sqrt", _mp_sqrt, _sym_sqrt),
         "abs": _fn("abs", abs, _sym_abs),
         # trigonometry, in radians; sind, cosd and tand take degrees
-        "sin": _fn("sin", mpmath.sin, _SIN),
-        "cos": _fn("cos", mpmath.cos, _COS),
+        "sin": _fn("sin", _mp("sin"), _SIN),
+        "cos": _fn("cos", _mp("cos"), _COS),
         "tan": _fn("tan", _mp_tan, _TAN),
         "asin": _fn("asin", lambda x: mpmath.asin(_unit_interval("asin", x)), _sympy("asin")),
         "acos": _fn("acos", lambda x: mpmath.acos(_unit_interval("acos", x)), _sympy("acos")),
-        "atan": _fn("atan", mpmath.atan, _sympy("atan")),
+        "atan": _fn("atan", _mp("atan"), _sympy("atan")),
         "atan2": _fn("atan2", _mp_atan2, _sym_atan2, 2, 2),
         "sind": _fn("sind", lambda x: _degrees("sind", x)[0], _deg(_SIN)),
         "cosd": _fn("cosd", lambda x: _degrees("cosd", x)[1], _deg(_COS)),
         "tand": _fn("tand", _mp_tand, _deg(_TAN)),
-        "sinh": _fn("sinh", _mp_hyperbolic("sinh", mpmath.sinh), _sym_hyperbolic(_sympy("sinh"))),
-        "cosh": _fn("cosh", _mp_hyperbolic("cosh", mpmath.cosh), _sym_hyperbolic(_sympy("cosh"))),
-        "tanh": _fn("tanh", mpmath.tanh, _sym_hyperbolic(_sympy("tanh"))),
+        "sinh": _fn("sinh", _mp_hyperbolic("sinh", _mp("sinh")), _sym_hyperbolic(_sympy("sinh"))),
+        "cosh": _fn("cosh", _mp_hyperbolic("cosh", _mp("cosh")), _sym_hyperbolic(_sympy("cosh"))),
+        "tanh": _fn("tanh", _mp("tanh"), _sym_hyperbolic(_sympy("tanh"))),
         # counting and probability
         "factorial": _fn("factorial", _mp_factorial, _sym_factorial),
         "comb": _fn("comb", _mp_comb, _sym_comb, 2, 2),
         "perm": _fn("perm", _mp_perm, _sym_perm, 2, 2),
         "gamma": _fn("gamma", _mp_gamma, _sympy("gamma")),
-        "erf": _fn("erf", mpmath.erf, _sympy("erf")),
+        "erf": _fn("erf", _mp("erf"), _sympy("erf")),
         "erfc": _fn("erfc", _mp_erfc, _sympy("erfc")),
         "normal_cdf": _fn("normal_cdf", _mp_normal_cdf, _sym_normal_cdf, 1, 3),
         "normal_pdf": _fn("normal_pdf", _mp_normal_pdf, _sym_normal_pdf, 1, 3),
@@ -1295,6 +1337,8 @@ class _Tokenizer:
 def _closest(word: str, known: frozenset[str]) -> str | None:
     """The known name closest to an unknown word, if one is close (memoized: a class types the
     same unknown word, a unit the question does not name, thousands of times)."""
+    import difflib  # a misspelt name only
+
     close = difflib.get_close_matches(word, sorted(known), n=1, cutoff=0.75)
     return close[0] if close else None
 
@@ -1771,7 +1815,12 @@ def parse_condition(
     return Condition(text, tuple(sides), tuple(ops))
 
 
-_CLOSE = mpf(10) ** (5 - DPS)
+def _close() -> mpf:
+    return _at_53_bits(_close_53)
+
+
+def _close_53() -> mpf:
+    return mpmath.mpf(10) ** (5 - DPS)
 
 
 def holds(
@@ -1792,7 +1841,7 @@ def holds(
     for k, op in enumerate(condition.ops):
         a, b = numbers[k], numbers[k + 1]
         with mpmath.workdps(DPS):
-            near = abs(a - b) <= (abs(a) + abs(b)) * _CLOSE
+            near = abs(a - b) <= (abs(a) + abs(b)) * _close()
             sign = 0 if near else (1 if a > b else -1)
         if near and exact is not None:
             left, right = condition.sides[k], condition.sides[k + 1]
@@ -1901,22 +1950,22 @@ def _readable(
 
 def _guard(x: Any, offset: int | None) -> mpf:
     """Every intermediate value: a real, finite mpf with 2**-4096 <= |x| < 2**4096 (or 0)."""
-    if not isinstance(x, mpf):
+    if not isinstance(x, mpmath.mpf):
         if isinstance(x, int | float):
-            x = mpf(x)
+            x = mpmath.mpf(x)
         else:
             raise AnswerParseError("The result is not a real number.", offset)
     if not mpmath.isfinite(x):
         raise AnswerParseError("The result is not a finite number.", offset)
-    if x and not _TINY <= abs(x) < _BIG:
+    if x and not _tiny() <= abs(x) < _big():
         raise AnswerParseError(_TOO_BIG, offset)
     return x
 
 
 def _literal(node: _Num) -> mpf:
     if node.exponent >= 0:
-        return mpf(node.mantissa * 10**node.exponent)
-    return mpf(node.mantissa) / 10 ** (-node.exponent)
+        return mpmath.mpf(node.mantissa * 10**node.exponent)
+    return mpmath.mpf(node.mantissa) / 10 ** (-node.exponent)
 
 
 def _mp_binary(op: str, a: mpf, b: mpf, offset: int) -> mpf:
@@ -1939,7 +1988,7 @@ def _mp_power(a: mpf, b: mpf, offset: int) -> mpf:
     if not a:
         if b <= 0:
             raise AnswerParseError("0 cannot be raised to a zero or negative power.", offset)
-        return mpf(0)
+        return mpmath.mpf(0)
     if a < 0 and not mpmath.isint(b):
         raise AnswerParseError("A negative number cannot be raised to a fractional power.", offset)
     # Bound the result before computing it: |a^b| = 2^(b·log2|a|).
@@ -1966,8 +2015,9 @@ def _mp_env(env: Mapping[str, Any] | None) -> dict[str, mpf]:
     for name, value in (env or {}).items():
         try:
             if isinstance(value, Fraction):  # exact: the division rounds once, at 30 digits
-                value = mpf(value.numerator) / value.denominator
-            values[name] = _guard(value if isinstance(value, mpf) else mpf(value), None)
+                value = mpmath.mpf(value.numerator) / value.denominator
+            number = value if isinstance(value, mpmath.mpf) else mpmath.mpf(value)
+            values[name] = _guard(number, None)
         except (TypeError, ValueError) as exc:
             raise AnswerParseError(f"{name} has no numeric value.", None) from exc
     return values
@@ -2206,7 +2256,7 @@ def _sym_value(name: str, value: Any, offset: int) -> tuple[sympy.Expr, mpf | No
         approx = expr.evalf(DPS)
         if not (approx.is_Number and approx.is_finite and approx.is_extended_real):
             raise AnswerParseError(f"{name} is not a finite real number.", offset)
-        return expr, _guard(mpf(approx), offset)
+        return expr, _guard(mpmath.mpf(approx), offset)
     return expr, None
 
 
@@ -2469,7 +2519,8 @@ def read_answer(text: str) -> Reading | ParseFailure:
     return _read_parsed(text)
 
 
-_PLAIN_PREC = dps_to_prec(DPS)
+_PLAIN_PREC = 103
+"""mpmath's precision in bits at DPS digits (``mpmath.libmp.dps_to_prec(30)``)."""
 PLAIN_NUMBER = re.compile(
     r"(?P<lead> *(?:= *)?)(?P<sign>[+-]?)(?P<whole>[0-9]{1,15})"
     r"(?:(?P<sep>[.,])(?P<frac>[0-9]{1,15}))? *"
@@ -2516,7 +2567,9 @@ def _read_plain(text: str) -> Reading | None:
     scale = 10 ** len(fraction)
     reading = Reading(
         parsed,
-        mpmath.mp.make_mpf(from_rational(signed, scale, _PLAIN_PREC, round_nearest)),
+        mpmath.mp.make_mpf(
+            mpmath.libmp.from_rational(signed, scale, _PLAIN_PREC, mpmath.libmp.round_nearest)
+        ),
         canonical,
     )
     reading.__dict__["number"] = signed / scale  # correctly rounded from the exact fraction
@@ -2561,7 +2614,7 @@ def _plain_read_as(parsed: Parsed, value: mpf) -> str:
     else:
         shown = format_value(value)
         with mpmath.workdps(DPS):
-            same = mpf(shown) == value  # our own digits, not the student's text
+            same = mpmath.mpf(shown) == value  # our own digits, not the student's text
         read_as = f"{parsed.canonical} {'=' if same else '≈'} {shown}"
     return read_as
 
@@ -2640,7 +2693,7 @@ def format_value(x: mpf | float, digits: int = 7) -> str:
     ``2.302585``, ``0.1053605``, ``1e8``, ``1.234568e-7``: always text our language reads back.
     """
     with mpmath.workdps(max(DPS, digits + 5)):
-        value = mpf(x)
+        value = mpmath.mpf(x)
         if mpmath.isnan(value):
             return "nan"
         if mpmath.isinf(value):

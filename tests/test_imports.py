@@ -30,6 +30,9 @@ HEAVY = (
     "weasyprint",
     "pandas",
     "markdown_it",
+    # the standard library's slower corners, which --help and solve do without
+    "hashlib",
+    "shutil",
 )
 """The libraries whose import a user waits for."""
 
@@ -48,11 +51,17 @@ main()
 EXPORT = ["export", "bert-mlm", "--to", "qti12", "-o", "out.zip"]
 COMMANDS: dict[str, tuple[list[str], set[str]]] = {
     "--help": (["--help"], set()),
-    "solve a decimal": (["solve", "2.30"], {"mpmath"}),
-    "solve an exact form": (["solve", "ln 10"], {"mpmath", "sympy"}),
-    "check (warm)": (["check", "bert-mlm"], set()),
+    # plain arithmetic is shown from its exact fraction: neither mpmath nor sympy
+    "solve a decimal": (["solve", "2.30"], set()),
+    # one logarithm of a rational is formed, printed and valued as sympy would, without it
+    # (and without mpmath: the logarithm is worked out with integers)
+    "solve an exact form": (["solve", "ln 10"], set()),
+    # a sum of different logarithms is tidied by sympy (logcombine)
+    "solve a sum of logarithms": (["solve", "ln 2 + ln 3"], {"mpmath", "sympy", "shutil"}),
+    # the cache is keyed by SHA-256
+    "check (warm)": (["check", "bert-mlm"], {"hashlib", "shutil"}),
     # the bank's text as markdown (its parsed form costs as much to read back as to parse)
-    "export (warm)": (EXPORT, {"mpmath", "pydantic", "markdown_it"}),
+    "export (warm)": (EXPORT, {"mpmath", "pydantic", "markdown_it", "hashlib", "shutil"}),
     # progress from the database (rich, fsrs, sqlite3): no bank is read, so no pydantic
     "stats": (["stats"], {"rich", "fsrs", "sqlite3"}),
     # the first prompt, then q: the bank as validated (pydantic), the terminal (rich), the
@@ -60,7 +69,7 @@ COMMANDS: dict[str, tuple[list[str], set[str]]] = {
     # markdown (its numbers are drawn afresh, so its text was never parsed before)
     "practice (first prompt)": (
         ["practice", "--seed", "1"],
-        {"mpmath", "pydantic", "rich", "fsrs", "sqlite3", "markdown_it"},
+        {"mpmath", "pydantic", "rich", "fsrs", "sqlite3", "markdown_it", "hashlib", "shutil"},
     ),
 }
 
@@ -69,6 +78,7 @@ SHOWS = {
     "--help": "  solve     Evaluate an expression exactly as the grader reads it.\n",
     "solve a decimal": "read as: 2.30\nexact:   23/10\nvalue:   2.3\n",
     "solve an exact form": "read as: ln(10)\nexact:   ln 10\nvalue:   2.302585092994046\n",
+    "solve a sum of logarithms": "exact:   ln 6\n",
     "check (warm)": "bert-mlm.yaml: bert-mlm, 70 questions, 1203 variants checked: ok\n",
     "export (warm)": (
         "wrote out.zip (qti12): 70 questions as 82 items; items recorded in out.zip.issued.json\n"

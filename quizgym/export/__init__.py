@@ -10,7 +10,6 @@ so exporting twice gives the same bytes and re-importing updates rather than dup
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import sys
 from abc import ABC, abstractmethod
@@ -202,6 +201,8 @@ def export_bank(
             report = scored()
             warnings = tuple(report.warnings())
         else:  # the same bytes score the same: kept with the compiled bank (and its cache)
+            import hashlib  # here: the CLI imports this module for --help
+
             digest = hashlib.sha256(data).hexdigest()
             warnings = job.compiled.memo(
                 "export_warnings", (to, variants, seed, digest), lambda: tuple(scored().warnings())

@@ -21,9 +21,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-import mpmath
-from mpmath import mpf
-
 from quizgym.errors import AnswerParseError
 from quizgym.expr import (
     CONSTANTS,
@@ -46,11 +43,14 @@ from quizgym.lazy import lazy
 # The bank format (pydantic) is imported by the functions that read it: ``quizgym solve`` and a
 # warm command use the table without it.
 if TYPE_CHECKING:
+    import mpmath
     import sympy
+    from mpmath import mpf
 
     from quizgym.model import FunctionDef
 else:
     sympy = lazy("sympy")  # exact keys only
+    mpmath = lazy("mpmath")  # 30-digit values: ``quizgym solve 2.30`` needs none
 
 __all__ = [
     "BUILTINS",

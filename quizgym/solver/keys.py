@@ -6,12 +6,12 @@ expressions, so the key to ``mlm_loss(0.2, 0.5)`` reads ``ln 10 ≈ 2.3026``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING
-
-import mpmath
 
 from quizgym.errors import AnswerParseError
 from quizgym.expr import (
@@ -33,13 +33,34 @@ from quizgym.expr import (
 )
 from quizgym.lazy import lazy
 from quizgym.solver.functions import STEP_FUNCTIONS, FunctionTable
+from quizgym.solver.quick import (
+    LogForm,
+    evaluates,
+    log_form,
+    log_reads_back,
+    quick_log,
+    reads_back,
+    shown_value,
+)
 
 if TYPE_CHECKING:
+    import mpmath
     import sympy
 else:
     sympy = lazy("sympy")  # solving exactly; a key read back from the cache needs none
+    mpmath = lazy("mpmath")  # 30-digit values; plain arithmetic is shown from its fraction
 
-__all__ = ["Key", "Solution", "display", "exact_key", "in_range", "solve", "tidy", "to_mpf"]
+__all__ = [
+    "Key",
+    "Solution",
+    "display",
+    "display_text",
+    "exact_key",
+    "in_range",
+    "solve",
+    "tidy",
+    "to_mpf",
+]
 
 
 @dataclass(frozen=True)
@@ -152,7 +173,11 @@ def display(expr: sympy.Expr) -> str:
     person: a bare ``ln 2`` only where nothing follows it that could belong to its argument
     (``ln(2)/3``, never ``ln 2/3``; ``(8 sqrt 10)/3``, never ``8 sqrt 10/3``; ``ln(3)^2``).
     """
-    text = to_text(expr)
+    return display_text(to_text(expr))
+
+
+def display_text(text: str) -> str:
+    """:func:`display` of an expression already printed by :func:`~quizgym.expr.to_text`."""
     # A coefficient times a bare call, divided: group the product, "(8 sqrt 10)/3".
     text = re.sub(rf"(?<![\w.)^])(\d+)\*{_BARE}\((\d+)\)(?=/)", r"(\1 \2 \3)", text)
     text = re.sub(rf"\b{_BARE}\((\d+)\)(?=$|[ ),])", r"\1 \2", text)
@@ -240,8 +265,12 @@ def _is_log_term(expr: sympy.Expr) -> bool:
     return False
 
 
-_LARGEST = mpmath.mpf("1e300")
-"""Keys are compared as floats (binary64 ends near 1.8e308): a larger key could not be graded."""
+@functools.cache
+def _largest() -> mpmath.mpf:
+    """Keys are compared as floats (binary64 ends near 1.8e308): a larger key could not be
+    graded. Made at mpmath's default precision, as when it was made on import."""
+    with mpmath.workprec(53):
+        return mpmath.mpf("1e300")
 
 
 def to_mpf(expr: sympy.Expr) -> mpmath.mpf:
@@ -273,7 +302,7 @@ def in_range(value: mpmath.mpf, what: str) -> mpmath.mpf:
     Raises:
         ExactLimitError: ``|value|`` is above 1e300 or a nonzero value below 1e-300.
     """
-    if value and not 1 / _LARGEST <= abs(value) <= _LARGEST:
+    if value and not 1 / _largest() <= abs(value) <= _largest():
         raise ExactLimitError(
             f"{what} is {format_value(value, 5)}, beyond the range answers are compared in "
             "(1e-300 to 1e300 in size)"
@@ -291,11 +320,25 @@ class Solution:
 
     read_as: str
     exact: str | None
-    value: mpmath.mpf
+    raw: mpmath.mpf | Fraction | LogForm
+    """The value as worked out: a 30-digit number, or the exact fraction of plain arithmetic
+    or the exact logarithm (shown without mpmath; :attr:`value` works it out to 30 digits)."""
     note: str | None = None
+    digits: str | None = None
+    """The value as shown, when it was found without mpmath."""
+
+    @functools.cached_property
+    def value(self) -> mpmath.mpf:
+        """The value to 30 digits."""
+        if isinstance(self.raw, Fraction):
+            with mpmath.workdps(DPS):
+                return mpmath.mpf(self.raw.numerator) / self.raw.denominator
+        if isinstance(self.raw, LogForm):
+            return self.raw.value()
+        return self.raw
 
     def __str__(self) -> str:
-        digits = format_value(self.value, 16)
+        digits = self.digits if self.digits is not None else format_value(self.value, 16)
         lines = [f"read as: {self.read_as}"]
         if self.exact is not None and self.exact not in {digits, self.read_as}:
             lines.append(f"exact:   {self.exact}")
@@ -325,12 +368,42 @@ def solve(text: str, *, table: FunctionTable | None = None) -> Solution:
     """
     table = table or FunctionTable.plain()
     parsed = table.parse(text)
+    if evaluates(parsed):  # plain arithmetic that surely evaluates: no mpmath, no sympy
+        rational = rational_value(parsed)
+        if rational is not None:
+            shown = str(rational)  # as sympy prints a rational: 23/10, -3, 1/3
+            try:
+                again = table.parse(shown)
+            except AnswerParseError:
+                again = None
+            if again is not None and reads_back(again, rational):
+                return Solution(
+                    read_as=parsed.canonical,
+                    exact=shown,
+                    raw=rational,
+                    digits=shown_value(rational),
+                )
+            # else: worked out with mpmath below, which says why the exact form is left out
+    form = quick_log(parsed)
+    digits = form.digits() if form is not None else None
+    if form is not None and digits is not None:  # one logarithm: no mpmath, no sympy
+        shown = display_text(form.text)
+        try:
+            again = table.parse(shown)
+        except AnswerParseError:
+            again = None
+        if again is not None and log_reads_back(again, form):
+            return Solution(read_as=parsed.canonical, exact=shown, raw=form, digits=digits)
     approx = evaluate(parsed)
     rational = rational_value(parsed)
+    form = log_form(parsed) if rational is None else None
+    quick_value = form.certain_value() if form is not None else None
     if rational is not None:  # plain arithmetic on decimals: exact without sympy
         with mpmath.workdps(DPS):
             value = mpmath.mpf(rational.numerator) / rational.denominator
         shown = str(rational)  # as sympy prints a rational: 23/10, -3, 1/3
+    elif form is not None and quick_value is not None:  # one logarithm: as sympy, without it
+        value, shown = quick_value, display_text(form.text)
     else:
         try:
             with exact_budget(SOLVE_SECONDS, what="the exact form"):
@@ -345,15 +418,15 @@ def solve(text: str, *, table: FunctionTable | None = None) -> Solution:
                 note += (
                     "; the value is rounded from 30-digit arithmetic, which an exact half can fool"
                 )
-            return Solution(read_as=parsed.canonical, exact=None, value=approx, note=note)
+            return Solution(read_as=parsed.canonical, exact=None, raw=approx, note=note)
     if not _reads_as(shown, value, table):
         note = (
             f"the exact form ({len(shown):,} characters) is too long to show"
             if len(shown) > 200
             else "the exact form is left out: it would not read back as this value"
         )
-        return Solution(read_as=parsed.canonical, exact=None, value=value, note=note)
-    return Solution(read_as=parsed.canonical, exact=shown, value=value)
+        return Solution(read_as=parsed.canonical, exact=None, raw=value, note=note)
+    return Solution(read_as=parsed.canonical, exact=shown, raw=value)
 
 
 def _reads_as(text: str, value: mpmath.mpf, table: FunctionTable) -> bool:
