@@ -36,7 +36,6 @@ from quizgym.solver.functions import STEP_FUNCTIONS, FunctionTable
 from quizgym.solver.quick import (
     LogForm,
     evaluates,
-    log_form,
     log_reads_back,
     quick_log,
     reads_back,
@@ -394,23 +393,26 @@ def solve(text: str, *, table: FunctionTable | None = None) -> Solution:
             again = None
         if again is not None and log_reads_back(again, form):
             return Solution(read_as=parsed.canonical, exact=shown, raw=form, digits=digits)
+    # Else as the grader's keys are worked out (exact_key): sympy's value, not a better one.
     approx = evaluate(parsed)
     rational = rational_value(parsed)
-    form = log_form(parsed) if rational is None else None
-    quick_value = form.certain_value() if form is not None else None
     if rational is not None:  # plain arithmetic on decimals: exact without sympy
         with mpmath.workdps(DPS):
             value = mpmath.mpf(rational.numerator) / rational.denominator
         shown = str(rational)  # as sympy prints a rational: 23/10, -3, 1/3
-    elif form is not None and quick_value is not None:  # one logarithm: as sympy, without it
-        value, shown = quick_value, display_text(form.text)
     else:
         try:
             with exact_budget(SOLVE_SECONDS, what="the exact form"):
                 exact = to_sympy(parsed)
                 value = to_mpf(exact)
                 check_budget()
-                shown = display(tidy(exact))
+                try:
+                    shown = display(tidy(exact))
+                except ValueError as exc:  # an integer longer than Python writes out
+                    if "integer string conversion" not in str(exc):
+                        raise
+                    note = "the exact form is too long to show (an integer of over 4,300 digits)"
+                    return Solution(read_as=parsed.canonical, exact=None, raw=value, note=note)
         except (AnswerParseError, ArithmeticError) as exc:  # ArithmeticError: sympy's evalf
             reason = exc.message if isinstance(exc, AnswerParseError) else str(exc)
             note = f"no exact form: {reason.rstrip('.')}"
