@@ -374,28 +374,14 @@ class LogForm:
     def value(self) -> mpmath.mpf:
         """The value to 30 digits: worked out with 200 bits beyond the argument's size (so that
         ``ln(a)`` keeps them even for ``a`` close to 1), then rounded."""
-        return self._worked()[0]
-
-    def certain_value(self) -> mpmath.mpf | None:
-        """:meth:`value`, or None when the 16 digits ``solve`` shows could depend on the last
-        digits (sympy's 30-digit value, within 10^-28 of the exact one, could then show
-        otherwise: a value within 10^-28 of a rounding boundary of its 16th digit)."""
-        value, certain = self._worked()
-        return value if certain else None
-
-    def _worked(self) -> tuple[mpmath.mpf, bool]:
         import mpmath
 
         p, q = self.argument.numerator, self.argument.denominator
         c = self.coefficient
         with mpmath.workprec(200 + max(p.bit_length(), q.bit_length())):
             exact = mpmath.log(mpmath.mpf(p) / q) * c.numerator / c.denominator
-            margin = mpmath.mpf(10) ** -28
-            low, high = exact * (1 - margin), exact * (1 + margin)
         with mpmath.workdps(DPS):
-            # format_value rounds to 30 digits, then to 16: both monotone, so the same text at
-            # both ends is the same text for every 30-digit value between them.
-            return +exact, format_value(low, 16) == format_value(high, 16)
+            return +exact
 
 
 _Term = tuple[Fraction, Fraction | None]
