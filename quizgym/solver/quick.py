@@ -38,7 +38,6 @@ from quizgym.expr import (
     _Node,
     _Num,
     _Unary,
-    format_value,
 )
 
 if TYPE_CHECKING:
