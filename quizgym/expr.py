@@ -106,6 +106,7 @@ __all__ = [
     "exact_node",
     "root_size",
     "rational_value",
+    "tidy_digits",
     "to_sympy",
     "to_text",
     "tree_call",
@@ -2701,6 +2702,12 @@ def format_value(x: mpf | float, digits: int = 7) -> str:
         if not value:
             return "0"
         text: str = mpmath.nstr(value, digits)
+    return tidy_digits(text)
+
+
+def tidy_digits(text: str) -> str:
+    """``mpmath.nstr``'s text as :func:`format_value` shows it: no trailing zeros after the
+    point, no ``+`` nor leading zeros in the exponent (``1.50000e+05`` → ``1.5e5``)."""
     mantissa, _, exponent = text.partition("e")
     if "." in mantissa:
         mantissa = mantissa.rstrip("0").rstrip(".")

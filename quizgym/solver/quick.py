@@ -38,6 +38,7 @@ from quizgym.expr import (
     _Node,
     _Num,
     _Unary,
+    tidy_digits,
 )
 
 if TYPE_CHECKING:
@@ -310,18 +311,7 @@ def shown_value(value: Fraction, digits: int = 16) -> str | None:
     if not value:
         return "0"
     text = _to_str(*round_to_mpf(value), digits)
-    return None if text is None else _tidied(text)
-
-
-def _tidied(text: str) -> str:
-    """:func:`quizgym.expr.format_value`'s tidying of ``mpmath.nstr``'s text."""
-    mantissa, _, exponent = text.partition("e")
-    if "." in mantissa:
-        mantissa = mantissa.rstrip("0").rstrip(".")
-    if exponent:
-        sign = "-" if exponent.startswith("-") else ""
-        return f"{mantissa}e{sign}{exponent.lstrip('+-').lstrip('0') or '0'}"
-    return mantissa
+    return None if text is None else tidy_digits(text)
 
 
 # --- one logarithm: c·ln(a), as sympy forms, tidies and prints it ---------------------------------
@@ -368,7 +358,7 @@ class LogForm:
         (text,) = texts
         assert text is not None
         sign = "-" if self.coefficient < 0 else ""
-        return sign + _tidied(text)
+        return sign + tidy_digits(text)
 
     def value(self) -> mpmath.mpf:
         """The value to 30 digits: worked out with 200 bits beyond the argument's size (so that
