@@ -18,12 +18,12 @@ import gc
 import json
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from quizgym.analysis import Statistics, Sums, combine
 from quizgym.errors import QuizgymError
@@ -295,6 +295,8 @@ def _grade(
     return replace(run, out_dir=out_dir, files=written, changes=changes)
 
 
+T = TypeVar("T")
+
 RUN_RECORD = "run.json"
 """Written last into an output folder, once every other file of the run is in place."""
 _STAGING = ".quizgym-staging-"
@@ -405,9 +407,38 @@ def assemble(
     warnings = fit.warnings() + _unreadable(sums)
     specs = tables(gradebook=job.gradebook)
     files = [out_dir / spec.name for spec in specs]
+
+    def class_wide() -> tuple[Statistics, ReviewCounts]:
+        """The outputs the whole class's statistics give."""
+        stats = combine(sums)
+        write_items(out_dir / "items.csv", stats)
+        write_rejected(out_dir / "rejected.csv", rejected)
+        write_review(out_dir / "review.csv", bank, review)
+        counts = ReviewCounts(
+            rows=len(review.entries), waiting=review.waiting, decided=review.decided
+        )
+        report = render_report(
+            bank=bank.bank,
+            stats=stats,
+            totals=sums.totals,
+            rejected_rows=sum(1 for r in rejected if not r.is_column),
+            ignored_columns=sum(1 for r in rejected if r.is_column),
+            students=students,
+            warnings=warnings,
+            notes=[*notes, job.versions.describe()],
+            review=ReviewSummary(
+                rows=counts.rows,
+                waiting=counts.waiting,
+                decided=counts.decided,
+                agreement=agreements(bank, review),
+            ),
+        )
+        (out_dir / "report.html").write_text(report, encoding="utf-8")
+        return stats, counts
+
     if job.parts_dir is None:
         parts = [r.graded for r in ordered if r.graded is not None]
-        _write_whole(out_dir, bank.bank, parts, job)
+        stats, counts = _write_whole(out_dir, bank.bank, parts, job, then=class_wide)
     else:
         for spec in specs:
             head = job.parts_dir / f"header-{spec.name}"
@@ -415,28 +446,7 @@ def assemble(
             _concatenate(out_dir / spec.name, head, [r.files[spec.name] for r in ordered])
         if job.feedback:
             _move_feedback(out_dir / "feedback", ordered)
-    stats = combine(sums)
-    write_items(out_dir / "items.csv", stats)
-    write_rejected(out_dir / "rejected.csv", rejected)
-    write_review(out_dir / "review.csv", bank, review)
-    counts = ReviewCounts(rows=len(review.entries), waiting=review.waiting, decided=review.decided)
-    report = render_report(
-        bank=bank.bank,
-        stats=stats,
-        totals=sums.totals,
-        rejected_rows=sum(1 for r in rejected if not r.is_column),
-        ignored_columns=sum(1 for r in rejected if r.is_column),
-        students=students,
-        warnings=warnings,
-        notes=[*notes, job.versions.describe()],
-        review=ReviewSummary(
-            rows=counts.rows,
-            waiting=counts.waiting,
-            decided=counts.decided,
-            agreement=agreements(bank, review),
-        ),
-    )
-    (out_dir / "report.html").write_text(report, encoding="utf-8")
+        stats, counts = class_wide()
     files += [out_dir / n for n in ("items.csv", "rejected.csv", "review.csv", "report.html")]
     if job.feedback:
         files.append(out_dir / "feedback")
@@ -525,11 +535,20 @@ def _unreadable(sums: Sums) -> list[str]:
     return out
 
 
-def _write_whole(out_dir: Path, bank: Bank, parts: Sequence[GradedPartition], job: Job) -> None:
-    """The per-student tables of a run in memory, straight from its graded partitions.
+def _write_whole(
+    out_dir: Path,
+    bank: Bank,
+    parts: Sequence[GradedPartition],
+    job: Job,
+    *,
+    then: Callable[[], T],
+) -> T:
+    """The per-student tables of a run in memory, straight from its graded partitions, and
+    ``then()``'s outputs; returns what ``then()`` returns.
 
-    pyarrow writes the large tables without holding the GIL: the first in a second thread. All of
-    them finish (or fail, the first one's error raised first) before anything else is written.
+    pyarrow writes the large tables without holding the GIL: the first (``responses.csv``) in a
+    second thread, while this one writes the others and ``then()``'s. All of them finish (or
+    fail, the first one's error raised first) before the run goes on.
     """
     first, *others = tables(gradebook=job.gradebook)
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -537,10 +556,11 @@ def _write_whole(out_dir: Path, bank: Bank, parts: Sequence[GradedPartition], jo
         try:
             for spec in others:
                 spec.write(out_dir / spec.name, bank, parts)
+            if job.feedback:
+                write_feedback(out_dir / "feedback", bank, parts)
+            return then()
         finally:
             done.result()
-    if job.feedback:
-        write_feedback(out_dir / "feedback", bank, parts)
 
 
 def _move_feedback(folder: Path, results: Sequence[PieceResult]) -> None:
