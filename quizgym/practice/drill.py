@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from fsrs import Card, Rating, Scheduler, State
+from fsrs import Card, Rating, Scheduler
 
 from quizgym.answers import Status, Verdict, grade_response, shown_choices
 from quizgym.model import (
@@ -44,6 +44,7 @@ from quizgym.model import (
     SpotTheError,
     TrueFalse,
 )
+from quizgym.practice.queue import LEARN_AHEAD, is_due, order_queue, review_seed, slot_label
 from quizgym.practice.store import (
     Answer,
     ItemInfo,
@@ -66,8 +67,6 @@ from quizgym.practice.views import (
 from quizgym.selection import check_filters, matches
 from quizgym.solver import CompiledBank, Slot, Variant, compiled, prompt_of
 
-LEARN_AHEAD = timedelta(minutes=20)
-"""Learning/relearning steps due this soon count as due (Anki's learn-ahead limit)."""
 RETRY_GAP = 3
 """A wrong item comes back after this many other items (or at the end)."""
 COMMANDS = "? hint · ! reveal · s skip · u undo · q quit"
@@ -157,16 +156,6 @@ def content_sha(question: AnyQuestion) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def review_seed(seed: int, bank_id: str, item_id: str, reviews: int) -> int:
-    """The variant seed of an item's review: fresh numbers each time it is logged again.
-
-    ``reviews`` is how many answers to the item are already logged, so a new review draws new
-    numbers even under a fixed ``--seed``, while the same seed and history give the same ones.
-    """
-    digest = hashlib.sha256(f"{seed}\x1f{bank_id}\x1f{item_id}\x1f{reviews}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") >> 1
-
-
 def explanation_for(
     bank: Bank | CompiledBank, question: AnyQuestion, variant: Variant
 ) -> str | None:
@@ -185,15 +174,6 @@ def explanation_for(
     return text
 
 
-def is_due(card: Card | None, now: datetime) -> bool:
-    """New items are due; learning steps within :data:`LEARN_AHEAD`; others at their due time."""
-    if card is None:
-        return True
-    if card.state in (State.Learning, State.Relearning):
-        return card.due <= now + LEARN_AHEAD
-    return card.due <= now
-
-
 def build_queue(
     banks: Sequence[Bank | CompiledBank],
     rows: Sequence[dict[str, ItemRow]],
@@ -205,31 +185,19 @@ def build_queue(
     types: Sequence[str],
     cram: bool,
 ) -> list[Entry]:
-    """Due items first (most overdue first), then up to ``new`` new ones, ``limit`` in all.
+    """Due items first (most overdue first), then up to ``new`` new ones, ``limit`` in all
+    (:func:`~quizgym.practice.queue.order_queue`).
 
     With ``cram``, items already learned but not due come after the due ones (soonest first).
     """
-    due: list[tuple[datetime, int, Entry]] = []
-    fresh: list[Entry] = []
-    later: list[tuple[datetime, int, Entry]] = []
-    order = 0
+    candidates: list[tuple[Entry, Card | None]] = []
     for book, bank_rows in zip(map(compiled, banks), rows, strict=True):
         for question in book.bank.questions:
             if not matches(question, tags=tags, types=types):
                 continue
             row = bank_rows[question.id]
-            entry = Entry(book, question, row, new=row.card is None)
-            order += 1
-            if row.card is None:
-                fresh.append(entry)
-            elif is_due(row.card, now):
-                due.append((row.card.due, order, entry))
-            elif cram:
-                later.append((row.card.due, order, entry))
-    queue = [e for *_, e in sorted(due, key=lambda t: t[:2])]
-    queue += [e for *_, e in sorted(later, key=lambda t: t[:2])]
-    queue += fresh[: max(new, 0)]
-    return queue[: max(limit, 0)]
+            candidates.append((Entry(book, question, row, new=row.card is None), row.card))
+    return order_queue(candidates, now=now, new=new, limit=limit, cram=cram)
 
 
 # --- the session ------------------------------------------------------------------------------
@@ -659,17 +627,8 @@ class Drill:
 
     @staticmethod
     def _label(question: AnyQuestion, part_id: str | None, units: str | None = None) -> str:
-        if isinstance(question, TrueFalse):
-            return "True or false? (t/f)"
-        if isinstance(question, MultipleChoice) and question.multiple:
-            return "Your choices (e.g. A C)"
-        if isinstance(question, MultipleChoice | SpotTheError):
-            return "Your choice"
-        if isinstance(question, FreeText):
-            return "Your answer (one line)"
-        if part_id:  # the part's prompt, shown just above, names its units
-            return f"{part_id} ="
-        return f"Your answer in {units}" if units else "Your answer"
+        multiple = isinstance(question, MultipleChoice) and question.multiple
+        return slot_label(question.type, multiple=multiple, part=part_id, units=units)
 
     def _summary(self, started: datetime, *, quit_early: bool, unsaved: str | None) -> Summary:
         now = self.clock()

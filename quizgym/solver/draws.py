@@ -1,0 +1,71 @@
+"""The scalar draw of :mod:`~quizgym.solver.variants`, in a module of its own that needs nothing
+but :mod:`hashlib`: the drill's first prompt orders a question's choices with it before the
+expression language (mpmath) and the bank format (pydantic) are loaded.
+
+See :mod:`~quizgym.solver.variants` for the scheme: one SHA-256 per (bank, student, seed), xor a
+SHA-256 salt per question, then a splitmix64 stream.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+__all__ = ["choice_order", "question_salt", "student_key"]
+
+_MASK = (1 << 64) - 1
+_GAMMA = 0x9E3779B97F4A7C15
+_MIX1 = 0xBF58476D1CE4E5B9
+_MIX2 = 0x94D049BB133111EB
+_ATTEMPT = 0xD1B54A32D192ED03  # another odd constant: attempt r starts from mix(state + r·δ)
+
+
+def _hash64(*parts: object) -> int:
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def question_salt(bank: str, question: str) -> int:
+    """The salt of a question's draws (xored into each student's key)."""
+    return _hash64(bank, question, "question")
+
+
+def _student_digest(bank: str, student: str | None, seed: int | None) -> bytes:
+    """SHA-256 of ``bank␟student␟seed`` (empty for None): the one definition of a student's key."""
+    return hashlib.sha256(
+        f"{bank}\x1f{student or ''}\x1f{'' if seed is None else seed}".encode()
+    ).digest()
+
+
+def student_key(bank: str, student: str | None, seed: int | None) -> int:
+    """The 64-bit key of a student and seed in a bank."""
+    return int.from_bytes(_student_digest(bank, student, seed)[:8], "big")
+
+
+def _mix(z: int) -> int:
+    z = ((z ^ (z >> 30)) * _MIX1) & _MASK
+    z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+    return z ^ (z >> 31)
+
+
+def _draws(state: int, count: int) -> list[int]:
+    return [_mix((state + (k + 1) * _GAMMA) & _MASK) for k in range(count)]
+
+
+def _attempt(state: int, attempt: int) -> int:
+    """The state of a question's draw at attempt ``attempt`` (0: the state itself)."""
+    return state if not attempt else _mix((state + attempt * _ATTEMPT) & _MASK)
+
+
+def _shuffle(order: list[int], draws: list[int]) -> None:
+    for position, i in enumerate(range(len(order) - 1, 0, -1)):
+        j = draws[position] % (i + 1)
+        order[i], order[j] = order[j], order[i]
+
+
+def choice_order(state: int, *, params: int, choices: int, shuffled: bool) -> list[int]:
+    """The order of a question's choices drawn from one state (after its ``params`` draws):
+    ``order[k]`` is the bank index of the k-th choice shown."""
+    order = list(range(choices))
+    if shuffled and choices:
+        _shuffle(order, _draws(state, params + choices - 1)[params:])
+    return order
