@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the drill pulls in the answer engine (sympy): import it onl
 
     from quizgym.practice.stats import BankStats
     from quizgym.practice.views import Summary
+    from quizgym.solver import CompiledBank
 
 DEFAULT_BANK = "bert-mlm"
 
@@ -47,24 +48,43 @@ def run_practice(
     Raises:
         QuizgymError: a bank or the database cannot be used.
     """
-    from quizgym.practice.drill import practice
+    from quizgym.practice.first import Loader, first_item, read_previews, show_first
     from quizgym.practice.store import Store
     from quizgym.practice.ui import RichUI, make_console
     from quizgym.practice.views import clock_from
-    from quizgym.solver.cache import open_bank, save
 
-    books = [open_bank(name) for name in (banks or [DEFAULT_BANK])]  # the cache when fresh
-    loaded = [book.bank for book in books]
+    names = list(banks or [DEFAULT_BANK])
+    # A bank drilled before shows its first item from its preview while the drill loads
+    # (quizgym.practice.first); any other starts as it always has, loading the drill first.
+    previews = read_previews(names)
+    books = _load(names) if previews is None else None
     clock = clock_from(os.environ.get("QUIZGYM_NOW"))
     store = Store.open(db)
     console, ascii_only = make_console()
+    ui = RichUI(console, ascii_only=ascii_only)
     if sys.stdin.isatty() and os.environ.get("TERM", "dumb") != "dumb":
         import readline  # noqa: F401  (line editing and history for input())
+    opening = None
     try:
+        if books is None:
+            assert previews is not None
+            now = clock()
+            found = first_item(
+                previews, store=store, now=now, new=new, limit=limit, tags=tags, types=types,
+                cram=cram, seed=seed,
+            )  # fmt: skip
+            if found is None:
+                books = _load(names)
+            else:
+                loader = Loader(lambda: _load(names))
+                opening = show_first(found, ui=ui, clock=clock, now=now, loader=loader)
+                books = loader.result()
+        from quizgym.practice.drill import practice
+
         return practice(
-            loaded,
+            [book.bank for book in books],
             store=store,
-            ui=RichUI(console, ascii_only=ascii_only),
+            ui=ui,
             clock=clock,
             new=new,
             limit=limit,
@@ -72,11 +92,32 @@ def run_practice(
             types=types,
             cram=cram,
             seed=seed,
+            opening=opening,
         )
     finally:
         store.close()
-        for book in books:
-            save(book)  # the keys this session solved serve the next one
+        _keep(books or [])
+
+
+def _load(names: Sequence[str]) -> list[CompiledBank]:
+    """The banks, compiled (from the cache when it is fresh), with the drill imported; each
+    bank's preview is kept at once (a drill is often left at a prompt, or killed there)."""
+    import quizgym.practice.drill  # noqa: F401  (the answer engine, before it is needed)
+    from quizgym.practice.first import keep_preview
+    from quizgym.solver.cache import open_bank
+
+    books = [open_bank(name) for name in names]
+    for book in books:
+        keep_preview(book)
+    return books
+
+
+def _keep(books: Sequence[CompiledBank]) -> None:
+    """Keep what this session worked out for the next one (the keys it solved)."""
+    from quizgym.solver.cache import save
+
+    for book in books:
+        save(book)
 
 
 def show_stats(banks: Sequence[str] = (), *, db: str | Path | None = None) -> list[BankStats]:

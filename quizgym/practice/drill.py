@@ -44,6 +44,7 @@ from quizgym.model import (
     SpotTheError,
     TrueFalse,
 )
+from quizgym.practice.first import Opening
 from quizgym.practice.queue import LEARN_AHEAD, is_due, order_queue, review_seed, slot_label
 from quizgym.practice.store import (
     Answer,
@@ -303,6 +304,7 @@ class Drill:
         clock: Clock,
         scheduler: Scheduler,
         seed: int,
+        opening: Opening | None = None,
     ) -> None:
         self.store = store
         self.ui = ui
@@ -314,13 +316,18 @@ class Drill:
         self.position = 0
         self.failure: StoreError | None = None
         """The write that stopped the session, if one failed."""
+        self.opening = opening
+        """The first item as shown before the drill was loaded (used once, by :meth:`_start`)."""
+        self._typed: list[Opening] = []
+        """The opening whose first answer :meth:`_ask` hands back before reading another."""
+        self._part_shown = False
 
     def run(self, queue: list[Entry], session_id: int) -> Summary:
         """Drill the queue until it is empty, the student quits (``q``, EOF, Ctrl-C) or an
         answer cannot be saved."""
         self.queue = queue
         self.session_id = session_id
-        started = self.clock()
+        started = self.opening.now if self.opening is not None else self.clock()
         quit_early = False
         unsaved = None
         try:
@@ -342,7 +349,7 @@ class Drill:
 
     def _ask(self, label: str) -> str:
         while True:
-            text = self.ui.ask(label).strip()
+            text = self._read(label).strip()
             if text == "q":
                 raise _QuitError
             if text == "u":
@@ -351,6 +358,16 @@ class Drill:
                 self.ui.show_note("Nothing to undo yet.")
                 continue
             return text
+
+    def _read(self, label: str) -> str:
+        """The next line: what was typed at the opening's prompt, once, else a new one."""
+        if self._typed:
+            opening = self._typed.pop()
+            if opening.stopped is not None:
+                raise opening.stopped
+            assert opening.typed is not None
+            return opening.typed
+        return self.ui.ask(label)
 
     def _item(self, entry: Entry) -> None:
         """Ask every slot of an item, saving each graded one before showing it, then conclude."""
@@ -372,8 +389,28 @@ class Drill:
         variant = entry.book.variant(
             question, seed=review_seed(self.seed, entry.bank.bank, question.id, count)
         )
-        self.ui.show_item(self._view(entry, variant))
-        return _Turn(entry, variant, entry.book.slots_of(question), shown_at=self.clock())
+        view, slots = self._view(entry, variant), entry.book.slots_of(question)
+        opening, self.opening = self.opening, None
+        if opening is not None and self._opened(opening, view, question, slots[0], variant):
+            self._typed.append(opening)  # on the screen already: its answer is the next line
+            self._part_shown = opening.slot is not None
+            return _Turn(entry, variant, slots, shown_at=opening.shown_at)
+        if opening is not None and opening.stopped is not None:
+            self._typed.append(opening)  # the student stopped at the first prompt: so be it
+        self.ui.show_item(view)
+        return _Turn(entry, variant, slots, shown_at=self.clock())
+
+    def _opened(
+        self, opening: Opening, view: ItemView, question: AnyQuestion, slot: Slot, variant: Variant
+    ) -> bool:
+        """Whether the opening showed exactly this item, part and label."""
+        part = (
+            SlotView(slot.part, variant.fill(slot.prompt), slot.units)
+            if slot.part is not None
+            else None
+        )
+        label = self._label(question, slot.part, slot.units)
+        return (opening.view, opening.slot, opening.label) == (view, part, label)
 
     def _ask_slot(self, turn: _Turn, slot: Slot) -> list[tuple[Slot, Verdict]]:
         """Ask one slot until it has an answer; ``!``/``s`` settle it and every slot after it.
@@ -381,8 +418,9 @@ class Drill:
         Hints and unreadable answers are handled here and asked again; nothing is saved yet.
         """
         question, variant = turn.question, turn.variant
-        if slot.part is not None:
+        if slot.part is not None and not self._part_shown:
             self.ui.show_slot(SlotView(slot.part, variant.fill(slot.prompt), slot.units))
+        self._part_shown = False
         label = self._label(question, slot.part, slot.units)
         while True:
             text = self._ask(label)
@@ -675,6 +713,7 @@ def practice(
     types: Sequence[str] = (),
     cram: bool = False,
     seed: int | None = None,
+    opening: Opening | None = None,
 ) -> Summary:
     """Run one practice session and return its summary (every answer is already stored).
 
@@ -693,6 +732,10 @@ def practice(
         types: only items of these types.
         cram: also drill learned items that are not due; those answers leave the schedule alone.
         seed: makes variants, order and intervals reproducible (disables FSRS interval fuzz).
+        opening: the first item as shown before the drill was loaded
+            (:mod:`~quizgym.practice.first`): its session start and seed are the session's,
+            and when the drill's first item is the one shown, the answer typed there is its
+            first answer.
 
     Raises:
         QuizgymError: an unknown type, or nothing matches the filters.
@@ -701,7 +744,7 @@ def practice(
     books = [compiled(bank) for bank in banks]
     plain = [book.bank for book in books]
     check_filters(plain, tags=tags, types=types)
-    now = clock()
+    now = opening.now if opening is not None else clock()
     rows = [
         store.sync_items(
             bank.bank,
@@ -713,8 +756,13 @@ def practice(
         books, rows, now=now, new=new, limit=limit, tags=tags, types=types, cram=cram
     )
     scheduler = Scheduler(enable_fuzzing=seed is None)
-    session_seed = seed if seed is not None else secrets.randbelow(2**31)
-    drill = Drill(store=store, ui=ui, clock=clock, scheduler=scheduler, seed=session_seed)
+    if opening is not None:
+        session_seed = opening.seed
+    else:
+        session_seed = seed if seed is not None else secrets.randbelow(2**31)
+    drill = Drill(
+        store=store, ui=ui, clock=clock, scheduler=scheduler, seed=session_seed, opening=opening
+    )
     session_id = store.start_session(
         banks=[b.bank for b in plain], mode="cram" if cram else "review", now=now
     )

@@ -64,6 +64,7 @@ __all__ = [
     "cache_dir",
     "decode",
     "encode",
+    "library_stamp",
     "open_bank",
     "pack_digests",
     "read",
@@ -104,7 +105,7 @@ def _stamp_files(root: Path) -> list[str]:
     return out
 
 
-def _library_stamp(name: str) -> str:
+def library_stamp(name: str) -> str:
     """Where a library is and when its ``__init__`` changed, found without importing it."""
     spec = importlib.util.find_spec(name)
     origin = spec.origin if spec is not None else None
@@ -120,7 +121,7 @@ _CODE_STAMP: list[str] = []
 def _code_stamp() -> str:
     if not _CODE_STAMP:
         parts = [FORMAT, __version__, *_stamp_files(_PACKAGE)]
-        parts += [_library_stamp(name) for name in _LIBRARIES]
+        parts += [library_stamp(name) for name in _LIBRARIES]
         _CODE_STAMP.append(hashlib.sha256("\n".join(parts).encode()).hexdigest())
     return _CODE_STAMP[0]
 
