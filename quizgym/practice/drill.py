@@ -23,14 +23,13 @@ the scheduler; anything else (``--all``, a wrong item retried early) is logged w
 
 from __future__ import annotations
 
-import hashlib
 import json
 import secrets
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from fsrs import Card, Rating, Scheduler
 
@@ -44,8 +43,14 @@ from quizgym.model import (
     SpotTheError,
     TrueFalse,
 )
-from quizgym.practice.first import Opening
-from quizgym.practice.queue import LEARN_AHEAD, is_due, order_queue, review_seed, slot_label
+from quizgym.practice.queue import (
+    LEARN_AHEAD,
+    content_sha,
+    is_due,
+    order_queue,
+    review_seed,
+    slot_label,
+)
 from quizgym.practice.store import (
     Answer,
     ItemInfo,
@@ -67,6 +72,9 @@ from quizgym.practice.views import (
 )
 from quizgym.selection import check_filters, matches
 from quizgym.solver import CompiledBank, Slot, Variant, compiled, prompt_of
+
+if TYPE_CHECKING:
+    from quizgym.practice.first import Opening
 
 RETRY_GAP = 3
 """A wrong item comes back after this many other items (or at the end)."""
@@ -149,12 +157,6 @@ class Done:
     tag: str | None
     requeued: Entry | None
     position: int
-
-
-def content_sha(question: AnyQuestion) -> str:
-    """A hash of everything a question says (flags edits; progress stays keyed by id)."""
-    text = json.dumps(question.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def explanation_for(

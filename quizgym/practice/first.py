@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from quizgym.practice.queue import order_queue, review_seed, slot_label
+from quizgym.practice.queue import content_sha, order_queue, review_seed, slot_label
 from quizgym.practice.views import Clock, ItemView, SlotView
 from quizgym.solver.draws import choice_order, student_key
 
@@ -105,7 +105,6 @@ def keep_preview(book: CompiledBank) -> None:
     if book.bank.packs and depends is None:
         return
     from quizgym.model import QUESTION_TYPES, MultipleChoice, SpotTheError
-    from quizgym.practice.drill import content_sha
     from quizgym.practice.ui import RichUI
     from quizgym.richtext.parse import parse
 

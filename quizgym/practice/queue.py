@@ -6,18 +6,28 @@ worked out with it before the answer engine is loaded, and the drill itself uses
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from fsrs import Card, State
 
-__all__ = ["LEARN_AHEAD", "is_due", "order_queue", "review_seed", "slot_label"]
+if TYPE_CHECKING:
+    from quizgym.model import QuestionBase
+
+__all__ = ["LEARN_AHEAD", "content_sha", "is_due", "order_queue", "review_seed", "slot_label"]
 
 LEARN_AHEAD = timedelta(minutes=20)
 """Learning/relearning steps due this soon count as due (Anki's learn-ahead limit)."""
 
 T = TypeVar("T")
+
+
+def content_sha(question: QuestionBase) -> str:
+    """A hash of everything a question says (flags edits; progress stays keyed by id)."""
+    text = json.dumps(question.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def is_due(card: Card | None, now: datetime) -> bool:
