@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the drill pulls in the answer engine (sympy): import it only when used
     from pathlib import Path
 
+    from quizgym.practice.first import Loader, Opening
     from quizgym.practice.stats import BankStats
+    from quizgym.practice.ui import RichUI
     from quizgym.practice.views import Summary
     from quizgym.solver import CompiledBank
 
@@ -55,9 +57,10 @@ def run_practice(
 
     names = list(banks or [DEFAULT_BANK])
     # A bank drilled before shows its first item from its preview while the drill loads
-    # (quizgym.practice.first); any other starts as it always has, loading the drill first.
+    # (quizgym.practice.first); any other starts as it always has, loading the drill first, so
+    # an unreadable bank or pack is reported before anything is asked.
     previews = read_previews(names)
-    books = _load(names) if previews is None else None
+    books = _load(names) if previews is None else []
     clock = clock_from(os.environ.get("QUIZGYM_NOW"))
     store = Store.open(db)
     console, ascii_only = make_console()
@@ -66,9 +69,10 @@ def run_practice(
         import readline  # noqa: F401  (line editing and history for input())
     opening = None
     try:
-        if books is None:
-            assert previews is not None
+        if previews is not None:
             now = clock()
+            # The items are recorded here, as the drill records them before asking anything:
+            # a locked or unwritable database is reported before the first prompt.
             found = first_item(
                 previews, store=store, now=now, new=new, limit=limit, tags=tags, types=types,
                 cram=cram, seed=seed,
@@ -78,7 +82,7 @@ def run_practice(
             else:
                 loader = Loader(lambda: _load(names))
                 opening = show_first(found, ui=ui, clock=clock, now=now, loader=loader)
-                books = loader.result()
+                books = _loaded(loader, opening, ui)
         from quizgym.practice.drill import practice
 
         return practice(
@@ -96,27 +100,41 @@ def run_practice(
         )
     finally:
         store.close()
-        _keep(books or [])
+        _keep(books, previews=previews is None)
 
 
 def _load(names: Sequence[str]) -> list[CompiledBank]:
-    """The banks, compiled (from the cache when it is fresh), with the drill imported; each
-    bank's preview is kept at once (a drill is often left at a prompt, or killed there)."""
+    """The banks, compiled (from the cache when it is fresh), with the drill imported."""
     import quizgym.practice.drill  # noqa: F401  (the answer engine, before it is needed)
-    from quizgym.practice.first import keep_preview
     from quizgym.solver.cache import open_bank
 
-    books = [open_bank(name) for name in names]
-    for book in books:
-        keep_preview(book)
-    return books
+    return [open_bank(name) for name in names]
 
 
-def _keep(books: Sequence[CompiledBank]) -> None:
-    """Keep what this session worked out for the next one (the keys it solved)."""
+def _loaded(loader: Loader[list[CompiledBank]], opening: Opening, ui: RichUI) -> list[CompiledBank]:
+    """The banks the loader made; when it failed after the student typed an answer at the
+    first prompt, they are told that answer was not saved before the error is reported."""
+    try:
+        return loader.result()
+    except BaseException:
+        if opening.typed is not None:
+            ui.show_note(
+                f"Your answer “{opening.typed.strip()}” to {opening.first.view.item_id} was not"
+                " saved: the drill could not start (see below)."
+            )
+        raise
+
+
+def _keep(books: Sequence[CompiledBank], *, previews: bool) -> None:
+    """Keep what this session worked out for the next one: the keys it solved and, when the
+    banks had no preview yet, their previews (after the session: making one parses every
+    first screen's text, which the first prompt must not wait for)."""
+    from quizgym.practice.first import keep_preview
     from quizgym.solver.cache import save
 
     for book in books:
+        if previews:
+            keep_preview(book)
         save(book)
 
 

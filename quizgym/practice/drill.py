@@ -320,9 +320,13 @@ class Drill:
         """The write that stopped the session, if one failed."""
         self.opening = opening
         """The first item as shown before the drill was loaded (used once, by :meth:`_start`)."""
-        self._typed: list[Opening] = []
-        """The opening whose first answer :meth:`_ask` hands back before reading another."""
+        self._typed: str | None = None
+        """The line typed at the opening's prompt, which :meth:`_read` hands back first."""
+        self._typed_at: datetime | None = None
+        self._line_at: datetime | None = None
+        """When the last line was read: an answer's time (whatever is done after Enter)."""
         self._part_shown = False
+        """The opening showed the first part's prompt already."""
 
     def run(self, queue: list[Entry], session_id: int) -> Summary:
         """Drill the queue until it is empty, the student quits (``q``, EOF, Ctrl-C) or an
@@ -363,13 +367,13 @@ class Drill:
 
     def _read(self, label: str) -> str:
         """The next line: what was typed at the opening's prompt, once, else a new one."""
-        if self._typed:
-            opening = self._typed.pop()
-            if opening.stopped is not None:
-                raise opening.stopped
-            assert opening.typed is not None
-            return opening.typed
-        return self.ui.ask(label)
+        if self._typed is not None:
+            text, self._typed = self._typed, None
+            self._line_at = self._typed_at
+            return text
+        text = self.ui.ask(label)
+        self._line_at = self.clock()
+        return text
 
     def _item(self, entry: Entry) -> None:
         """Ask every slot of an item, saving each graded one before showing it, then conclude."""
@@ -393,26 +397,43 @@ class Drill:
         )
         view, slots = self._view(entry, variant), entry.book.slots_of(question)
         opening, self.opening = self.opening, None
-        if opening is not None and self._opened(opening, view, question, slots[0], variant):
-            self._typed.append(opening)  # on the screen already: its answer is the next line
-            self._part_shown = opening.slot is not None
-            return _Turn(entry, variant, slots, shown_at=opening.shown_at)
-        if opening is not None and opening.stopped is not None:
-            self._typed.append(opening)  # the student stopped at the first prompt: so be it
+        if opening is not None:
+            if opening.stopped is not None:
+                raise opening.stopped  # Ctrl-C or EOF at the first prompt: the session ends
+            typed = opening.typed or ""
+            if typed.strip() == "q":
+                raise _QuitError
+            if self._opened(opening, view, question, slots[0], variant):
+                # On the screen already: its answer is the next line, timed from the screen.
+                self._typed, self._typed_at = typed, opening.answered_at
+                self._part_shown = opening.first.slot is not None
+                return _Turn(entry, variant, slots, shown_at=opening.shown_at)
+            self.ui.show_note(
+                f"The first question changed while the drill was loading (another drill on"
+                f" this progress file may have answered it), so your answer “{typed.strip()}”"
+                " was not used. Here it is as it is now: please answer again."
+            )
         self.ui.show_item(view)
         return _Turn(entry, variant, slots, shown_at=self.clock())
 
     def _opened(
         self, opening: Opening, view: ItemView, question: AnyQuestion, slot: Slot, variant: Variant
     ) -> bool:
-        """Whether the opening showed exactly this item, part and label."""
+        """Whether the opening showed exactly this item, part and label, for this question's
+        content (a question edited, or drawn for another review, is not the one answered)."""
         part = (
             SlotView(slot.part, variant.fill(slot.prompt), slot.units)
             if slot.part is not None
             else None
         )
         label = self._label(question, slot.part, slot.units)
-        return (opening.view, opening.slot, opening.label) == (view, part, label)
+        shown = opening.first
+        return (shown.view, shown.slot, shown.label, shown.sha) == (
+            view,
+            part,
+            label,
+            content_sha(question),
+        )
 
     def _ask_slot(self, turn: _Turn, slot: Slot) -> list[tuple[Slot, Verdict]]:
         """Ask one slot until it has an answer; ``!``/``s`` settle it and every slot after it.
@@ -507,7 +528,7 @@ class Drill:
         entry = turn.entry
         word, graded, score, tag = turn.grade()
         rating = Rating.Easy if easy else graded
-        now = self.clock()
+        now = self._line_at if self._line_at is not None else self.clock()
         if not easy:
             turn.duration_ms = max(0, int((now - turn.shown_at).total_seconds() * 1000))
         at, ms = turn.saved_at or now, turn.duration_ms
@@ -759,7 +780,7 @@ def practice(
     )
     scheduler = Scheduler(enable_fuzzing=seed is None)
     if opening is not None:
-        session_seed = opening.seed
+        session_seed = opening.first.seed
     else:
         session_seed = seed if seed is not None else secrets.randbelow(2**31)
     drill = Drill(

@@ -23,40 +23,64 @@ a damaged record, the drill starts as it always has.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import secrets
+import select
+import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from quizgym.practice.queue import content_sha, order_queue, review_seed, slot_label
 from quizgym.practice.views import Clock, ItemView, SlotView
+from quizgym.richtext.tree import Doc
 from quizgym.solver.draws import choice_order, student_key
 
 if TYPE_CHECKING:
     from fsrs import Card
 
-    from quizgym.practice.store import Store
+    from quizgym.practice.store import ItemInfo, ItemRow, Store
     from quizgym.practice.ui import RichUI
     from quizgym.solver import CompiledBank
 
 __all__ = [
     "PREVIEW_FORMAT",
+    "First",
     "Loader",
     "Opening",
     "first_item",
     "keep_preview",
     "read_previews",
     "show_first",
+    "wait_for_line",
 ]
 
 PREVIEW_FORMAT = "drill-preview/1"
 """The layout of a preview record; bump it when the layout changes."""
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # quizgym.model.LETTERS, without the bank format
+T = TypeVar("T")
 _PARSERS = ("markdown_it", "mdit_py_plugins")
 """Whose output the preview's parsed texts are (besides quizgym's own code)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class First:
+    """The drill's first item, worked out from the banks' previews (:func:`first_item`)."""
+
+    view: ItemView
+    slot: SlotView | None
+    """The part shown before the first answer (a multi-part question), if any."""
+    label: str
+    """What the answer is asked with (``Your choice``, ``selected =``, …)."""
+    seed: int
+    """The session's seed (drawn here when the student gave none)."""
+    sha: str
+    """The question's content hash as the preview has it: the drill checks it against the bank."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,18 +89,16 @@ class Opening:
 
     now: datetime
     """When the session started (its queue was worked out for this time)."""
-    seed: int
-    """The session's seed."""
-    view: ItemView
-    slot: SlotView | None
-    """The part shown before the first answer (a multi-part question), if any."""
-    label: str
+    first: First
+    """What was shown (and the hash of the question it was shown for)."""
     shown_at: datetime
     """When the item was on the screen: its answer time counts from here."""
     typed: str | None = None
     """The line the student typed (None when they stopped instead)."""
-    stopped: BaseException | None = None
-    """EOFError or KeyboardInterrupt, raised at the first prompt."""
+    answered_at: datetime | None = None
+    """When that line was read (the answer's time, whatever the drill did after it)."""
+    stopped: EOFError | KeyboardInterrupt | None = None
+    """EOFError or KeyboardInterrupt, raised at the first prompt (or while it was drawn)."""
 
 
 def _key(bank_key: str) -> str:
@@ -163,10 +185,20 @@ def keep_preview(book: CompiledBank) -> None:
 
 @dataclass(frozen=True, kw_only=True)
 class _Bank:
+    """One bank's preview as read back: what :func:`first_item` works the first item out from."""
+
     slug: str
-    questions: list[dict[str, Any]]
-    types: list[str]
-    docs: dict[str, Any]
+    questions: tuple[Mapping[str, Any], ...]
+    """Each question's record, in bank order (see :func:`keep_preview`)."""
+    types: tuple[str, ...]
+    """The question types this quizgym knows (an unknown ``--type`` is the drill's to refuse)."""
+    docs: Mapping[str, Any]
+    """The first screens' bank texts, each parsed and encoded."""
+
+
+_UNREADABLE = (OSError, UnicodeError, ValueError, KeyError, TypeError, AttributeError)
+"""What reading a bank file or a record that is not a preview raises (a programming error is
+not among them: it is not hidden by loading the drill instead)."""
 
 
 def _read(name: str) -> _Bank | None:
@@ -186,19 +218,21 @@ def _read(name: str) -> _Bank | None:
         return None  # a pack changed: the drill loads the bank and says what it makes of it
     return _Bank(
         slug=str(record["slug"]),
-        questions=list(record["questions"]),
-        types=[str(t) for t in record["types"]],
-        docs=dict(record["docs"]),
+        questions=tuple(MappingProxyType(dict(q)) for q in record["questions"]),
+        types=tuple(str(t) for t in record["types"]),
+        docs=MappingProxyType(dict(record["docs"])),
     )
 
 
 def read_previews(names: Sequence[str]) -> list[_Bank] | None:
     """The previews of these banks (a path or a bundled name each); None unless every one has
     a preview that can be trusted (the drill then loads them as always, and reports what is
-    wrong with one in its own words)."""
+    wrong with one in its own words, before it asks anything)."""
+    from quizgym.errors import QuizgymError
+
     try:
         banks = [_read(name) for name in names]
-    except Exception:  # a missing or unreadable bank, a damaged record
+    except (QuizgymError, *_UNREADABLE):  # a missing or unreadable bank, a damaged record
         return None
     if any(bank is None for bank in banks):
         return None
@@ -216,52 +250,66 @@ def first_item(
     types: Sequence[str],
     cram: bool,
     seed: int | None,
-) -> tuple[ItemView, SlotView | None, str, int] | None:
-    """The drill's first item, worked out from the banks' previews as the drill works it out:
-    its view, the part shown before it is asked (if any), its answer label and the session's
-    seed; None when the drill must work it out itself (see the module docs).
+) -> First | None:
+    """The drill's first item, worked out from the banks' previews as the drill works it out;
+    None when the drill must work it out itself (see the module docs).
+
+    The banks' items are recorded in the progress database first, as the drill records them
+    before it asks anything: a database another program keeps locked is reported here, before
+    the student has typed an answer.
 
     Raises:
-        StoreError: the progress database cannot be read.
+        StoreError: the progress database cannot be read or written.
     """
     try:
-        chosen = _first(banks, store=store, now=now, new=new, limit=limit, tags=tags,
+        infos = [_infos(bank) for bank in banks]
+    except _UNREADABLE:
+        return None  # a record that does not read as a preview: never trusted
+    if any(t not in banks[0].types for t in types):
+        return None  # the drill refuses the option, in its words
+    wanted = set(tags)
+    if wanted - {t for bank in banks for q in bank.questions for t in q["tags"]}:
+        return None
+    rows = [store.sync_items(bank.slug, info) for bank, info in zip(banks, infos, strict=True)]
+    try:
+        chosen = _first(banks, rows, store=store, now=now, new=new, limit=limit, tags=wanted,
                         types=types, cram=cram, seed=seed)  # fmt: skip
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+    except (*_UNREADABLE, ImportError, RecursionError):
         return None  # a record that does not read as a preview: never trusted
     return chosen
 
 
+def _infos(bank: _Bank) -> list[ItemInfo]:
+    """What the drill records of each question before it asks anything (store.sync_items)."""
+    from quizgym.practice.store import ItemInfo
+
+    return [
+        ItemInfo(str(q["id"]), str(q["sha"]), str(q["type"]), tuple(str(t) for t in q["tags"]))
+        for q in bank.questions
+    ]
+
+
 def _first(
     banks: list[_Bank],
+    rows: list[dict[str, ItemRow]],
     *,
     store: Store,
     now: datetime,
     new: int,
     limit: int,
-    tags: Sequence[str],
+    tags: set[str],
     types: Sequence[str],
     cram: bool,
     seed: int | None,
-) -> tuple[ItemView, SlotView | None, str, int] | None:
-    from quizgym.richtext.parse import remember
-    from quizgym.solver.cache import decode
-
-    wanted = set(tags)
-    if any(t not in banks[0].types for t in types):
-        return None  # the drill refuses the option, in its words
-    if wanted - {t for bank in banks for q in bank.questions for t in q["tags"]}:
-        return None
-    candidates: list[tuple[tuple[_Bank, dict[str, Any], Card | None], Card | None]] = []
-    for bank in banks:
-        rows = {row.item_id: row for row in store.rows(bank_id=bank.slug)}
+) -> First | None:
+    candidates: list[tuple[tuple[_Bank, Mapping[str, Any], Card | None], Card | None]] = []
+    for bank, bank_rows in zip(banks, rows, strict=True):
         for question in bank.questions:
-            if (wanted and not wanted & set(question["tags"])) or (
+            if (tags and not tags & set(question["tags"])) or (
                 types and question["type"] not in types
             ):
                 continue
-            row = rows.get(question["id"])  # an item never drilled: the drill adds it, cardless
-            card = row.card if row is not None else None
+            card = bank_rows[question["id"]].card
             candidates.append(((bank, question, card), card))
     if not candidates:
         return None
@@ -304,85 +352,177 @@ def _first(
     part = question["part"]
     slot = SlotView(part, question["part_prompt"], question["units"]) if part else None
     label = slot_label(kind, multiple=view.multiple, part=part, units=question["units"])
-    remember({text: decode(bank.docs[text]) for text in _shown(view, slot) if text in bank.docs})
-    return view, slot, label, session_seed
+    _remember_texts(bank, view, slot)
+    return First(view=view, slot=slot, label=label, seed=session_seed, sha=str(question["sha"]))
 
 
-def _shown(view: ItemView, slot: SlotView | None) -> list[str]:
-    """The bank texts the first screen parses (see :func:`keep_preview`)."""
+def _remember_texts(bank: _Bank, view: ItemView, slot: SlotView | None) -> None:
+    """Hand the first screen's parsed texts (see :func:`keep_preview`) to the parser, so that
+    showing it needs no markdown-it; the part's text with its units is made from its prompt,
+    so its prompt is handed over first.
+
+    Raises:
+        ValueError: a stored text is not a parsed document.
+    """
     from quizgym.practice.ui import RichUI
+    from quizgym.richtext.parse import remember
 
     texts = [view.prompt, *(text for _, text in view.choices)]
     if view.statement:
         texts.append(view.statement)
     if slot is not None:
-        texts += [slot.prompt or "", RichUI.slot_text(slot)]
-    return texts
+        texts.append(slot.prompt or "")
+    remember(_docs(bank, texts))
+    if slot is not None:
+        remember(_docs(bank, [RichUI.slot_text(slot)]))
+
+
+def _docs(bank: _Bank, texts: list[str]) -> dict[str, Doc]:
+    from quizgym.solver.cache import decode
+
+    docs = {text: decode(bank.docs[text]) for text in texts if text in bank.docs}
+    if not all(isinstance(doc, Doc) for doc in docs.values()):
+        raise ValueError("a preview's text is not a parsed document")
+    return docs
 
 
 # --- showing it ----------------------------------------------------------------------------------
 
 
-class Loader:
+class Loader(Generic[T]):
     """Runs the loading of the drill in a background thread; :meth:`result` waits for it and
-    returns what it made, or raises what it raised (in the calling thread)."""
+    returns what it made, or raises what it raised (in the calling thread).
 
-    def __init__(self, load: Callable[[], Any]) -> None:
+    The load runs exactly once: in the thread when it has begun there, else in :meth:`result`
+    (a thread that was never started, or whose start a Ctrl-C interrupted, then finds nothing
+    left to do).
+    """
+
+    def __init__(self, load: Callable[[], T]) -> None:
         self._load = load
-        self._value: Any = None
+        self._claim = threading.Lock()
+        self._done = threading.Event()
+        self._value: list[T] = []
         self._error: BaseException | None = None
+        self._started = False
         self._thread = threading.Thread(target=self._run, name="quizgym-drill-loader", daemon=True)
 
     def _run(self) -> None:
+        if not self._claim.acquire(blocking=False):
+            return  # the other thread is loading, or has loaded
         try:
-            self._value = self._load()
+            self._value.append(self._load())
         except BaseException as exc:  # handed to the caller in its own thread
             self._error = exc
+        finally:
+            self._done.set()
 
     def start(self) -> None:
-        """Start loading."""
-        if not self._thread.is_alive() and self._thread.ident is None:
+        """Start loading in the background (once)."""
+        if not self._started:
+            self._started = True
             self._thread.start()
 
-    def result(self) -> Any:
-        """What loading made (waiting for it; loading here when it was never started)."""
-        if self._thread.ident is None:
-            self._run()
-        else:
-            self._thread.join()
+    def done(self) -> bool:
+        """Whether loading has ended (made its result or raised)."""
+        return self._done.is_set()
+
+    def result(self) -> T:
+        """What loading made (waiting for it; loading here when it has not begun).
+
+        Raises:
+            BaseException: whatever loading raised.
+        """
+        self._run()
+        self._done.wait()
         if self._error is not None:
             raise self._error
-        return self._value
+        return self._value[0]
+
+
+_POLL = 0.02
+"""How often (s) the first prompt looks up from stdin while the drill loads."""
+
+
+def wait_for_line(loader: Loader[Any]) -> None:
+    """Wait until the drill has loaded or a line (or the end of input) is waiting on stdin.
+
+    Why not block in ``input()`` at once: while another thread runs, a Ctrl-C that lands after
+    the main thread last looked for signals and before ``input()`` sleeps in ``read``/``select``
+    is recorded but never acted on (only the main thread runs Python's signal handlers, and it
+    would sleep on). Waiting here in short :func:`select.select` steps, in Python, acts on it
+    within :data:`_POLL`. Once loading has ended ``input()`` reads as it always has. While
+    readline is in use the terminal's echo is off meanwhile: what is typed early is not echoed
+    twice (by the terminal now, by readline when it reads it).
+    """
+    if sys.platform == "win32":
+        return  # select() takes sockets only there
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a file (a test's input): nothing to wait for
+    restore = _echo_off(fd) if "readline" in sys.modules and os.isatty(fd) else None
+    try:
+        while not loader.done():
+            if select.select([fd], [], [], _POLL)[0]:
+                return
+    finally:
+        if restore is not None:
+            restore()
+
+
+def _echo_off(fd: int) -> Callable[[], None] | None:
+    """Switch the terminal's echo off; returns what switches it back (None if it cannot)."""
+    import termios
+
+    try:
+        before = termios.tcgetattr(fd)
+        quiet = termios.tcgetattr(fd)
+        quiet[3] &= ~termios.ECHO
+        termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    except termios.error:
+        return None
+
+    def restore() -> None:
+        with contextlib.suppress(termios.error):
+            termios.tcsetattr(fd, termios.TCSANOW, before)
+
+    return restore
 
 
 def show_first(
-    found: tuple[ItemView, SlotView | None, str, int],
-    *,
-    ui: RichUI,
-    clock: Clock,
-    now: datetime,
-    loader: Loader,
+    first: First, *, ui: RichUI, clock: Clock, now: datetime, loader: Loader[Any]
 ) -> Opening:
-    """Show the first item, start ``loader`` while the student reads it, and read the answer."""
-    view, slot, label, seed = found
-    ui.show_item(view)
-    shown_at = clock()
-    if slot is not None:
-        ui.show_slot(slot)
+    """Show the first item, load the drill while the student reads it, and read the answer.
+
+    A Ctrl-C or the end of input while the item is drawn or at its prompt is kept in the
+    :class:`Opening` (the drill then ends the session with its summary, as it does at any
+    prompt); the drill is loaded in any case.
+    """
+    shown_at = now
     typed: str | None = None
-    stopped: BaseException | None = None
-    try:
+    answered_at = None
+    stopped: EOFError | KeyboardInterrupt | None = None
+
+    def meanwhile() -> None:
         # The drill loads once the prompt is on the screen: the first prompt never waits for it.
-        typed = ui.ask(label, shown=loader.start)
+        loader.start()
+        wait_for_line(loader)
+
+    try:
+        ui.show_item(first.view)
+        shown_at = clock()
+        if first.slot is not None:
+            ui.show_slot(first.slot)
+        typed = ui.ask(first.label, shown=meanwhile)
+        answered_at = clock()
     except (EOFError, KeyboardInterrupt) as exc:
         stopped = exc
     return Opening(
         now=now,
-        seed=seed,
-        view=view,
-        slot=slot,
-        label=label,
+        first=first,
         shown_at=shown_at,
-        typed=typed,
+        typed=typed if stopped is None else None,
+        answered_at=answered_at,
         stopped=stopped,
     )

@@ -10,13 +10,29 @@ from __future__ import annotations
 
 import hashlib
 
-__all__ = ["choice_order", "question_salt", "student_key"]
+__all__ = [
+    "ATTEMPT",
+    "GAMMA",
+    "MASK",
+    "MIX1",
+    "MIX2",
+    "attempt_state",
+    "choice_order",
+    "draw_stream",
+    "mix",
+    "question_salt",
+    "student_digest",
+    "student_key",
+]
 
-_MASK = (1 << 64) - 1
-_GAMMA = 0x9E3779B97F4A7C15
-_MIX1 = 0xBF58476D1CE4E5B9
-_MIX2 = 0x94D049BB133111EB
-_ATTEMPT = 0xD1B54A32D192ED03  # another odd constant: attempt r starts from mix(state + r·δ)
+MASK = (1 << 64) - 1
+"""Draws are 64-bit: arithmetic is modulo 2**64."""
+GAMMA = 0x9E3779B97F4A7C15
+"""splitmix64's increment: draw k of a state is mix(state + (k+1)·GAMMA)."""
+MIX1 = 0xBF58476D1CE4E5B9
+MIX2 = 0x94D049BB133111EB
+"""splitmix64's two finalizer multipliers (MIX1, MIX2)."""
+ATTEMPT = 0xD1B54A32D192ED03  # another odd constant: attempt r starts from mix(state + r·δ)
 
 
 def _hash64(*parts: object) -> int:
@@ -29,7 +45,7 @@ def question_salt(bank: str, question: str) -> int:
     return _hash64(bank, question, "question")
 
 
-def _student_digest(bank: str, student: str | None, seed: int | None) -> bytes:
+def student_digest(bank: str, student: str | None, seed: int | None) -> bytes:
     """SHA-256 of ``bank␟student␟seed`` (empty for None): the one definition of a student's key."""
     return hashlib.sha256(
         f"{bank}\x1f{student or ''}\x1f{'' if seed is None else seed}".encode()
@@ -38,22 +54,24 @@ def _student_digest(bank: str, student: str | None, seed: int | None) -> bytes:
 
 def student_key(bank: str, student: str | None, seed: int | None) -> int:
     """The 64-bit key of a student and seed in a bank."""
-    return int.from_bytes(_student_digest(bank, student, seed)[:8], "big")
+    return int.from_bytes(student_digest(bank, student, seed)[:8], "big")
 
 
-def _mix(z: int) -> int:
-    z = ((z ^ (z >> 30)) * _MIX1) & _MASK
-    z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+def mix(z: int) -> int:
+    """splitmix64's finalizer: one 64-bit state to one well-mixed 64-bit draw."""
+    z = ((z ^ (z >> 30)) * MIX1) & MASK
+    z = ((z ^ (z >> 27)) * MIX2) & MASK
     return z ^ (z >> 31)
 
 
-def _draws(state: int, count: int) -> list[int]:
-    return [_mix((state + (k + 1) * _GAMMA) & _MASK) for k in range(count)]
+def draw_stream(state: int, count: int) -> list[int]:
+    """The first ``count`` draws of a state's splitmix64 stream."""
+    return [mix((state + (k + 1) * GAMMA) & MASK) for k in range(count)]
 
 
-def _attempt(state: int, attempt: int) -> int:
+def attempt_state(state: int, attempt: int) -> int:
     """The state of a question's draw at attempt ``attempt`` (0: the state itself)."""
-    return state if not attempt else _mix((state + attempt * _ATTEMPT) & _MASK)
+    return state if not attempt else mix((state + attempt * ATTEMPT) & MASK)
 
 
 def _shuffle(order: list[int], draws: list[int]) -> None:
@@ -67,5 +85,5 @@ def choice_order(state: int, *, params: int, choices: int, shuffled: bool) -> li
     ``order[k]`` is the bank index of the k-th choice shown."""
     order = list(range(choices))
     if shuffled and choices:
-        _shuffle(order, _draws(state, params + choices - 1)[params:])
+        _shuffle(order, draw_stream(state, params + choices - 1)[params:])
     return order

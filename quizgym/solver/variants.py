@@ -52,16 +52,16 @@ from quizgym.model import (
     SpotTheError,
 )
 from quizgym.solver.draws import (
-    _ATTEMPT,
-    _GAMMA,
-    _MASK,
-    _MIX1,
-    _MIX2,
-    _attempt,
-    _draws,
-    _student_digest,
+    ATTEMPT,
+    GAMMA,
+    MASK,
+    MIX1,
+    MIX2,
+    attempt_state,
     choice_order,
+    draw_stream,
     question_salt,
+    student_digest,
     student_key,
 )
 
@@ -251,26 +251,26 @@ def student_keys(
     bank: str, students: Sequence[str | None], seeds: Sequence[int | None]
 ) -> npt.NDArray[np.uint64]:
     """:func:`student_key` of a whole class at once (one digest each)."""
-    digests = b"".join([_student_digest(bank, s, d) for s, d in zip(students, seeds, strict=True)])
+    digests = b"".join([student_digest(bank, s, d) for s, d in zip(students, seeds, strict=True)])
     # Each 32-byte digest is four big-endian 64-bit words; the key is the first.
     return np.frombuffer(digests, dtype=">u8")[::4].astype(np.uint64)
 
 
 def _mix_array(z: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(_MIX1)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(_MIX2)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(MIX1)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(MIX2)
     return z ^ (z >> np.uint64(31))
 
 
 def _draw_array(states: npt.NDArray[np.uint64], k: int) -> npt.NDArray[np.uint64]:
-    step = np.array([((k + 1) * _GAMMA) & _MASK], dtype=np.uint64)
+    step = np.array([((k + 1) * GAMMA) & MASK], dtype=np.uint64)
     return _mix_array(states + step)
 
 
 def _attempt_array(states: npt.NDArray[np.uint64], attempt: int) -> npt.NDArray[np.uint64]:
     if not attempt:
         return states
-    return _mix_array(states + np.uint64((attempt * _ATTEMPT) & _MASK))
+    return _mix_array(states + np.uint64((attempt * ATTEMPT) & MASK))
 
 
 @dataclass(frozen=True)
@@ -408,7 +408,7 @@ class Draw:
             return self._variant(self._pick([0] * len(self.params)), range(self.choices))
         state = student_key(self.bank, student, seed) ^ self.salt
         for attempt in range(ATTEMPTS if self.where else 1):
-            params, order = self._drawn(_attempt(state, attempt))
+            params, order = self._drawn(attempt_state(state, attempt))
             if not self.where or self.accepts(params):
                 return self._variant(params, order)
         return self.variant()
@@ -418,7 +418,7 @@ class Draw:
 
     def _drawn(self, state: int) -> tuple[dict[str, Fraction], list[int]]:
         """The parameters and choice order drawn from one state."""
-        draws = _draws(state, len(self.params))
+        draws = draw_stream(state, len(self.params))
         picks = [draws[k] % len(values) for k, (_, values) in enumerate(self.params)]
         order = choice_order(
             state, params=len(self.params), choices=self.choices, shuffled=self.shuffled
