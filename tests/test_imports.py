@@ -61,6 +61,7 @@ from quizgym.cli import main
 main()
 """
 
+FIRST = Path(__file__).parent / "data" / "practice" / "first.yaml"
 EXPORT = ["export", "bert-mlm", "--to", "qti12", "-o", "out.zip"]
 COMMANDS: dict[str, tuple[list[str], set[str]]] = {
     "--help": (["--help"], set()),
@@ -72,10 +73,15 @@ COMMANDS: dict[str, tuple[list[str], set[str]]] = {
     # progress from the database (rich, fsrs, sqlite3): no bank is read, so no pydantic
     "stats": (["stats"], {"rich", "fsrs", "sqlite3"}),
     # what is imported when the first prompt is on the screen (the drill is then loaded in the
-    # background: see test_the_drill_shows_its_first_prompt_before_loading): the terminal
-    # (rich), the scheduler's cards and their store. The item comes from the bank's preview in
-    # the cache, its text parsed already: no bank format, no answer engine, no markdown-it.
+    # background, once the prompt is up: the probe's "PROMPT" line): the terminal (rich), the
+    # scheduler's cards and their store. The item comes from the bank's preview in the cache,
+    # its text parsed already: no bank format, no answer engine, no markdown-it.
     "practice (first prompt)": (["practice", "--seed", "1"], {"rich", "fsrs", "sqlite3"}),
+    # a first item of two parts with units: the part's text (with its units) is parsed too
+    "practice (first prompt, a part)": (
+        ["practice", str(FIRST), "--tag", "parts", "--seed", "1"],
+        {"rich", "fsrs", "sqlite3"},
+    ),
 }
 
 
@@ -88,6 +94,7 @@ SHOWS = {
         "wrote out.zip (qti12): 70 questions as 82 items; items recorded in out.zip.issued.json\n"
     ),
     "practice (first prompt)": "│ Answered 0 · right 0 · partly 0 · wrong 0 · time 0:00",
+    "practice (first prompt, a part)": "(selected) Tokens selected [tokens]",
     "stats": "│ all           │    70 │",  # the drill (run warming up) made the bank's rows
 }
 """A piece of what each command prints when it has done its work."""
@@ -134,7 +141,7 @@ def test_a_quick_command_imports_only_what_it_needs(
 ) -> None:
     folder, env = warm
     args, allowed = COMMANDS[name]
-    at = "PROMPT" if name == "practice (first prompt)" else "IMPORTED"
+    at = "PROMPT" if name.startswith("practice (first prompt") else "IMPORTED"
     imported, out = _run(args, folder, env, at=at)
     assert imported <= allowed, f"{name} imports {sorted(imported - allowed)} too"
     assert SHOWS[name] in out, out  # it did its work: help, a value, a report, a file, a prompt

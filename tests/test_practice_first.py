@@ -9,6 +9,7 @@ off (the drill works everything out itself) and once with the preview, and compa
 from __future__ import annotations
 
 import shutil
+import signal as signal_module
 from pathlib import Path
 from typing import Any
 
@@ -369,3 +370,57 @@ def test_the_first_answer_is_timed_when_its_line_is_read(
     ((duration, answered),) = rows(db, "SELECT duration_ms, answered_at FROM attempt")
     assert duration < 5000, (duration, result.output)
     assert answered < "2026-01-05T10:10:00", answered  # one sync before the prompt, not two
+
+
+CTRL_C_IN_THE_LOADER = """
+import signal, sys, threading, time
+from rich.console import Console
+from quizgym.practice.first import First, Loader, show_first
+from quizgym.practice.ui import RichUI
+from quizgym.practice.views import ItemView, utc_now
+
+def load():
+    time.sleep(0.3)  # the prompt is up, the main thread waits for a line
+    # The student's Ctrl-C is delivered to this thread, not the main one (the OS may pick any
+    # thread that does not block it): Python only records it for the main thread to act on.
+    signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+    time.sleep(30)
+    return []
+
+view = ItemView(bank="b", item_id="q", kind="true_false", position=1, total=1, right=0,
+                wrong=0, partial=0, new=True, retry=False, prompt="Yes?", statement=None,
+                choices=(), multiple=False)
+first = First(view=view, slot=None, label="True or false? (t/f)", seed=1, sha="0")
+now = utc_now()
+opening = show_first(first, ui=RichUI(Console()), clock=utc_now, now=now, loader=Loader(load))
+print("stopped by", type(opening.stopped).__name__, flush=True)
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal_module, "pthread_kill"), reason="POSIX threads' signals")
+def test_a_ctrl_c_delivered_to_the_loading_thread_stops_the_first_prompt() -> None:
+    # The mechanism behind a Ctrl-C lost at the first prompt, made certain: blocked in input()
+    # the main thread would sleep on, with the signal only recorded; the first prompt waits in
+    # Python while the drill loads, so it acts on it within a few hundredths of a second.
+    import os
+    import subprocess
+    import sys
+
+    typing, typed = os.pipe()  # open, and nothing typed
+    child = subprocess.Popen(
+        [sys.executable, "-c", CTRL_C_IN_THE_LOADER],
+        stdin=typing,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    os.close(typing)
+    try:
+        out, err = child.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        out, err = child.communicate()
+        pytest.fail(f"the Ctrl-C was never acted on: {out}{err}")
+    finally:
+        os.close(typed)
+    assert "stopped by KeyboardInterrupt" in out, (out, err)

@@ -41,6 +41,11 @@ from quizgym.practice.views import Clock, ItemView, SlotView
 from quizgym.richtext.tree import Doc
 from quizgym.solver.draws import choice_order, student_key
 
+if sys.platform != "win32":
+    # Imported here, not when the first prompt waits: a Ctrl-C that lands inside an import in
+    # the main thread can leave the import lock held, and the loading thread then waits forever.
+    import termios
+
 if TYPE_CHECKING:
     from fsrs import Card
 
@@ -457,6 +462,7 @@ def wait_for_line(loader: Loader[Any]) -> None:
     """
     if sys.platform == "win32":
         return  # select() takes sockets only there
+    # Nothing is imported from here on (see the import of termios above).
     try:
         fd = sys.stdin.fileno()
     except (AttributeError, OSError, ValueError):
@@ -473,8 +479,6 @@ def wait_for_line(loader: Loader[Any]) -> None:
 
 def _echo_off(fd: int) -> Callable[[], None] | None:
     """Switch the terminal's echo off; returns what switches it back (None if it cannot)."""
-    import termios
-
     try:
         before = termios.tcgetattr(fd)
         quiet = termios.tcgetattr(fd)
