@@ -61,6 +61,7 @@ def run_practice(
     # an unreadable bank or pack is reported before anything is asked.
     previews = read_previews(names)
     books = _load(names) if previews is None else []
+    keeper = Loader(lambda: _keep_previews(books))
     clock = clock_from(os.environ.get("QUIZGYM_NOW"))
     store = Store.open(db)
     console, ascii_only = make_console()
@@ -68,6 +69,11 @@ def run_practice(
     if sys.stdin.isatty() and os.environ.get("TERM", "dumb") != "dumb":
         import readline  # noqa: F401  (line editing and history for input())
     opening = None
+    if previews is None:
+        # The next drill's preview is made while the student reads this one's first item (it
+        # parses every first screen's text, which the prompt must not wait for), and kept at
+        # once: a drill is often left at its first prompt, or killed there.
+        ui.at_next_prompt(lambda: _meanwhile(keeper))
     try:
         if previews is not None:
             now = clock()
@@ -100,7 +106,9 @@ def run_practice(
         )
     finally:
         store.close()
-        _keep(books, previews=previews is None)
+        _keep(books)
+        if previews is None:
+            keeper.result()  # made at the first prompt (here, if none was reached)
 
 
 def _load(names: Sequence[str]) -> list[CompiledBank]:
@@ -125,16 +133,30 @@ def _loaded(loader: Loader[list[CompiledBank]], opening: Opening, ui: RichUI) ->
         raise
 
 
-def _keep(books: Sequence[CompiledBank], *, previews: bool) -> None:
-    """Keep what this session worked out for the next one: the keys it solved and, when the
-    banks had no preview yet, their previews (after the session: making one parses every
-    first screen's text, which the first prompt must not wait for)."""
+def _meanwhile(keeper: Loader[None]) -> None:
+    """At the drill's first prompt: make the previews in the background, the prompt waiting
+    in Python meanwhile (a Ctrl-C acts at once), and not reading the line before they are done
+    (so the main thread imports nothing while the other thread does)."""
+    from quizgym.practice.first import wait_for_line
+
+    keeper.start()
+    wait_for_line(keeper)
+    keeper.wait()
+
+
+def _keep_previews(books: Sequence[CompiledBank]) -> None:
+    """Keep each bank's preview for the next drill (see quizgym.practice.first)."""
     from quizgym.practice.first import keep_preview
+
+    for book in books:
+        keep_preview(book)
+
+
+def _keep(books: Sequence[CompiledBank]) -> None:
+    """Keep what this session worked out for the next one (the keys it solved)."""
     from quizgym.solver.cache import save
 
     for book in books:
-        if previews:
-            keep_preview(book)
         save(book)
 
 

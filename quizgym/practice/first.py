@@ -432,6 +432,10 @@ class Loader(Generic[T]):
         """Whether loading has ended (made its result or raised)."""
         return self._done.is_set()
 
+    def wait(self) -> None:
+        """Wait until loading has ended (a Ctrl-C meanwhile is raised here)."""
+        self._done.wait()
+
     def result(self) -> T:
         """What loading made (waiting for it; loading here when it has not begun).
 

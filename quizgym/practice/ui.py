@@ -138,6 +138,11 @@ class RichUI:
         self.console = console
         self.ascii_only = ascii_only
         self._read = read
+        self._meanwhile: Callable[[], None] | None = None
+
+    def at_next_prompt(self, meanwhile: Callable[[], None]) -> None:
+        """Call ``meanwhile`` once the next prompt is on the screen, before its line is read."""
+        self._meanwhile = meanwhile
 
     def t(self, text: str, style: str = "") -> Text:
         """Bank or UI text as a literal rich Text: never parsed as markup, never obeyed."""
@@ -247,6 +252,8 @@ class RichUI:
         """Read one line after a label (EOFError when input ends); ``shown`` is called once the
         label is on the screen, before the line is read."""
         prompt = self.t(f"{label} > ", "bold")
+        if shown is None:
+            shown, self._meanwhile = self._meanwhile, None
         if self._read is not None:
             self.console.print(prompt, end="")
             if shown is not None:
