@@ -424,3 +424,16 @@ def test_a_ctrl_c_delivered_to_the_loading_thread_stops_the_first_prompt() -> No
     finally:
         os.close(typed)
     assert "stopped by KeyboardInterrupt" in out, (out, err)
+
+
+def test_a_read_only_database_is_reported_before_the_first_prompt(tmp_path: Path) -> None:
+    from practice_helpers import read_only
+
+    env = _warm(tmp_path)
+    db = tmp_path / "p.sqlite3"
+    assert run(db, ["A", "", "q"], str(BANK), "--tag", "choice", env=env).exit_code == 0
+    with read_only(db):
+        result = run(db, ["A", "", "q"], str(BANK), "--tag", "choice", env=env)
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.splitlines()  # the error, and nothing asked before it
+    assert "cannot record the items of first" in line and "read-only" in line

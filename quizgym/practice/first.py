@@ -13,7 +13,14 @@ same :class:`~quizgym.practice.views.ItemView` — and to show it on the drill's
 reads, and then runs as always with the :class:`Opening`: it works out its first item itself,
 and when that is what was shown it does not show it again, keeps the time it was shown at, and
 takes the line already typed as its first answer (nothing is saved before that answer is graded,
-so nothing shown can be lost). When anything differs it shows its own item.
+so nothing shown can be lost). When anything differs — the screen, or the question's content
+hash — it says the typed answer was not used and asks its own item.
+
+Errors the drill reports before asking anything still come first: the banks' items are recorded
+in the progress database before the prompt (a locked database), and a bank or pack that cannot
+be read means no preview. Should loading fail after a line was typed, the student is told that
+answer was not saved. While the drill loads, the prompt waits for the line in Python
+(:func:`wait_for_line`), so a Ctrl-C is acted on at once.
 
 Only questions whose first screen does not depend on drawn numbers are previewed (every type
 but a numeric question with parameters or derived values); for any other first item, a bank

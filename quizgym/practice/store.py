@@ -418,18 +418,7 @@ class Store:
         Items no longer in the bank are kept (their progress returns if the id comes back).
         """
         with self.transaction(f"record the items of {bank_id}") as conn:
-            # Only what changed is written (usually nothing: the commit then writes no page and
-            # syncs nothing), inside the write lock all the same.
-            stored = {
-                item: (sha, qtype, tags)
-                for item, sha, qtype, tags in conn.execute(
-                    "SELECT item_id, content_sha, qtype, tags FROM item WHERE bank_id = ?",
-                    (bank_id,),
-                )
-            }
             for info in items:
-                if stored.get(info.item_id) == (info.content_sha, info.qtype, " ".join(info.tags)):
-                    continue
                 conn.execute(
                     "INSERT INTO item (bank_id, item_id, content_sha, qtype, tags)"
                     " VALUES (?, ?, ?, ?, ?) ON CONFLICT (bank_id, item_id) DO UPDATE SET"
