@@ -37,17 +37,34 @@ HEAVY = (
 """The libraries whose import a user waits for."""
 
 PROBE = """
-import atexit, os, sys
+import atexit, os, sys, threading
 heavy = {heavy!r}
-def report():
+def report(what="IMPORTED"):
     found = sorted({{m.split('.')[0] for m in sys.modules}} & set(heavy))
-    os.write(2, ("IMPORTED " + " ".join(found) + "\\n").encode())
+    os.write(2, (what + " " + " ".join(found) + "\\n").encode())
 atexit.register(report)
+class Tee:  # what has been printed so far
+    def __init__(self, stream):
+        self.stream, self.seen = stream, []
+    def write(self, text):
+        self.seen.append(text)
+        return self.stream.write(text)
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+sys.stdout = Tee(sys.stdout)
+start = threading.Thread.start
+def started(thread):  # the drill loads in the background once its first prompt is shown
+    if thread.name == "quizgym-drill-loader":
+        shown = "".join(sys.stdout.seen)
+        report("PROMPT" if shown.endswith(" > ") else "EARLY")
+    start(thread)
+threading.Thread.start = started
 sys.argv = ["quizgym", *sys.argv[1:]]
 from quizgym.cli import main
 main()
 """
 
+FIRST = Path(__file__).parent / "data" / "practice" / "first.yaml"
 EXPORT = ["export", "bert-mlm", "--to", "qti12", "-o", "out.zip"]
 COMMANDS: dict[str, tuple[list[str], set[str]]] = {
     "--help": (["--help"], set()),
@@ -64,12 +81,19 @@ COMMANDS: dict[str, tuple[list[str], set[str]]] = {
     "export (warm)": (EXPORT, {"mpmath", "pydantic", "markdown_it", "hashlib", "shutil"}),
     # progress from the database (rich, fsrs, sqlite3): no bank is read, so no pydantic
     "stats": (["stats"], {"rich", "fsrs", "sqlite3"}),
-    # the first prompt, then q: the bank as validated (pydantic), the terminal (rich), the
-    # scheduler and its store; the answer engine's numbers (mpmath) for the keys; the prompt's
-    # markdown (its numbers are drawn afresh, so its text was never parsed before)
+    # what is imported when the first prompt is on the screen (the drill is then loaded in the
+    # background, once the prompt is up: the probe's "PROMPT" line): the terminal (rich), the
+    # scheduler's cards and their store. The item comes from the bank's preview in the cache,
+    # its text parsed already: no bank format, no answer engine, no markdown-it.
+    # (hashlib: the preview is keyed by SHA-256; shutil: rich measures the terminal with it)
     "practice (first prompt)": (
         ["practice", "--seed", "1"],
-        {"mpmath", "pydantic", "rich", "fsrs", "sqlite3", "markdown_it", "hashlib", "shutil"},
+        {"rich", "fsrs", "sqlite3", "hashlib", "shutil"},
+    ),
+    # a first item of two parts with units: the part's text (with its units) is parsed too
+    "practice (first prompt, a part)": (
+        ["practice", str(FIRST), "--tag", "parts", "--seed", "1"],
+        {"rich", "fsrs", "sqlite3", "hashlib", "shutil"},
     ),
 }
 
@@ -84,12 +108,15 @@ SHOWS = {
         "wrote out.zip (qti12): 70 questions as 82 items; items recorded in out.zip.issued.json\n"
     ),
     "practice (first prompt)": "│ Answered 0 · right 0 · partly 0 · wrong 0 · time 0:00",
+    "practice (first prompt, a part)": "(selected) Tokens selected [tokens]",
     "stats": "│ all           │    70 │",  # the drill (run warming up) made the bank's rows
 }
 """A piece of what each command prints when it has done its work."""
 
 
-def _run(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[set[str], str]:
+def _run(
+    args: list[str], cwd: Path, env: dict[str, str], *, at: str = "IMPORTED"
+) -> tuple[set[str], str]:
     done = subprocess.run(
         [sys.executable, "-c", PROBE.format(heavy=HEAVY), *args],
         cwd=cwd,
@@ -100,7 +127,8 @@ def _run(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[set[str], str
         timeout=120,
     )
     assert done.returncode == 0, (done.stdout, done.stderr)  # each command here succeeds
-    line = next(x for x in done.stderr.splitlines() if x.startswith("IMPORTED"))
+    line = next((x for x in done.stderr.splitlines() if x.split()[0] in (at, "EARLY")), "")
+    assert line.startswith(at), f"no {at} line: {done.stderr}"  # EARLY: loaded before shown
     return set(line.split()[1:]), done.stdout
 
 
@@ -127,7 +155,8 @@ def test_a_quick_command_imports_only_what_it_needs(
 ) -> None:
     folder, env = warm
     args, allowed = COMMANDS[name]
-    imported, out = _run(args, folder, env)
+    at = "PROMPT" if name.startswith("practice (first prompt") else "IMPORTED"
+    imported, out = _run(args, folder, env, at=at)
     assert imported <= allowed, f"{name} imports {sorted(imported - allowed)} too"
     assert SHOWS[name] in out, out  # it did its work: help, a value, a report, a file, a prompt
 

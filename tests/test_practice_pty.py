@@ -344,3 +344,64 @@ def test_a_disk_that_fills_up_stops_the_drill_with_one_line_and_no_unsaved_verdi
     assert error[0].startswith(f"Error: {db}: cannot save your answer to {unsaved} (disk I/O")
     assert "Free some space" in error[0]
     assert "bug" not in error[0]
+
+
+# --- the first prompt shown from the bank's preview while the drill loads ----------------------
+
+FIRST = DATA / "first.yaml"
+
+
+def _warm_cache(tmp: Path) -> dict[str, str]:
+    """An environment whose cache holds first.yaml's compiled bank and preview."""
+    cache = {"QUIZGYM_CACHE": "on", "QUIZGYM_CACHE_DIR": str(tmp / "cache")}
+    with _drill(tmp / "warm.sqlite3", str(FIRST), "--tag", "choice", **cache) as child:
+        child.expect_exact("Your choice > ")
+        child.sendline("q")
+        child.expect(pexpect.EOF)
+    assert any((tmp / "cache").glob("*.json"))
+    return cache
+
+
+@pytest.mark.parametrize("term", ["dumb", "xterm"])  # input() plain, and through readline
+def test_ctrl_c_as_soon_as_the_first_prompt_shows_ends_the_drill_every_time(
+    tmp_path: Path, term: str
+) -> None:
+    # The drill is loading in another thread when the prompt appears: a Ctrl-C then must end
+    # the session at once, as at any prompt, never leave it waiting for a line. (Blocking in
+    # input() at once lost it now and then; see also test_practice_first.py for the mechanism.)
+    cache = _warm_cache(tmp_path)
+    for attempt in range(6):
+        db = tmp_path / f"p{attempt}.sqlite3"
+        with _drill(db, str(FIRST), "--tag", "choice", TERM=term, **cache) as child:
+            child.expect_exact("Your choice > ")
+            child.sendintr()
+            child.expect_exact("Session ended early", timeout=10)
+            child.expect(pexpect.EOF, timeout=10)
+            output = child.before
+            child.close()
+            assert child.exitstatus == 0, output
+        assert "Traceback" not in output and "Aborted" not in output
+        assert rows(db, "SELECT count(*) FROM attempt") == [(0,)]
+        assert rows(db, "SELECT ended_at IS NOT NULL FROM session") == [(1,)]
+
+
+@pytest.mark.parametrize("term", ["dumb", "xterm"])
+def test_an_answer_typed_while_the_drill_loads_is_graded_and_echoed_once(
+    tmp_path: Path, term: str
+) -> None:
+    cache = _warm_cache(tmp_path)
+    db = tmp_path / "p.sqlite3"
+    seen: list[str] = []
+    with _drill(db, str(FIRST), "--tag", "choice", TERM=term, **cache) as child:
+        child.logfile_read = _Collect(seen)
+        child.expect_exact("Your choice > ")
+        child.send("Q")  # typed at once, before the drill has loaded …
+        child.send("\x7f")  # … corrected (Backspace) …
+        child.sendline("A")
+        child.expect_exact("Enter: next")
+        child.sendline("q")
+        child.expect(pexpect.EOF)
+    shown = "".join(seen)
+    assert rows(db, "SELECT item_id, response FROM attempt") == [("mc-shuffled", "A")]
+    after = shown.split("Your choice > ", 1)[1].split("\n", 1)[0]
+    assert after.replace("\r", "").rstrip().endswith("A") and "AA" not in after, repr(after)

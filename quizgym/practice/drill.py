@@ -23,16 +23,15 @@ the scheduler; anything else (``--all``, a wrong item retried early) is logged w
 
 from __future__ import annotations
 
-import hashlib
 import json
 import secrets
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from fsrs import Card, Rating, Scheduler, State
+from fsrs import Card, Rating, Scheduler
 
 from quizgym.answers import Status, Verdict, grade_response, shown_choices
 from quizgym.model import (
@@ -43,6 +42,14 @@ from quizgym.model import (
     Numeric,
     SpotTheError,
     TrueFalse,
+)
+from quizgym.practice.queue import (
+    LEARN_AHEAD,
+    content_sha,
+    is_due,
+    order_queue,
+    review_seed,
+    slot_label,
 )
 from quizgym.practice.store import (
     Answer,
@@ -66,8 +73,9 @@ from quizgym.practice.views import (
 from quizgym.selection import check_filters, matches
 from quizgym.solver import CompiledBank, Slot, Variant, compiled, prompt_of
 
-LEARN_AHEAD = timedelta(minutes=20)
-"""Learning/relearning steps due this soon count as due (Anki's learn-ahead limit)."""
+if TYPE_CHECKING:
+    from quizgym.practice.first import Opening
+
 RETRY_GAP = 3
 """A wrong item comes back after this many other items (or at the end)."""
 COMMANDS = "? hint · ! reveal · s skip · u undo · q quit"
@@ -151,22 +159,6 @@ class Done:
     position: int
 
 
-def content_sha(question: AnyQuestion) -> str:
-    """A hash of everything a question says (flags edits; progress stays keyed by id)."""
-    text = json.dumps(question.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def review_seed(seed: int, bank_id: str, item_id: str, reviews: int) -> int:
-    """The variant seed of an item's review: fresh numbers each time it is logged again.
-
-    ``reviews`` is how many answers to the item are already logged, so a new review draws new
-    numbers even under a fixed ``--seed``, while the same seed and history give the same ones.
-    """
-    digest = hashlib.sha256(f"{seed}\x1f{bank_id}\x1f{item_id}\x1f{reviews}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") >> 1
-
-
 def explanation_for(
     bank: Bank | CompiledBank, question: AnyQuestion, variant: Variant
 ) -> str | None:
@@ -185,15 +177,6 @@ def explanation_for(
     return text
 
 
-def is_due(card: Card | None, now: datetime) -> bool:
-    """New items are due; learning steps within :data:`LEARN_AHEAD`; others at their due time."""
-    if card is None:
-        return True
-    if card.state in (State.Learning, State.Relearning):
-        return card.due <= now + LEARN_AHEAD
-    return card.due <= now
-
-
 def build_queue(
     banks: Sequence[Bank | CompiledBank],
     rows: Sequence[dict[str, ItemRow]],
@@ -205,31 +188,19 @@ def build_queue(
     types: Sequence[str],
     cram: bool,
 ) -> list[Entry]:
-    """Due items first (most overdue first), then up to ``new`` new ones, ``limit`` in all.
+    """Due items first (most overdue first), then up to ``new`` new ones, ``limit`` in all
+    (:func:`~quizgym.practice.queue.order_queue`).
 
     With ``cram``, items already learned but not due come after the due ones (soonest first).
     """
-    due: list[tuple[datetime, int, Entry]] = []
-    fresh: list[Entry] = []
-    later: list[tuple[datetime, int, Entry]] = []
-    order = 0
+    candidates: list[tuple[Entry, Card | None]] = []
     for book, bank_rows in zip(map(compiled, banks), rows, strict=True):
         for question in book.bank.questions:
             if not matches(question, tags=tags, types=types):
                 continue
             row = bank_rows[question.id]
-            entry = Entry(book, question, row, new=row.card is None)
-            order += 1
-            if row.card is None:
-                fresh.append(entry)
-            elif is_due(row.card, now):
-                due.append((row.card.due, order, entry))
-            elif cram:
-                later.append((row.card.due, order, entry))
-    queue = [e for *_, e in sorted(due, key=lambda t: t[:2])]
-    queue += [e for *_, e in sorted(later, key=lambda t: t[:2])]
-    queue += fresh[: max(new, 0)]
-    return queue[: max(limit, 0)]
+            candidates.append((Entry(book, question, row, new=row.card is None), row.card))
+    return order_queue(candidates, now=now, new=new, limit=limit, cram=cram)
 
 
 # --- the session ------------------------------------------------------------------------------
@@ -335,6 +306,7 @@ class Drill:
         clock: Clock,
         scheduler: Scheduler,
         seed: int,
+        opening: Opening | None = None,
     ) -> None:
         self.store = store
         self.ui = ui
@@ -346,13 +318,22 @@ class Drill:
         self.position = 0
         self.failure: StoreError | None = None
         """The write that stopped the session, if one failed."""
+        self.opening = opening
+        """The first item as shown before the drill was loaded (used once, by :meth:`_start`)."""
+        self._typed: str | None = None
+        """The line typed at the opening's prompt, which :meth:`_read` hands back first."""
+        self._typed_at: datetime | None = None
+        self._line_at: datetime | None = None
+        """When the last line was read: an answer's time (whatever is done after Enter)."""
+        self._part_shown = False
+        """The opening showed the first part's prompt already."""
 
     def run(self, queue: list[Entry], session_id: int) -> Summary:
         """Drill the queue until it is empty, the student quits (``q``, EOF, Ctrl-C) or an
         answer cannot be saved."""
         self.queue = queue
         self.session_id = session_id
-        started = self.clock()
+        started = self.opening.now if self.opening is not None else self.clock()
         quit_early = False
         unsaved = None
         try:
@@ -374,7 +355,7 @@ class Drill:
 
     def _ask(self, label: str) -> str:
         while True:
-            text = self.ui.ask(label).strip()
+            text = self._read(label).strip()
             if text == "q":
                 raise _QuitError
             if text == "u":
@@ -383,6 +364,16 @@ class Drill:
                 self.ui.show_note("Nothing to undo yet.")
                 continue
             return text
+
+    def _read(self, label: str) -> str:
+        """The next line: what was typed at the opening's prompt, once, else a new one."""
+        if self._typed is not None:
+            text, self._typed = self._typed, None
+            self._line_at = self._typed_at
+            return text
+        text = self.ui.ask(label)
+        self._line_at = self.clock()
+        return text
 
     def _item(self, entry: Entry) -> None:
         """Ask every slot of an item, saving each graded one before showing it, then conclude."""
@@ -404,8 +395,45 @@ class Drill:
         variant = entry.book.variant(
             question, seed=review_seed(self.seed, entry.bank.bank, question.id, count)
         )
-        self.ui.show_item(self._view(entry, variant))
-        return _Turn(entry, variant, entry.book.slots_of(question), shown_at=self.clock())
+        view, slots = self._view(entry, variant), entry.book.slots_of(question)
+        opening, self.opening = self.opening, None
+        if opening is not None:
+            if opening.stopped is not None:
+                raise opening.stopped  # Ctrl-C or EOF at the first prompt: the session ends
+            typed = opening.typed or ""
+            if typed.strip() == "q":
+                raise _QuitError
+            if self._opened(opening, view, question, slots[0], variant):
+                # On the screen already: its answer is the next line, timed from the screen.
+                self._typed, self._typed_at = typed, opening.answered_at
+                self._part_shown = opening.first.slot is not None
+                return _Turn(entry, variant, slots, shown_at=opening.shown_at)
+            self.ui.show_note(
+                f"The first question changed while the drill was loading (another drill on"
+                f" this progress file may have answered it), so your answer “{typed.strip()}”"
+                " was not used. Here it is as it is now: please answer again."
+            )
+        self.ui.show_item(view)
+        return _Turn(entry, variant, slots, shown_at=self.clock())
+
+    def _opened(
+        self, opening: Opening, view: ItemView, question: AnyQuestion, slot: Slot, variant: Variant
+    ) -> bool:
+        """Whether the opening showed exactly this item, part and label, for this question's
+        content (a question edited, or drawn for another review, is not the one answered)."""
+        part = (
+            SlotView(slot.part, variant.fill(slot.prompt), slot.units)
+            if slot.part is not None
+            else None
+        )
+        label = self._label(question, slot.part, slot.units)
+        shown = opening.first
+        return (shown.view, shown.slot, shown.label, shown.sha) == (
+            view,
+            part,
+            label,
+            content_sha(question),
+        )
 
     def _ask_slot(self, turn: _Turn, slot: Slot) -> list[tuple[Slot, Verdict]]:
         """Ask one slot until it has an answer; ``!``/``s`` settle it and every slot after it.
@@ -413,8 +441,9 @@ class Drill:
         Hints and unreadable answers are handled here and asked again; nothing is saved yet.
         """
         question, variant = turn.question, turn.variant
-        if slot.part is not None:
+        if slot.part is not None and not self._part_shown:
             self.ui.show_slot(SlotView(slot.part, variant.fill(slot.prompt), slot.units))
+        self._part_shown = False
         label = self._label(question, slot.part, slot.units)
         while True:
             text = self._ask(label)
@@ -499,7 +528,7 @@ class Drill:
         entry = turn.entry
         word, graded, score, tag = turn.grade()
         rating = Rating.Easy if easy else graded
-        now = self.clock()
+        now = self._line_at if self._line_at is not None else self.clock()
         if not easy:
             turn.duration_ms = max(0, int((now - turn.shown_at).total_seconds() * 1000))
         at, ms = turn.saved_at or now, turn.duration_ms
@@ -659,17 +688,8 @@ class Drill:
 
     @staticmethod
     def _label(question: AnyQuestion, part_id: str | None, units: str | None = None) -> str:
-        if isinstance(question, TrueFalse):
-            return "True or false? (t/f)"
-        if isinstance(question, MultipleChoice) and question.multiple:
-            return "Your choices (e.g. A C)"
-        if isinstance(question, MultipleChoice | SpotTheError):
-            return "Your choice"
-        if isinstance(question, FreeText):
-            return "Your answer (one line)"
-        if part_id:  # the part's prompt, shown just above, names its units
-            return f"{part_id} ="
-        return f"Your answer in {units}" if units else "Your answer"
+        multiple = isinstance(question, MultipleChoice) and question.multiple
+        return slot_label(question.type, multiple=multiple, part=part_id, units=units)
 
     def _summary(self, started: datetime, *, quit_early: bool, unsaved: str | None) -> Summary:
         now = self.clock()
@@ -716,6 +736,7 @@ def practice(
     types: Sequence[str] = (),
     cram: bool = False,
     seed: int | None = None,
+    opening: Opening | None = None,
 ) -> Summary:
     """Run one practice session and return its summary (every answer is already stored).
 
@@ -734,6 +755,10 @@ def practice(
         types: only items of these types.
         cram: also drill learned items that are not due; those answers leave the schedule alone.
         seed: makes variants, order and intervals reproducible (disables FSRS interval fuzz).
+        opening: the first item as shown before the drill was loaded
+            (:mod:`~quizgym.practice.first`): its session start and seed are the session's,
+            and when the drill's first item is the one shown, the answer typed there is its
+            first answer.
 
     Raises:
         QuizgymError: an unknown type, or nothing matches the filters.
@@ -742,7 +767,7 @@ def practice(
     books = [compiled(bank) for bank in banks]
     plain = [book.bank for book in books]
     check_filters(plain, tags=tags, types=types)
-    now = clock()
+    now = opening.now if opening is not None else clock()
     rows = [
         store.sync_items(
             bank.bank,
@@ -754,8 +779,13 @@ def practice(
         books, rows, now=now, new=new, limit=limit, tags=tags, types=types, cram=cram
     )
     scheduler = Scheduler(enable_fuzzing=seed is None)
-    session_seed = seed if seed is not None else secrets.randbelow(2**31)
-    drill = Drill(store=store, ui=ui, clock=clock, scheduler=scheduler, seed=session_seed)
+    if opening is not None:
+        session_seed = opening.first.seed
+    else:
+        session_seed = seed if seed is not None else secrets.randbelow(2**31)
+    drill = Drill(
+        store=store, ui=ui, clock=clock, scheduler=scheduler, seed=session_seed, opening=opening
+    )
     session_id = store.start_session(
         banks=[b.bank for b in plain], mode="cram" if cram else "review", now=now
     )

@@ -138,6 +138,11 @@ class RichUI:
         self.console = console
         self.ascii_only = ascii_only
         self._read = read
+        self._meanwhile: Callable[[], None] | None = None
+
+    def at_next_prompt(self, meanwhile: Callable[[], None]) -> None:
+        """Call ``meanwhile`` once the next prompt is on the screen, before its line is read."""
+        self._meanwhile = meanwhile
 
     def t(self, text: str, style: str = "") -> Text:
         """Bank or UI text as a literal rich Text: never parsed as markup, never obeyed."""
@@ -243,13 +248,22 @@ class RichUI:
             return self.t("―" * 20, "dim")
         raise AssertionError(block)  # pragma: no cover
 
-    def ask(self, label: str) -> str:
-        """Read one line after a label (EOFError when input ends)."""
+    def ask(self, label: str, *, shown: Callable[[], None] | None = None) -> str:
+        """Read one line after a label (EOFError when input ends); ``shown`` is called once the
+        label is on the screen, before the line is read."""
         prompt = self.t(f"{label} > ", "bold")
+        if shown is None:
+            shown, self._meanwhile = self._meanwhile, None
         if self._read is not None:
             self.console.print(prompt, end="")
+            if shown is not None:
+                shown()
             return self._read(label)
-        return self.console.input(prompt)
+        if shown is None:
+            return self.console.input(prompt)
+        self.console.print(prompt, end="")  # what console.input(prompt) prints first
+        shown()
+        return self.console.input()
 
     def show_item(self, view: ItemView) -> None:
         """The item panel: header with progress, prompt, statement and choices."""
@@ -281,13 +295,19 @@ class RichUI:
             )
         )
 
-    def show_slot(self, slot: SlotView) -> None:
-        """A part's prompt."""
+    @staticmethod
+    def slot_text(slot: SlotView) -> str:
+        """The bank text :meth:`show_slot` prints: the part's prompt, then its units in
+        brackets (on its line when the prompt is one paragraph)."""
         text = slot.prompt or ""
-        if slot.units:  # after the prompt, on its line when the prompt is one paragraph
+        if slot.units:
             one_line = parse(text).inline is not None
             text = f"{text}{' ' if one_line else chr(10) * 2}[{slot.units}]"
-        self.say_text(text, (f"({slot.label}) ", "bold"))
+        return text
+
+    def show_slot(self, slot: SlotView) -> None:
+        """A part's prompt."""
+        self.say_text(self.slot_text(slot), (f"({slot.label}) ", "bold"))
 
     def show_note(self, text: str) -> None:
         """A short message (a hint or a feedback may hold bank text: it is read as such)."""

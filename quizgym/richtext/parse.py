@@ -114,6 +114,17 @@ read as markup (no list marker, emphasis, code, link, math, escape or line break
 paragraph of its own text, and markdown-it need not be imported for it."""
 
 
+_KNOWN: dict[str, Doc] = {}
+"""Documents :func:`parse` made of these texts before, handed back by :func:`remember`."""
+
+
+def remember(docs: dict[str, Doc]) -> None:
+    """Take documents this code's :func:`parse` made of these texts earlier (the drill keeps its
+    first screen's in the compiled-bank cache): they are returned as they are, and markdown-it
+    is not imported to parse them again."""
+    _KNOWN.update(docs)
+
+
 @functools.lru_cache(maxsize=16384)
 def parse(text: str) -> Doc:
     """Parse one field of bank text (never raises; memoised).
@@ -125,6 +136,9 @@ def parse(text: str) -> Doc:
         The document. Text past the limits is one :class:`Verbatim` block, and ``problems``
         says why.
     """
+    known = _KNOWN.get(text)
+    if known is not None:
+        return known
     if not text.strip():
         return Doc(text, ())
     if len(text) > MAX_TEXT:

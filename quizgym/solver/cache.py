@@ -65,6 +65,7 @@ __all__ = [
     "cache_dir",
     "decode",
     "encode",
+    "library_stamp",
     "open_bank",
     "pack_digests",
     "read",

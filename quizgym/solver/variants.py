@@ -18,7 +18,6 @@ it always did.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import math
 import re
@@ -52,6 +51,20 @@ from quizgym.model import (
     ParamRange,
     SpotTheError,
 )
+from quizgym.solver.draws import (
+    ATTEMPT,
+    GAMMA,
+    MASK,
+    MIX1,
+    MIX2,
+    attempt_state,
+    choice_order,
+    draw_stream,
+    question_salt,
+    student_digest,
+    student_digests,
+    student_key,
+)
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -78,11 +91,6 @@ __all__ = [
     "student_keys",
 ]
 
-_MASK = (1 << 64) - 1
-_GAMMA = 0x9E3779B97F4A7C15
-_MIX1 = 0xBF58476D1CE4E5B9
-_MIX2 = 0x94D049BB133111EB
-_ATTEMPT = 0xD1B54A32D192ED03  # another odd constant: attempt r starts from mix(state + r·δ)
 ATTEMPTS = 200
 """Draws tried per student before a question's ``where`` conditions give up (default variant)."""
 
@@ -240,76 +248,30 @@ class Variant:
 # --- the draws --------------------------------------------------------------------------------
 
 
-def _hash64(*parts: object) -> int:
-    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
-    return int.from_bytes(digest[:8], "big")
-
-
-def _student_digest(bank: str, student: str | None, seed: int | None) -> bytes:
-    """SHA-256 of ``bank␟student␟seed`` (empty for None): the one definition of a student's key."""
-    return hashlib.sha256(
-        f"{bank}\x1f{student or ''}\x1f{'' if seed is None else seed}".encode()
-    ).digest()
-
-
-def student_key(bank: str, student: str | None, seed: int | None) -> int:
-    """The 64-bit key of a student and seed in a bank."""
-    return int.from_bytes(_student_digest(bank, student, seed)[:8], "big")
-
-
 def student_keys(
     bank: str, students: Sequence[str | None], seeds: Sequence[int | None]
 ) -> npt.NDArray[np.uint64]:
     """:func:`student_key` of a whole class at once (one digest each)."""
-    # _student_digest's text, inline: a call per student would cost as much as its hash
-    # (tests/test_grade_batch.py holds the two equal).
-    sha, head = hashlib.sha256, f"{bank}\x1f"
-    digests = b"".join(
-        [
-            sha(f"{head}{s or ''}\x1f{'' if d is None else d}".encode()).digest()
-            for s, d in zip(students, seeds, strict=True)
-        ]
-    )
+    digests = student_digests(bank, students, seeds)
     # Each 32-byte digest is four big-endian 64-bit words; the key is the first.
     return np.frombuffer(digests, dtype=">u8")[::4].astype(np.uint64)
 
 
-def _mix(z: int) -> int:
-    z = ((z ^ (z >> 30)) * _MIX1) & _MASK
-    z = ((z ^ (z >> 27)) * _MIX2) & _MASK
-    return z ^ (z >> 31)
-
-
-def _draws(state: int, count: int) -> list[int]:
-    return [_mix((state + (k + 1) * _GAMMA) & _MASK) for k in range(count)]
-
-
 def _mix_array(z: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(_MIX1)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(_MIX2)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(MIX1)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(MIX2)
     return z ^ (z >> np.uint64(31))
 
 
 def _draw_array(states: npt.NDArray[np.uint64], k: int) -> npt.NDArray[np.uint64]:
-    step = np.array([((k + 1) * _GAMMA) & _MASK], dtype=np.uint64)
+    step = np.array([((k + 1) * GAMMA) & MASK], dtype=np.uint64)
     return _mix_array(states + step)
-
-
-def _attempt(state: int, attempt: int) -> int:
-    """The state of a question's draw at attempt ``attempt`` (0: the state itself)."""
-    return state if not attempt else _mix((state + attempt * _ATTEMPT) & _MASK)
 
 
 def _attempt_array(states: npt.NDArray[np.uint64], attempt: int) -> npt.NDArray[np.uint64]:
     if not attempt:
         return states
-    return _mix_array(states + np.uint64((attempt * _ATTEMPT) & _MASK))
-
-
-def _shuffle(order: list[int], draws: list[int]) -> None:
-    for position, i in enumerate(range(len(order) - 1, 0, -1)):
-        j = draws[position] % (i + 1)
-        order[i], order[j] = order[j], order[i]
+    return _mix_array(states + np.uint64((attempt * ATTEMPT) & MASK))
 
 
 @dataclass(frozen=True)
@@ -350,7 +312,7 @@ class Draw:
         return cls(
             bank=bank,
             question=question.id,
-            salt=_hash64(bank, question.id, "question"),
+            salt=question_salt(bank, question.id),
             params=params,
             choices=choices,
             shuffled=shuffled,
@@ -447,7 +409,7 @@ class Draw:
             return self._variant(self._pick([0] * len(self.params)), range(self.choices))
         state = student_key(self.bank, student, seed) ^ self.salt
         for attempt in range(ATTEMPTS if self.where else 1):
-            params, order = self._drawn(_attempt(state, attempt))
+            params, order = self._drawn(attempt_state(state, attempt))
             if not self.where or self.accepts(params):
                 return self._variant(params, order)
         return self.variant()
@@ -457,12 +419,11 @@ class Draw:
 
     def _drawn(self, state: int) -> tuple[dict[str, Fraction], list[int]]:
         """The parameters and choice order drawn from one state."""
-        order = list(range(self.choices))
-        extra = self.choices - 1 if self.shuffled and self.choices else 0
-        draws = _draws(state, len(self.params) + extra)
+        draws = draw_stream(state, len(self.params))
         picks = [draws[k] % len(values) for k, (_, values) in enumerate(self.params)]
-        if self.shuffled:
-            _shuffle(order, draws[len(self.params) :])
+        order = choice_order(
+            state, params=len(self.params), choices=self.choices, shuffled=self.shuffled
+        )
         return self._pick(picks), order
 
     def variants(
