@@ -61,7 +61,6 @@ from quizgym.solver.draws import (
     choice_order,
     draw_stream,
     question_salt,
-    student_digest,
     student_digests,
     student_key,
 )
