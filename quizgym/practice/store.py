@@ -27,6 +27,7 @@ import os
 import signal
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -39,6 +40,8 @@ from fsrs import Card, State
 from quizgym.errors import QuizgymError
 
 SCHEMA_VERSION = 1
+BUSY_SECONDS = 5
+"""How long a drill waits for another to let go of the file."""
 
 _SCHEMA = """
 CREATE TABLE item (
@@ -191,8 +194,8 @@ _HINTS = {
     + _MOVE_ASIDE,
     sqlite3.SQLITE_CANTOPEN: "check that its folder exists and can be written, or " + _MOVE_ASIDE,
     sqlite3.SQLITE_PERM: "permission denied: check the file's permissions, or " + _MOVE_ASIDE,
-    sqlite3.SQLITE_BUSY: "another program kept it locked for more than 5 s: close other drills "
-    "on it and try again",
+    sqlite3.SQLITE_BUSY: f"another program kept it locked for more than {BUSY_SECONDS} s: close "
+    "other drills on it and try again",
     sqlite3.SQLITE_LOCKED: "another program kept it locked: close other drills on it and try again",
     sqlite3.SQLITE_NOTADB: "it is not an SQLite database: move it aside, or " + _MOVE_ASIDE,
 }
@@ -339,9 +342,12 @@ class Store:
         Raises:
             StoreError: a newer schema, a foreign database, or the file cannot be read.
         """
-        with self.guard(doing):
-            version = int(self.conn.execute("PRAGMA user_version").fetchone()[0])
-            tables = self.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        with self.guard(doing):  # one statement, one snapshot: another drill may be creating it
+            version, tables = self.conn.execute(
+                "SELECT (SELECT user_version FROM pragma_user_version),"
+                " (SELECT count(*) FROM sqlite_master)"
+            ).fetchone()
+            version = int(version)
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path}: written by a newer quizgym (schema {version}); upgrade quizgym"
@@ -355,7 +361,7 @@ class Store:
     def _migrate(self) -> None:
         conn = self.conn
         conn.execute("PRAGMA foreign_keys=ON")
-        conn.execute("PRAGMA busy_timeout=5000")
+        conn.execute(f"PRAGMA busy_timeout={BUSY_SECONDS * 1000}")
         if self._version("open the progress database") == 0:
             # One script, one transaction: a crash mid-migration leaves an empty file.
             try:
@@ -371,8 +377,30 @@ class Store:
                 if self._version("open the progress database") != SCHEMA_VERSION:
                     raise
         if self.path != ":memory:":
-            conn.execute("PRAGMA journal_mode=WAL")
+            self._write_ahead()
         conn.execute("PRAGMA synchronous=FULL")
+
+    def _write_ahead(self) -> None:
+        """Switch the file to write-ahead logging (kept in the file: once is enough).
+
+        The switch needs the file to itself, and SQLite does not wait for that as it waits for a
+        write lock: two drills opening a new file at once would see it busy while the other
+        reads the schema. It is retried, for as long as a write lock is waited for.
+        """
+        deadline = time.monotonic() + BUSY_SECONDS
+        while True:
+            try:
+                mode = self.conn.execute("PRAGMA journal_mode").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    self.conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+                if code not in {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}:
+                    raise
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     def close(self) -> None:
         """Close the connection (everything is already committed)."""
