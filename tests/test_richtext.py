@@ -358,3 +358,23 @@ def test_plain_text_examples(text: str) -> None:
     finally:
         richtext_parse._PLAIN_TEXT = saved
     assert richtext_parse.parse.__wrapped__(text) == slow
+
+
+def test_the_package_imports_each_module_when_one_of_its_names_is_first_asked_for() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, quizgym.richtext as r\n"
+        "before = sorted(m for m in sys.modules if m.startswith('quizgym.richtext.'))\n"
+        "missing = [n for n in r.__all__ if getattr(r, n, None) is None]\n"
+        "print(before, missing, r.Doc is __import__('quizgym.richtext.tree').richtext.tree.Doc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    # the parser and its tree only: the writers, images and fields wait to be asked for
+    assert done.stdout.split() == [
+        "['quizgym.richtext.parse',",
+        "'quizgym.richtext.tree']",
+        "[]",
+        "True",
+    ]

@@ -17,47 +17,77 @@ Nothing here imports markdown-it or latex2mathml until a text that holds markup 
 (``quizgym --help`` stays light; a line of plain words never needs them).
 """
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from quizgym.richtext.html import HtmlStyle, html_plain, to_html
-from quizgym.richtext.images import (
-    IMAGE_TYPES,
-    MAX_IMAGE_BYTES,
-    ImageFile,
-    find_image,
-    image_folder,
-    image_problems,
-)
-from quizgym.richtext.markdown import MarkdownStyle, escape_markdown, to_markdown
+# parse is imported now: importing its module later would bind the package's name ``parse`` to
+# the module, not the function (and every screen parses its text).
 from quizgym.richtext.parse import MAX_COLUMNS, MAX_DEPTH, MAX_ROWS, MAX_TEXT, parse
-from quizgym.richtext.plain import to_plain
-from quizgym.richtext.subscripts import parse_math
-from quizgym.richtext.tex import MATHML_NS, tex_problems, tex_to_mathml, tex_to_svg, tex_to_text
-from quizgym.richtext.tree import Doc, Image, Math
 
-if TYPE_CHECKING:  # fields reads the bank's model (pydantic): imported when first asked for
+if TYPE_CHECKING:  # each name is imported from its module when first asked for
     from quizgym.richtext.fields import (
         bank_fields,
         image_findings,
         question_fields,
         text_findings,
     )
+    from quizgym.richtext.html import HtmlStyle, html_plain, to_html
+    from quizgym.richtext.images import (
+        IMAGE_TYPES,
+        MAX_IMAGE_BYTES,
+        ImageFile,
+        find_image,
+        image_folder,
+        image_problems,
+    )
+    from quizgym.richtext.markdown import MarkdownStyle, escape_markdown, to_markdown
+    from quizgym.richtext.plain import to_plain
+    from quizgym.richtext.subscripts import parse_math
+    from quizgym.richtext.tex import (
+        MATHML_NS,
+        tex_problems,
+        tex_to_mathml,
+        tex_to_svg,
+        tex_to_text,
+    )
+    from quizgym.richtext.tree import Doc, Image, Math
 
-_FIELDS = {"bank_fields", "image_findings", "question_fields", "text_findings"}
+_WHERE = {
+    **dict.fromkeys(
+        ["bank_fields", "image_findings", "question_fields", "text_findings"], "fields"
+    ),
+    **dict.fromkeys(["HtmlStyle", "html_plain", "to_html"], "html"),
+    **dict.fromkeys(
+        ["IMAGE_TYPES", "MAX_IMAGE_BYTES", "ImageFile", "find_image", "image_folder"], "images"
+    ),
+    "image_problems": "images",
+    **dict.fromkeys(["MarkdownStyle", "escape_markdown", "to_markdown"], "markdown"),
+    "to_plain": "plain",
+    "parse_math": "subscripts",
+    **dict.fromkeys(
+        ["MATHML_NS", "tex_problems", "tex_to_mathml", "tex_to_svg", "tex_to_text"], "tex"
+    ),
+    **dict.fromkeys(["Doc", "Image", "Math"], "tree"),
+}
+"""The module each name lives in. A name is imported from it when first asked for: the
+practice screen needs the tree and the parser, not the HTML writer, the images nor the bank's
+fields (which read the bank's model, pydantic)."""
 
 
 def __getattr__(name: str) -> Any:
-    """The :mod:`~quizgym.richtext.fields` names, imported on first use (``quizgym stats`` and
-    the practice screen render text without loading pydantic)."""
-    if name in _FIELDS:
-        from quizgym.richtext import fields
-
-        return getattr(fields, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    """A name of the package, from its module (imported on first use, then kept)."""
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"quizgym.richtext.{module}"), name)
+    globals()[name] = value
+    return value
 
 
 def plain_text(text: str, *, subscripts: bool = False) -> str:
     """Bank text as plain text (formulas in Unicode, no markup): :func:`to_plain` of it."""
+    from quizgym.richtext.plain import to_plain
+
     return to_plain(parse(text), subscripts=subscripts)
 
 
