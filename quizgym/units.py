@@ -19,7 +19,6 @@ Pint's own parser sees nothing larger; Pint never evaluates Python.
 
 from __future__ import annotations
 
-import atexit
 import functools
 import hashlib
 import json
@@ -36,7 +35,7 @@ from quizgym.version import __version__
 if TYPE_CHECKING:
     import pint
 
-__all__ = ["Conversion", "convert", "is_unit", "unit_problem"]
+__all__ = ["Conversion", "convert", "is_unit", "keep_judged", "unit_problem"]
 
 _EXTRA_UNITS = (
     # Information: Pint defines bit = [] (a dimensionless base unit) and byte; nats and bans
@@ -126,14 +125,27 @@ def convert(typed: str, expected: str | None) -> Conversion:
     if expected is not None and " ".join(typed.split()) == " ".join(expected.split()):
         return _SAME
     key = json.dumps(["convert", typed, expected])
-    kept = _KEPT.get(key)
-    if isinstance(kept, list) and len(kept) == 3 and kept[0] in _KINDS:
-        kind, scale, offset = kept
-        if isinstance(scale, float) and isinstance(offset, float):
-            return Conversion(kind=kind, scale=scale, offset=offset)
+    kept = _conversion(_KEPT.get(key))
+    if kept is not None:
+        return kept
     found = _convert(typed, expected)
     _KEPT.add(key, [found.kind, found.scale, found.offset])
     return found
+
+
+def _conversion(kept: Any) -> Conversion | None:
+    """A kept conversion, or None when it is not one ``_convert`` could have given: a finite
+    non-zero scale and a finite offset for ``converted``, 1 and 0 for the other kinds."""
+    if not (isinstance(kept, list) and len(kept) == 3 and kept[0] in _KINDS):
+        return None
+    kind, scale, offset = kept
+    if not (isinstance(scale, float) and isinstance(offset, float)):
+        return None
+    if kind == "converted":
+        ok = math.isfinite(scale) and math.isfinite(offset) and scale != 0
+    else:
+        ok = scale == 1.0 and offset == 0.0
+    return Conversion(kind=kind, scale=scale, offset=offset) if ok else None
 
 
 def _convert(typed: str, expected: str | None) -> Conversion:
@@ -175,9 +187,11 @@ def _convert(typed: str, expected: str | None) -> Conversion:
 
 class _Kept:
     """What Pint said in earlier runs (``units.json`` in the cache folder), for this quizgym,
-    this Pint and these extra units: a file that is missing, damaged or made by other code is
-    never trusted, only replaced. A run adds what it worked out when it ends (merged with what
-    other runs wrote meanwhile, written whole and then moved into place)."""
+    this Pint and these extra units. A file that is missing, damaged (its entries' SHA-256 is
+    kept with them) or made by other code is never trusted, only replaced, and an entry that is
+    no conversion Pint could have given is judged again. What a run adds is written by
+    :func:`keep_judged`, which the commands call when they keep a compiled bank: a library
+    caller's process writes nothing."""
 
     MOST = 4096
     """Entries kept at most (students type few distinct units; a file stays small)."""
@@ -192,6 +206,10 @@ class _Kept:
         return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
     @staticmethod
+    def _digest(entries: dict[str, Any]) -> str:
+        return hashlib.sha256(json.dumps(entries, sort_keys=True).encode()).hexdigest()
+
+    @staticmethod
     def _path() -> Path | None:
         folder = cache_dir()
         return None if folder is None else folder / "units.json"
@@ -199,12 +217,14 @@ class _Kept:
     def _read(self, path: Path) -> dict[str, Any]:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, UnicodeDecodeError):
-            return {}
-        if not isinstance(data, dict) or data.get("stamp") != self._stamp():
-            return {}
-        entries = data.get("entries")
-        return entries if isinstance(entries, dict) else {}
+            if not isinstance(data, dict) or data.get("stamp") != self._stamp():
+                return {}
+            entries = data.get("entries")
+            if not isinstance(entries, dict) or data.get("digest") != self._digest(entries):
+                return {}
+        except (OSError, ValueError, TypeError, RecursionError):  # TypeError: a stamp that
+            return {}  # cannot be made (a frozen bundle), or entries json cannot write back
+        return entries
 
     def get(self, key: str) -> Any:
         """What an earlier run (or this one) found for ``key``, or None."""
@@ -216,9 +236,7 @@ class _Kept:
         return self._known.get(key)
 
     def add(self, key: str, value: Any) -> None:
-        """Keep what this run found (written when the process ends)."""
-        if not self._new:
-            atexit.register(self.write)
+        """Keep what this run found (written by :meth:`write`)."""
         self._new[key] = value
 
     def write(self) -> None:
@@ -227,20 +245,27 @@ class _Kept:
         if path is None or not self._new:
             return
         entries = {**self._read(path), **self._new}
+        self._new = {}
         if len(entries) > self.MOST:
             return
         try:
+            data = {"stamp": self._stamp(), "digest": self._digest(entries), "entries": entries}
             path.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        except OSError:  # a read-only or missing cache folder: nothing is kept
+        except (OSError, TypeError):  # a read-only or missing cache folder: nothing is kept
             return
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                json.dump({"stamp": self._stamp(), "entries": entries}, stream)
+                json.dump(data, stream)
             os.replace(temporary, path)
         except OSError:
             Path(temporary).unlink(missing_ok=True)
-        self._new = {}
 
 
 _KEPT = _Kept()
+
+
+def keep_judged() -> None:
+    """Keep the units this process judged with Pint for the next run (``units.json``; nothing
+    when the cache is off or nothing is new). Never raises."""
+    _KEPT.write()

@@ -214,3 +214,15 @@ def test_coded_columns_with_many_unused_texts_do_not_mix_answers(quiz: Bank) -> 
         },
     )
     assert _mismatches(quiz, answers) == []
+
+
+def test_a_run_puts_the_collector_back_even_when_it_fails(tmp_path: Path) -> None:
+    import gc
+
+    from quizgym.errors import SubmissionError
+    from quizgym.grading.run import grade_submissions
+
+    before = gc.get_threshold()
+    with pytest.raises(SubmissionError):
+        grade_submissions("bert-mlm", [tmp_path / "missing.csv"], out_dir=tmp_path / "out")
+    assert gc.get_threshold() == before

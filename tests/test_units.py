@@ -287,9 +287,10 @@ def test_the_units_library_is_loaded_only_when_a_unit_is_judged() -> None:
 
 KEPT = (
     "import sys\n"
-    "from quizgym.units import convert, is_unit\n"
+    "from quizgym.units import convert, is_unit, keep_judged\n"
     "print(convert('km/h', 'm/s').scale, convert('kg', 'm/s').kind, is_unit('tokens'),"
     " 'pint' in sys.modules)\n"
+    "keep_judged()  # as a command does when it keeps its compiled bank\n"
 )
 JUDGED = ["0.2777777777777778", "incompatible", "False"]
 
@@ -313,21 +314,45 @@ def test_units_once_judged_are_kept_and_pint_is_not_imported_again(tmp_path: Pat
     assert _judge(tmp_path) == [*JUDGED, "False"]  # from units.json, without Pint
 
 
+def test_a_library_caller_s_process_keeps_nothing(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = "from quizgym.units import convert\nconvert('km/h', 'm/s')\n"
+    env = {**os.environ, "QUIZGYM_CACHE": "on", "QUIZGYM_CACHE_DIR": str(tmp_path)}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+    assert not (tmp_path / "units.json").exists()
+
+
 def test_a_damaged_or_foreign_units_file_is_never_trusted(tmp_path: Path) -> None:
+    import hashlib
     import json
 
     _judge(tmp_path)
     kept = tmp_path / "units.json"
     good = json.loads(kept.read_text(encoding="utf-8"))
     key = json.dumps(["convert", "km/h", "m/s"])
+
+    def with_entry(value: object, *, stamp: str = good["stamp"], digest: bool = True) -> None:
+        entries = {**good["entries"], key: value}
+        text = json.dumps(entries, sort_keys=True).encode()
+        sha = hashlib.sha256(text).hexdigest() if digest else good["digest"]
+        kept.write_text(
+            json.dumps({"stamp": stamp, "digest": sha, "entries": entries}), encoding="utf-8"
+        )
+
     # Made by another quizgym or Pint: its entries (here a wrong scale) are not used.
-    foreign = {"stamp": "another", "entries": {**good["entries"], key: ["converted", 9.0, 0.0]}}
-    kept.write_text(json.dumps(foreign), encoding="utf-8")
+    with_entry(["converted", 9.0, 0.0], stamp="another")
     assert _judge(tmp_path) == [*JUDGED, "True"]
-    # An entry of the wrong shape is judged again, not trusted.
-    bad = {**good, "entries": {**good["entries"], key: ["converted", "9", None]}}
-    kept.write_text(json.dumps(bad), encoding="utf-8")
-    assert _judge(tmp_path)[0] == JUDGED[0]
+    # Damaged: an entry changed after its digest was made.
+    with_entry(["converted", 9.0, 0.0], digest=False)
+    assert _judge(tmp_path) == [*JUDGED, "True"]
+    # Entries no conversion Pint gives are judged again, not trusted: the wrong shape, a scale
+    # that is not finite, a conversion to the same unit that would scale.
+    for entry in (["converted", "9", None], ["converted", float("nan"), 0.0], ["same", 5.0, 0.0]):
+        with_entry(entry)
+        assert _judge(tmp_path)[0] == JUDGED[0], entry
     # A damaged file is replaced by a good one.
     kept.write_text('{"stamp": ', encoding="utf-8")
     assert _judge(tmp_path) == [*JUDGED, "True"]

@@ -466,7 +466,8 @@ def _grade_numeric(
                 if reading.unit:
                     conversion = convert(reading.unit, slot.units)
                     readable[k] = conversion.usable
-                    scales[k], offsets[k] = conversion.scale, conversion.offset
+                    if conversion.kind == "converted":  # as numeric_verdict applies it
+                        scales[k], offsets[k] = conversion.scale, conversion.offset
             except Exception as exc:  # this answer fails alone
                 readings[k], readable[k] = exc, False
     converted = (scales != 1) | (offsets != 0)

@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quizgym.places import CACHE_ENV, OFF_ENV, cache_dir, library_stamp
+from quizgym.units import keep_judged
 from quizgym.version import __version__
 
 if TYPE_CHECKING:
@@ -443,6 +444,7 @@ def save(book: CompiledBank) -> Path | None:
     already; returns the file written, or None (nothing new, no key, or the cache is off).
 
     A bank gets its key from :func:`open_bank` (or from a caller that sets ``cache_key``)."""
+    keep_judged()  # the units the command judged, for the next one
     key = book.cache_key
     if key is None or (book.cached and not book.grew()):
         return None
