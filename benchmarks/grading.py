@@ -408,9 +408,18 @@ def same_bytes_fresh(path: Path, prepared: Path, out: Path) -> float:
 
 
 PEAK = (
-    "import resource, sys, atexit\n"
-    "atexit.register(lambda: print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,"
-    " file=sys.stderr))\n"
+    "import atexit, resource, sys\n"
+    "def peak():\n"
+    "    # VmHWM is this program's own peak: ru_maxrss keeps the peak of the process that\n"
+    "    # started it (Linux does not reset it on exec), here the benchmark holding the class\n"
+    "    try:\n"
+    "        for line in open('/proc/self/status'):\n"
+    "            if line.startswith('VmHWM:'):\n"
+    "                return int(line.split()[1])\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+    "atexit.register(lambda: print('PEAK', peak(), file=sys.stderr))\n"
     "sys.argv = ['quizgym', *sys.argv[1:]]\n"
     "from quizgym.cli import main\n"
     "main()\n"
@@ -423,7 +432,7 @@ def chunked_peak(path: Path, out: Path, chunk_rows: int) -> int:
     command += ["--version", "per-student", "--chunk-rows", str(chunk_rows)]
     done = subprocess.run(command, capture_output=True, text=True, env=FRESH)
     line = next(x for x in done.stderr.splitlines() if x.startswith("PEAK"))
-    return int(line.split()[1]) // 1024  # ru_maxrss is in KiB on Linux
+    return int(line.split()[1]) // 1024  # in KiB
 
 
 def review_cost(path: Path, out: Path) -> tuple[float, float, int]:
