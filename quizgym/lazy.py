@@ -18,10 +18,12 @@ the honest test of whether sympy was imported.
 from __future__ import annotations
 
 import importlib
+import sys
+from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any
 
-__all__ = ["lazy"]
+__all__ = ["lazy", "names_from"]
 
 
 class _Lazy:
@@ -47,3 +49,18 @@ class _Lazy:
 def lazy(name: str) -> Any:
     """A stand-in for module ``name`` that imports it on first attribute access."""
     return _Lazy(name)
+
+
+def names_from(package: str, homes: Mapping[str, str]) -> Callable[[str], Any]:
+    """A package's module ``__getattr__`` that imports each of its names from the submodule
+    ``homes`` gives (``{"Doc": "tree"}``) when it is first asked for, then keeps it."""
+
+    def attribute(name: str) -> Any:
+        home = homes.get(name)
+        if home is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{package}.{home}"), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    return attribute

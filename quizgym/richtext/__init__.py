@@ -17,8 +17,9 @@ Nothing here imports markdown-it or latex2mathml until a text that holds markup 
 (``quizgym --help`` stays light; a line of plain words never needs them).
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from quizgym.lazy import names_from
 
 # parse is imported now: importing its module later would bind the package's name ``parse`` to
 # the module, not the function (and every screen parses its text).
@@ -74,14 +75,7 @@ practice screen needs the tree and the parser, not the HTML writer, the images n
 fields (which read the bank's model, pydantic)."""
 
 
-def __getattr__(name: str) -> Any:
-    """A name of the package, from its module (imported on first use, then kept)."""
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"quizgym.richtext.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = names_from(__name__, _WHERE)
 
 
 def plain_text(text: str, *, subscripts: bool = False) -> str:

@@ -15,11 +15,12 @@ one-off use from a loaded bank; code that asks many questions of one bank compil
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+from quizgym.lazy import names_from
 
 if TYPE_CHECKING:
     import numpy as np
@@ -94,13 +95,7 @@ class _Package(types.ModuleType):
 sys.modules[__name__].__class__ = _Package
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = names_from(__name__, _HOMES)
 
 
 __all__ = [
