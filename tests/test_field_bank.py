@@ -5,6 +5,7 @@ machine-learning text or behaviour reaches it, though its keys contain ln."""
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
 import pytest
@@ -246,3 +247,51 @@ def test_an_unknown_field_is_never_suggested_as_itself(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["check", str(bank)])
     assert "mistakes[0].values: unknown field 'values'\n" in result.output
     assert "mistakes[0].tags: unknown field 'tags'; did you mean 'tag'?" in result.output
+
+
+def test_a_carried_forward_part_is_reviewed_and_decided_with_the_students_own_answers(
+    field: Bank, tmp_path: Path
+) -> None:
+    # The distance is judged from each student's own speed: the same "0.03 km" is wrong after
+    # the right v and right after a wrong one (error carried forward). Their review rows are
+    # apart (a row whose students were graded otherwise than it says would mislead the
+    # teacher), and a decision on one row scores only the students who gave both answers.
+    from quizgym.grading.run import grade_submissions
+
+    book = compile_bank(field)
+    question = field.question("kinematics-chain")
+    variant = book.variant(question)  # everyone had the default version
+    v = book.key(book.slots_of(question)[0], variant).number
+    wrong = v + 2
+    typed = f"{wrong * 5 / 2000:g} km"  # t = 5 s: right from the wrong v, typed in km
+    chain = "kinematics-chain"
+    rows = [("missed", f"{v:g} m/s", typed), ("carried", f"{wrong:g} m/s", typed)]
+    submissions = tmp_path / "class.csv"
+    with submissions.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(["student", f"{chain}.v", f"{chain}.dist"])
+        writer.writerows(rows)
+    first = tmp_path / "first"
+    grade_submissions(field, [submissions], out_dir=first, version="default")
+    review = list(csv.DictReader(io.StringIO((first / "review.csv").read_text("utf-8"))))
+    label = f"{variant.label}; with v: "
+    same = {r["version"]: r for r in review if r["answer"] == typed}
+    assert {k: (r["students"], r["verdict"]) for k, r in same.items()} == {
+        label + rows[0][1]: ("missed", "incorrect"),
+        label + rows[1][1]: ("carried", "correct"),
+    }
+    decided = same[label + rows[0][1]]
+    decided["score"] = "0.5"
+    edited = tmp_path / "review.csv"
+    with edited.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.DictWriter(out, fieldnames=list(review[0]))
+        writer.writeheader()
+        writer.writerow(decided)
+    second = tmp_path / "second"
+    grade_submissions(field, [submissions], out_dir=second, version="default", review=edited)
+    scores = {
+        r["student"]: r["score"]
+        for r in csv.DictReader(io.StringIO((second / "responses.csv").read_text("utf-8")))
+        if r["question"] == f"{chain}.dist"
+    }
+    assert scores == {"missed": "0.5", "carried": "1"}

@@ -46,7 +46,7 @@ from quizgym.expr import ParseFailure, Reading, read_answer
 from quizgym.grading.decisions import Decision, Decisions, answer_print, apply, version_of
 from quizgym.grading.plain import PlainColumn, read_plain_column, reads_as_unit
 from quizgym.grading.table import ClassAnswers, Coded
-from quizgym.grading.verdicts import STATUS_CODES, Verdicts
+from quizgym.grading.verdicts import STATUS_CODES, UNREAD, Verdicts
 from quizgym.grading.versions import Versions
 from quizgym.model import (
     AbsTolerance,
@@ -286,7 +286,15 @@ def _grade_slot(
     decided: frozenset[str] = frozenset()
     if decisions is not None and decisions.of(slot.id):
         decided = _decide(
-            bank, slot, decisions.of(slot.id), verdicts, variants, pair_variants, texts, pair_texts
+            bank,
+            slot,
+            decisions.of(slot.id),
+            verdicts,
+            variants,
+            pair_variants,
+            texts,
+            pair_texts,
+            pair_earlier,
         )
     options = np.full(len(unique), OPTION_NONE, dtype=np.int64)
     if isinstance(question, TrueFalse | MultipleChoice | SpotTheError):
@@ -316,6 +324,7 @@ def _decide(
     pair_variants: IntArray,
     texts: Sequence[str | None],
     pair_texts: IntArray,
+    pair_earlier: list[dict[str, str | None]],
 ) -> frozenset[str]:
     """Apply a teacher's decisions to the distinct pairs they are on, in place.
 
@@ -323,12 +332,17 @@ def _decide(
         The answer prints of the decisions applied.
     """
     varies = bank.varies(slot.question)
+
+    def read(k: int) -> bool:  # only an answer read is judged against the earlier answers
+        return int(verdicts.status[k]) not in UNREAD
+
     used: set[str] = set()
     for k, (v, t) in enumerate(zip(pair_variants.tolist(), pair_texts.tolist(), strict=True)):
         text = texts[t]
         if text is None:
             continue
-        label = version_of(slot.question, variants[v].label, text, varies=varies)
+        earlier = [(name, pair_earlier[k].get(name)) for name in slot.earlier if read(k)]
+        label = version_of(slot.question, variants[v].label, text, varies=varies, earlier=earlier)
         key = answer_print(slot.id, label, text)
         decision = decisions.get(key)
         if decision is not None:

@@ -21,7 +21,7 @@ import hashlib
 import io
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,18 +55,31 @@ class ReviewError(QuizgymError):
     """A review file cannot be applied; names every bad line at once."""
 
 
-def version_of(question: AnyQuestion, label: str, text: str, *, varies: bool) -> str:
+def version_of(
+    question: AnyQuestion,
+    label: str,
+    text: str,
+    *,
+    varies: bool,
+    earlier: Sequence[tuple[str, str | None]] = (),
+) -> str:
     """The version a decision on ``text`` depends on, as ``review.csv`` names it ('' for all).
 
     An answer's meaning depends on the student's version when their numbers differ, or when it
     names a choice by its position (``B``, ``2``, ``AC``) in a shuffled order; ``ture`` or a
     misspelt choice's text mean the same in every version, so one decision covers them all.
+    A part whose key names earlier parts (error carried forward) is judged against the
+    student's own answers to them: those are part of the version (``earlier``, (part, answer)
+    in the slot's order), so one decision covers only the students who answered them alike.
     """
-    if not varies:
-        return ""
-    if isinstance(question, MultipleChoice | SpotTheError) and not _positional(question, text):
-        return ""
-    return label
+    own = ", ".join(f"{name}: {'(blank)' if t is None else t}" for name, t in earlier)
+    by_text = isinstance(question, MultipleChoice | SpotTheError) and not _positional(
+        question, text
+    )
+    base = label if varies and not by_text else ""
+    if not own:
+        return base
+    return f"{base}; with {own}" if base else f"with {own}"
 
 
 def _positional(question: MultipleChoice | SpotTheError, text: str) -> bool:

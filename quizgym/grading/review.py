@@ -34,7 +34,9 @@ from quizgym.grading.causes import cause_of, probably
 from quizgym.grading.cells import fmt
 from quizgym.grading.decisions import TEACHER_NOTE, answer_print, question_print, version_of
 from quizgym.grading.outputs import write_rows
+from quizgym.grading.verdicts import UNREAD
 from quizgym.model import AnyQuestion, FreeText, MultipleChoice, SpotTheError
+from quizgym.model import slot_id as part_slot
 from quizgym.solver import CompiledBank
 
 __all__ = ["HEADER", "Entry", "Review", "agreements", "review_of", "write_review"]
@@ -190,6 +192,11 @@ def review_of(bank: CompiledBank, graded: GradedPartition) -> Review:
         codes, starts, counts = np.unique(g.codes[by_code], return_index=True, return_counts=True)
         column = graded.answers.column(g.slot.id)
         varies = bank.varies(g.slot.question)
+        machines = g.verdicts.machines()
+        prior = [  # error carried forward: the student's own earlier answers count
+            (name, graded.answers.column(part_slot(g.slot.question.id, name)))
+            for name in g.slot.earlier
+        ]
         found: dict[Key, tuple[list[npt.NDArray[np.int64]], Graded]] = {}
         for code, start, count in zip(
             codes.tolist(), starts.tolist(), counts.tolist(), strict=True
@@ -199,7 +206,11 @@ def review_of(bank: CompiledBank, graded: GradedPartition) -> Review:
             if text is None:
                 continue
             label = g.variants[int(g.variant_codes[members[0]])].label
-            key = (g.slot.id, version_of(g.slot.question, label, text, varies=varies), text)
+            # only an answer read is judged against the earlier answers
+            read = machines.status[code] not in UNREAD
+            earlier = [(name, answers[int(members[0])]) for name, answers in prior if read]
+            version = version_of(g.slot.question, label, text, varies=varies, earlier=earlier)
+            key = (g.slot.id, version, text)
             if key in found:
                 found[key][0].append(members)
             else:

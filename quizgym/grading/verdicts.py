@@ -22,10 +22,12 @@ import numpy.typing as npt
 
 from quizgym.answers import Status, Verdict
 
-__all__ = ["STATUSES", "STATUS_CODES", "Verdicts"]
+__all__ = ["STATUSES", "STATUS_CODES", "UNREAD", "Verdicts"]
 
 STATUSES: tuple[Status, ...] = tuple(Status)
 STATUS_CODES: dict[Status, int] = {s: i for i, s in enumerate(STATUSES)}
+UNREAD = frozenset({STATUS_CODES[Status.INVALID], STATUS_CODES[Status.BLANK]})
+"""The status codes of an answer not read at all (blank or unreadable)."""
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
