@@ -398,6 +398,34 @@ def test_a_canvas_answer_to_a_shuffled_multiple_answer_question_with_a_comma_in_
     assert "Mean, arithmetic" in rows["2001"]["read_as"]
 
 
+def test_a_canvas_answer_naming_a_choice_whose_text_breaks_over_lines(tmp_path: Path) -> None:
+    # The cell's choice texts become one per line: a text's own line break must not split it.
+    from quizgym.grading.run import grade_submissions
+
+    bank = tmp_path / "lines.yaml"
+    bank.write_text(
+        "bank: lines\ntitle: Lines\nversion: 1\nquestions:\n"
+        "  - id: pick\n    type: multiple_choice\n    multiple: true\n"
+        "    prompt: Which two?\n    choices:\n"
+        '      - {text: "first line\\nsecond line", correct: true}\n'
+        '      - {text: "B, with comma", correct: true}\n'
+        "      - {text: Other}\n",
+        encoding="utf-8",
+    )
+    report = tmp_path / "canvas.csv"
+    report.write_text(
+        "name,id,sis_id,section,section_id,section_sis_id,submitted,attempt,"
+        '"101: Which two?",1.0,n correct,n incorrect,score\n'
+        'Ann,2001,s1,A,1,,2026-01-01,1,"first line second line,B\\, with comma",1,2,0,1\n',
+        encoding="utf-8",
+    )
+    run = grade_submissions(bank, [report], out_dir=tmp_path / "g")
+    assert (run.students, run.rejected) == (1, [])
+    with (tmp_path / "g" / "responses.csv").open(encoding="utf-8", newline="") as stream:
+        rows = {r["student"]: r for r in csv.DictReader(stream)}
+    assert (rows["2001"]["verdict"], rows["2001"]["score"]) == ("correct", "1")
+
+
 def test_planning_surveys_each_csv_file_once(
     quiz: Bank, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -179,14 +179,15 @@ class _Answers:
     def __call__(self, slot: str, text: str) -> str | None:
         """The answer of a cell (None: blank). Multiple answers whose every piece is a choice's
         text become those texts, one per line (a text may hold a comma, and the order a student
-        saw, shuffled or not, does not matter); anything else is kept as written."""
+        saw, shuffled or not, does not matter; a line break in a text is read as a space);
+        anything else is kept as written."""
         if not text.strip():
             return None
         texts = self._choices(slot)
         if texts is not None:
             pieces = [p.replace("\\,", ",").strip() for p in re.split(r"(?<!\\),", text)]
-            if all(_fold(p) in texts for p in pieces):
-                return "\n".join(texts[_fold(p)] for p in pieces)
+            if all(_fold(p) in texts for p in pieces):  # a text's own line breaks as spaces
+                return "\n".join(" ".join(texts[_fold(p)].split()) for p in pieces)
         return text
 
 
