@@ -137,6 +137,18 @@ def test_formats_show_numbers_and_check_names_the_lossy_one() -> None:
     ]
 
 
+def test_a_whole_number_keeps_its_digits_in_any_integer_format() -> None:
+    from fractions import Fraction
+
+    from quizgym.solver.variants import show_number
+
+    # {n:n} is locale-aware and takes integers and floats: a whole value is written whole
+    assert show_number(Fraction(1234567), "n") == "1234567"
+    assert show_number(Fraction(5, 2), "n") == "2.5"
+    assert show_number(Fraction(255), "x") == "ff"
+    assert show_number(Fraction(5, 2), "d") == "2.5"  # shown as written (check warns)
+
+
 def test_a_format_that_is_no_number_format_is_refused_at_its_line() -> None:
     with pytest.raises(BankError) as caught:
         _bank(FORMATS.replace("{x:.2f}", "{x:.2q}"))

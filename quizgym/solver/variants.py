@@ -156,10 +156,10 @@ def show_number(value: Exact, spec: str | None = None) -> str:
     format spec (``.2f``, ``.0%``), as Python's ``format`` shows it."""
     whole = value.denominator == 1 if isinstance(value, Fraction) else bool(value.is_Integer)
     if spec is not None:
+        if whole and spec[-1:] in WHOLE_FORMATS | {"n"}:  # {n:n} of 1234567 is not 1.23457e+06
+            return format(int(value), spec)
         if spec[-1:] not in WHOLE_FORMATS:
             return format(float(value), spec)
-        if whole:
-            return format(int(value), spec)
         # A format for whole numbers cannot show 2.5: it is shown as written (check says so).
     if whole:
         return str(int(value))
