@@ -76,8 +76,6 @@ PREVIEW_FORMAT = "drill-preview/1"
 """The layout of a preview record; bump it when the layout changes."""
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # quizgym.model.LETTERS, without the bank format
 T = TypeVar("T")
-_PARSERS = ("markdown_it", "mdit_py_plugins")
-"""Whose output the preview's parsed texts are (besides quizgym's own code)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -114,12 +112,9 @@ class Opening:
 
 
 def _key(bank_key: str) -> str:
-    """The preview's key: the compiled bank's (the bank's bytes and quizgym), this layout and
-    the parser of its texts."""
-    from quizgym.solver.cache import library_stamp
-
-    stamps = "\0".join(library_stamp(name) for name in _PARSERS)
-    return hashlib.sha256(f"{bank_key}\0{PREVIEW_FORMAT}\0{stamps}".encode()).hexdigest()
+    """The preview's key: the compiled bank's (the bank's bytes, quizgym and the libraries
+    whose output it holds, the text parser among them) and this layout."""
+    return hashlib.sha256(f"{bank_key}\0{PREVIEW_FORMAT}".encode()).hexdigest()
 
 
 # --- kept by the drill ---------------------------------------------------------------------------

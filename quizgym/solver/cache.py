@@ -76,8 +76,9 @@ __all__ = [
 
 FORMAT = "quizgym-compiled/2"
 """The layout of a cache file; bump it when the layout changes."""
-_LIBRARIES = ("sympy", "mpmath", "pydantic", "pydantic_core")
-"""Libraries whose output the cache holds (key texts, validated models)."""
+_LIBRARIES = ("sympy", "mpmath", "pydantic", "pydantic_core", "markdown_it", "mdit_py_plugins")
+"""Libraries whose output the cache holds (key texts, validated models, what ``check`` and the
+drill's preview found in the bank's text)."""
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 
