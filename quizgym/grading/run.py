@@ -117,6 +117,27 @@ class GradeRun:
         return text
 
 
+@contextmanager
+def few_collections() -> Iterator[None]:
+    """The garbage collector's thresholds raised for a run, then put back.
+
+    A class in memory is millions of references in lists and dicts; at the default thresholds
+    the collector runs every 700 new containers and walks them again and again (0.3 s of a
+    200,000-student run, against 0.07 s here). A run makes few reference cycles: collecting
+    less often frees the same memory a little later.
+    """
+    before = gc.get_threshold()
+    if before[0] == 0:  # the caller switched collection off: leave it so
+        yield
+        return
+    gc.set_threshold(50_000, 20, 10)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+@few_collections()
 def grade_submissions(
     bank: Bank | CompiledBank | str | Path,
     submissions: Sequence[Path | str],
@@ -174,67 +195,6 @@ def grade_submissions(
         BankError: the bank has errors.
         ReviewError: the review file is stale or has bad rows (nothing is written).
     """
-    with few_collections():
-        return _grade(
-            bank,
-            submissions,
-            out_dir=out_dir,
-            engine=engine,
-            chunk_rows=chunk_rows,
-            scheduler=scheduler,
-            workers=workers,
-            feedback=feedback,
-            gradebook=gradebook,
-            compare=compare,
-            issued=issued,
-            seed=seed,
-            version=version,
-            accept_changes=accept_changes,
-            review=review,
-            progress=progress,
-        )
-
-
-@contextmanager
-def few_collections() -> Iterator[None]:
-    """The garbage collector's thresholds raised for a run, then put back.
-
-    A class in memory is millions of references in lists and dicts; at the default thresholds
-    the collector runs every 700 new containers and walks them again and again (0.3 s of a
-    200,000-student run, against 0.07 s here). A run makes few reference cycles: collecting
-    less often frees the same memory a little later.
-    """
-    before = gc.get_threshold()
-    if before[0] == 0:  # the caller switched collection off: leave it so
-        yield
-        return
-    gc.set_threshold(50_000, 20, 10)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
-
-
-def _grade(
-    bank: Bank | CompiledBank | str | Path,
-    submissions: Sequence[Path | str],
-    *,
-    out_dir: Path,
-    engine: Literal["numpy", "dask"],
-    chunk_rows: int | None,
-    scheduler: str | None,
-    workers: int,
-    feedback: bool,
-    gradebook: str | None,
-    compare: Path | None,
-    issued: Path | None,
-    seed: int | None,
-    version: Literal["default", "per-student"] | None,
-    accept_changes: bool,
-    review: Path | None,
-    progress: Progress | None,
-) -> GradeRun:
-    """:func:`grade_submissions`, its collector thresholds set."""
     runner = engine_named(engine, scheduler=scheduler, workers=workers)
     check_gradebook(gradebook)
     if chunk_rows is not None and chunk_rows < 1:
