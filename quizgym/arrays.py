@@ -45,3 +45,9 @@ def arrow_strings(pa: Any, words: Sequence[str]) -> Any:
         offsets = offsets.astype(np.int32)
     buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
     return pa.Array.from_buffers(kind, len(encoded), buffers)
+
+
+def objects(items: Sequence[Any]) -> npt.NDArray[np.object_]:
+    """A sequence as a one-dimensional object array, its items never read as sequences (to
+    take from with codes, or to fill at positions)."""
+    return np.fromiter(items, dtype=object, count=len(items))

@@ -12,7 +12,7 @@ refused rather than exporting unlabelled copies.
 
 from __future__ import annotations
 
-from quizgym.accept import number_text
+from quizgym.accept import describe_runs
 from quizgym.errors import ExportError
 from quizgym.export import Exporter
 from quizgym.export.plan import (
@@ -99,15 +99,9 @@ class BlackboardExporter(Exporter):
             return ["NUM", cell(item.prompt), decimal_text(slot.key.number), "0"]
         value, tolerance = centred(slot.runs[0])
         runs = [*slot.runs[1:], *(r for m in slot.wrong if m.credit >= 1 for r in m.runs)]
-        refused = [
-            number_text(r.low)
-            if r.low == r.high
-            else f"{number_text(r.low)} to {number_text(r.high)}"
-            for r in runs
-        ]
-        if refused:
+        if runs:
             self.warnings.append(
-                f"warning: {item.ident}: Blackboard refuses {', '.join(refused)}, which quizgym "
+                f"warning: {item.ident}: Blackboard refuses {describe_runs(runs)}, which quizgym "
                 f"accepts (one answer and one tolerance per question: {value} ± {tolerance})"
             )
         qid = item.question.id

@@ -2,8 +2,8 @@
 
 The formats differ in syntax, never in what is right: keys, wrong answers and variants come
 from the compiled bank (:class:`~quizgym.solver.CompiledBank`), exactly what the engine accepts
-from :mod:`quizgym.accept` (runs of decimals found with the engine's own comparator; the
-outer :func:`~quizgym.tolerance.interval` stays for Blackboard's single band). This module turns
+from :mod:`quizgym.accept` (runs of decimals found with the engine's own comparator). This
+module turns
 a bank into :class:`Pool` objects (one per question, holding one item per exported variant) that
 the format modules only translate.
 """
@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from decimal import ROUND_CEILING, Decimal
+from decimal import Decimal
 
 from quizgym.accept import FINE, Run, number_text, runs_of
 from quizgym.answers import grade_response
@@ -389,21 +389,6 @@ def decimal_text(x: float) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return "0" if text in {"-0", ""} else text
-
-
-def tolerance_text(width: float) -> str:
-    """A tolerance as a short positional decimal, rounded up to 9 significant figures."""
-    if width <= 0:
-        return "0"
-    exact = Decimal(repr(float(width)))
-    quantum = Decimal(1).scaleb(exact.adjusted() - 8)
-    return decimal_text(float(exact.quantize(quantum, rounding=ROUND_CEILING)))
-
-
-def widen(width: float, *, near: float) -> float:
-    """A tolerance widened by a few units in the last place, so an LMS's own float arithmetic
-    never rejects an interval's end points (e.g. 2.30, the key rounded to 3 figures)."""
-    return width + 8 * math.ulp(max(abs(near), width, 1e-300))
 
 
 def centred(run: Run) -> tuple[str, str]:

@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ET
 from decimal import ROUND_HALF_UP, Decimal
 from urllib.parse import quote
 
-from quizgym.accept import CANVAS, Run, accepted_runs, number_text, runs_of, typed_text
+from quizgym.accept import CANVAS, number_text, runs_of, typed_text
 from quizgym.export import Exporter
 from quizgym.export.package import sub, write_zip, xml_bytes
 from quizgym.export.plan import (
@@ -95,11 +95,6 @@ def _range(parent: ET.Element, low: str, high: str) -> None:
     both = sub(parent, "and")
     sub(both, "vargte", low, respident="response1")
     sub(both, "varlte", high, respident="response1")
-
-
-def canvas_runs(slot: Blank) -> tuple[Run, ...]:
-    """What the engine accepts, on Canvas's grid: the quiz page rounds answers to 4 places."""
-    return accepted_runs(target=slot.key.number, tolerance=slot.tolerance, grid=CANVAS)
 
 
 def mistakes_feedback(slot: Blank) -> str:

@@ -63,13 +63,6 @@ class Fit:
     kinds: dict[str, str] = field(default_factory=dict)
     """slot id → "numeric" or "choice"."""
 
-    def merge(self, other: Fit) -> Fit:
-        """Both partitions' counts, in a new fit."""
-        out = Fit()
-        out.absorb(self)
-        out.absorb(other)
-        return out
-
     def absorb(self, other: Fit) -> None:
         """Add another partition's counts to these, in place (its counters are not shared)."""
         for slot, counter in other.counts.items():

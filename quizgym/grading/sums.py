@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from quizgym.analysis import DECIDED, PICKS_ANSWERED, SlotInfo, Sums
 from quizgym.answers import Status, is_blank, read_choices
-from quizgym.arrays import group
+from quizgym.arrays import group, objects
 from quizgym.grading.batch import GradedPartition, GradedSlot, factorize
 from quizgym.grading.causes import cause_of
 from quizgym.grading.table import Coded
@@ -70,11 +70,6 @@ def count(*columns: npt.ArrayLike | Factorized) -> Counter[Any]:
             parts.append(u[rest].item())
         out[tuple(reversed(parts))] = count
     return out
-
-
-def _objects(items: list[Any]) -> npt.NDArray[np.object_]:
-    """A list as a one-dimensional object array (to take from with codes)."""
-    return np.fromiter(items, dtype=object, count=len(items))
 
 
 def _rename(counter: Counter[Any], names: Sequence[str]) -> Counter[Any]:
@@ -150,11 +145,11 @@ class _Answers:
         given = rows >= 0
         first = np.maximum(rows, 0)
         if isinstance(column, Coded) and len(column):  # straight from the distinct texts
-            texts = _objects([*column.texts, None])
+            texts = objects([*column.texts, None])
             self.texts = texts[np.where(given, column.codes[first], len(texts) - 1)].tolist()
         else:
             self.texts = [column[r] if r >= 0 else None for r in rows.tolist()]
-        variants = _objects([*g.variants, None])
+        variants = objects([*g.variants, None])
         picked = np.where(given, g.variant_codes[first] if len(g.codes) else 0, len(g.variants))
         self.variants = variants[picked].tolist()
 

@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from quizgym.answers import Status, Verdict
+from quizgym.arrays import objects
 
 __all__ = ["STATUSES", "STATUS_CODES", "UNREAD", "Verdicts"]
 
@@ -107,7 +108,7 @@ class Verdicts(Sequence[Verdict]):
             for name in _ARRAYS:
                 getattr(out, name)[at] = getattr(part, name)
             for name, column in lists.items():
-                column[at] = _objects(getattr(part, name))
+                column[at] = objects(getattr(part, name))
         for name, column in lists.items():
             setattr(out, name, column.tolist())
         return out
@@ -214,11 +215,6 @@ class Verdicts(Sequence[Verdict]):
     def statuses(self) -> list[Status]:
         """Each verdict's status."""
         return [STATUSES[c] for c in self.status.tolist()]
-
-
-def _objects(items: list[object]) -> npt.NDArray[np.object_]:
-    """A list as a one-dimensional object array, whatever its items are."""
-    return np.fromiter(items, dtype=object, count=len(items))  # items never read as sequences
 
 
 _ARRAYS = ("status", "score", "max_score", "needs_review", "value", "has_value")

@@ -321,10 +321,6 @@ class CompiledBank:
             found = self._memo[(namespace, key)] = compute()
         return found  # type: ignore[no-any-return]
 
-    def recall(self, namespace: str, key: Hashable) -> Any:
-        """A memo already made (None when there is none)."""
-        return self._memo.get((namespace, key))
-
     def tables(self) -> dict[str, dict[Any, Any]]:
         """The tables to store (see :attr:`STORED`), with every stored key's mistakes resolved
         while its exact form is at hand (a key read back has none)."""
