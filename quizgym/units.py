@@ -161,9 +161,7 @@ def _convert(typed: str, expected: str | None) -> Conversion:
         question's unit), ``incompatible`` (a unit, but of something else) or ``unknown``
         (not a unit the library knows, nor the question's label).
     """
-    if expected is not None and " ".join(typed.split()) == " ".join(expected.split()):
-        return _SAME
-    unit = _unit(typed)
+    unit = _unit(typed)  # (:func:`convert` has answered the question's own units as typed)
     if unit is None:
         # Not a unit the library knows: the question's own word, in another case or number
         # (``Tokens`` for ``tokens``, ``M/S`` for ``m/s``), or nothing quizgym can read. A text
@@ -190,8 +188,9 @@ class _Kept:
     this Pint and these extra units. A file that is missing, damaged (its entries' SHA-256 is
     kept with them) or made by other code is never trusted, only replaced, and an entry that is
     no conversion Pint could have given is judged again. What a run adds is written by
-    :func:`keep_judged`, which the commands call when they keep a compiled bank: a library
-    caller's process writes nothing."""
+    :func:`keep_judged`, which :func:`quizgym.solver.cache.save` calls when a compiled bank is
+    kept (the commands, ``grade_submissions``, ``export_bank``): a process that only grades
+    answers (``grade_response``) writes nothing."""
 
     MOST = 4096
     """Entries kept at most (students type few distinct units; a file stays small)."""
