@@ -183,8 +183,7 @@ def test_a_class_in_many_pieces_absorbs_each_pieces_queue_once(
 
     out, _ = first
     with monkeypatch.context() as patched:
-        patched.setattr(Review, "merge", copies)
-        patched.setattr(Fit, "merge", copies)
+        patched.setattr(Review, "merge", copies)  # (a fit has no copying merge: absorb only)
         result = grade(tmp_path, "pieces", "--chunk-rows", "1")
     assert result.exit_code == 0, result.output
     for name in ("review.csv", "responses.csv", "items.csv", "report.html"):
