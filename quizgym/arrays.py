@@ -37,17 +37,57 @@ def arrow_strings(pa: Any, words: Sequence[str]) -> Any:
     """A pyarrow string array of ``words`` (``pa`` is the pyarrow module), built from its buffers:
     ``pa.array`` imports pandas (0.4 s) when it is installed, only to check whether its argument
     is a pandas object."""
-    encoded = [w.encode() for w in words]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    joined = "".join(words)
+    data = joined.encode()  # one encode; a text's length in bytes is its length in characters,
+    lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+    if len(data) != len(joined):  # but for the texts that are not ASCII
+        wide = [k for k, w in enumerate(words) if not w.isascii()]
+        lengths[wide] = [len(words[k].encode()) for k in wide]
+    offsets = np.zeros(len(words) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
     kind = pa.large_string() if offsets[-1] >= 2**31 else pa.string()
     if kind == pa.string():
         offsets = offsets.astype(np.int32)
-    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
-    return pa.Array.from_buffers(kind, len(encoded), buffers)
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    return pa.Array.from_buffers(kind, len(words), buffers)
 
 
 def objects(items: Sequence[Any]) -> npt.NDArray[np.object_]:
     """A sequence as a one-dimensional object array, its items never read as sequences (to
     take from with codes, or to fill at positions)."""
     return np.fromiter(items, dtype=object, count=len(items))
+
+
+def distinct(values: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], IntArray]:
+    """``np.unique(values, return_inverse=True)`` for a column of numbers, by hashing.
+
+    NumPy sorts the whole column to find its few distinct values (a class's scores); pyarrow
+    hashes it in one pass, and only the distinct values are then sorted and merged as NumPy
+    merges them (``-0.0`` with ``0.0``, every NaN with the others). Without pyarrow, or for
+    other kinds of values, this is ``np.unique``.
+    """
+    a = np.asarray(values)
+    if a.ndim != 1 or a.dtype.kind not in "fiu" or len(a) < 1024:
+        unique, inverse = np.unique(a, return_inverse=True)
+        return unique, inverse.reshape(-1).astype(np.int64, copy=False)
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:  # pragma: no cover - the optional dependency is missing
+        unique, inverse = np.unique(a, return_inverse=True)
+        return unique, inverse.reshape(-1).astype(np.int64, copy=False)
+    data = np.ascontiguousarray(a)
+    kind = pa.from_numpy_dtype(data.dtype)
+    coded = pc.dictionary_encode(pa.Array.from_buffers(kind, len(data), [None, pa.py_buffer(data)]))
+    # Read from the buffers: ``to_numpy`` would import pandas (0.4 s) when it is installed.
+    found = coded.dictionary
+    hashed = np.frombuffer(found.buffers()[1], dtype=data.dtype)[
+        found.offset : found.offset + len(found)
+    ]
+    indices = coded.indices
+    width = np.dtype(f"int{indices.type.bit_width}")
+    codes = np.frombuffer(indices.buffers()[1], dtype=width)[
+        indices.offset : indices.offset + len(indices)
+    ]
+    unique, merged = np.unique(hashed, return_inverse=True)
+    return unique, merged.reshape(-1).astype(np.int64)[codes]

@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from quizgym.analysis import Statistics
-from quizgym.arrays import arrow_strings
+from quizgym.arrays import arrow_strings, distinct
 from quizgym.errors import QuizgymError
 from quizgym.grading.batch import GradedPartition, factorize
 from quizgym.grading.cells import FORMULA_START, defuse, fmt
@@ -53,8 +53,8 @@ GRADEBOOKS = ("canvas", "moodle")
 
 
 def _numbers(values: npt.NDArray[np.float64], digits: int = 4) -> Column:
-    unique, inverse = np.unique(values, return_inverse=True)
-    return [fmt(float(v), digits) for v in unique], inverse.reshape(-1).astype(np.int64)
+    unique, inverse = distinct(values)
+    return [fmt(float(v), digits) for v in unique], inverse
 
 
 def _strings(values: Sequence[str]) -> Column:
@@ -63,19 +63,20 @@ def _strings(values: Sequence[str]) -> Column:
 
 def write_table(path: Path, header: Sequence[str], columns: Sequence[Column]) -> None:
     """Write a CSV whose columns are dictionaries of strings and codes (every field quoted)."""
-    starts = FORMULA_START  # most cells cannot be formulas: test the first character inline
-    columns = [
-        ([defuse(w) if w[:1] in starts else w for w in words], codes) for words, codes in columns
-    ]
     header = [defuse(h) for h in header]  # a bank's title heads a gradebook column
     try:
         import pyarrow as pa
         import pyarrow.csv as pacsv
     except ImportError:  # pragma: no cover - exercised by forcing the fallback in a test
+        starts = FORMULA_START  # most cells cannot be formulas: test the first character inline
+        columns = [
+            ([defuse(w) if w[:1] in starts else w for w in words], codes)
+            for words, codes in columns
+        ]
         _write_plain(path, header, columns)
         return
     arrays = [
-        pa.DictionaryArray.from_arrays(_arrow_codes(pa, codes), arrow_strings(pa, words))
+        pa.DictionaryArray.from_arrays(_arrow_codes(pa, codes), _defused(pa, words))
         for words, codes in columns
     ]
     table = pa.table(arrays, names=[f"c{i}" for i in range(len(arrays))])
@@ -84,6 +85,38 @@ def write_table(path: Path, header: Sequence[str], columns: Sequence[Column]) ->
         pacsv.write_csv(
             table, stream, pacsv.WriteOptions(include_header=False, quoting_style="needed")
         )
+
+
+_STARTS = np.array(sorted(ord(c) for c in FORMULA_START), dtype=np.uint8)
+
+
+def _defused(pa: Any, words: Sequence[str]) -> Any:
+    """The strings of ``words`` as a pyarrow string array, each :func:`defuse`-d.
+
+    Only a text whose first byte could start a formula is looked at (the characters are ASCII:
+    the first byte of any other character is none of them), found in the array's bytes at once.
+    """
+    strings = arrow_strings(pa, words)
+    offsets_buffer, data_buffer = strings.buffers()[1:]
+    width = np.int64 if strings.type == pa.large_string() else np.int32
+    offsets: npt.NDArray[np.int64] = np.frombuffer(offsets_buffer, dtype=width)[
+        : len(words) + 1
+    ].astype(np.int64)
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else None
+    if data is None or not len(data):
+        return strings
+    starts, ends = offsets[:-1], offsets[1:]
+    filled = np.flatnonzero(ends > starts)
+    first = data[starts[filled]]
+    maybe = filled[np.isin(first, _STARTS)]
+    changed = {int(k): defuse(words[k]) for k in maybe}
+    changed = {k: text for k, text in changed.items() if text != words[k]}
+    if not changed:
+        return strings
+    fixed = list(words)
+    for k, text in changed.items():
+        fixed[k] = text
+    return arrow_strings(pa, fixed)
 
 
 # Arrays are built from their buffers: ``pa.array`` would import pandas (0.4 s) when it is
@@ -207,11 +240,18 @@ def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
     columns: list[Column] = [
         (
             students if f == 0 else words[f],
-            np.concatenate(codes[f]) if codes[f] else np.zeros(0, dtype=np.int64),
+            _joined(codes[f]),
         )
         for f in range(len(RESPONSE_HEADER))
     ]
     write_table(path, RESPONSE_HEADER, columns)
+
+
+def _joined(arrays: Sequence[npt.NDArray[np.int32]]) -> npt.NDArray[np.int32]:
+    """The arrays one after another (one array is not copied)."""
+    if len(arrays) == 1:
+        return arrays[0]
+    return np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int32)
 
 
 ITEM_HEADER = (
@@ -400,10 +440,14 @@ class Table:
 
 
 def tables(*, gradebook: str | None = None) -> list[Table]:
-    """Every per-student table a run writes, in order (a new one is added here, and only here)."""
+    """Every per-student table a run writes, in order (a new one is added here, and only here).
+
+    The largest comes first: a run in memory writes it in a second thread while it writes the
+    others and the class-wide outputs.
+    """
     out = [
-        Table("grades.csv", lambda path, _bank, parts: write_grades(path, parts)),
         Table("responses.csv", lambda path, _bank, parts: write_responses(path, parts)),
+        Table("grades.csv", lambda path, _bank, parts: write_grades(path, parts)),
     ]
     if gradebook is not None:
         check_gradebook(gradebook)

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from quizgym.analysis import DECIDED, PICKS_ANSWERED, SlotInfo, Sums
 from quizgym.answers import Status, is_blank, read_choices
-from quizgym.arrays import group, objects
+from quizgym.arrays import distinct, group, objects
 from quizgym.grading.batch import GradedPartition, GradedSlot, factorize
 from quizgym.grading.causes import cause_of
 from quizgym.grading.table import Coded
@@ -37,7 +37,7 @@ def _factorized(column: npt.ArrayLike) -> Factorized:
     if a.dtype.kind in "iu" and len(a) and a.min() >= 0:
         u, _, inv = group(a.astype(np.int64))
     else:
-        u, inv = np.unique(a, return_inverse=True)
+        u, inv = distinct(a)
     return u, inv.reshape(-1).astype(np.int64, copy=False)
 
 
