@@ -432,11 +432,14 @@ def test_chunked_run_has_bounded_peak_memory_and_the_same_results(tmp_path: Path
     write_class(small, slots, range(2500), seed=3, bad=False)
     write_class(large, slots, range(10_000), seed=3, bad=False)
     whole = _peak_mib(large, tmp_path / "whole", 0)
+    whole_small = _peak_mib(small, tmp_path / "whole-small", 0)
     chunked = _peak_mib(large, tmp_path / "chunked", 500)
     chunked_small = _peak_mib(small, tmp_path / "chunked-small", 500)
-    # 4x the students: the in-memory run grows, the chunked one stays where a quarter put it.
-    assert chunked < whole - 60, (chunked, whole)
+    # 4x the students: the in-memory run grows (about 65 MiB), the chunked one stays near where
+    # a quarter put it (about 15 MiB more: the census and the run's sums) and under the whole.
+    assert whole > whole_small + 40, (whole, whole_small)
     assert chunked < chunked_small + 25, (chunked, chunked_small)
+    assert chunked < whole - 40, (chunked, whole)
     assert same_outputs(tmp_path / "whole", tmp_path / "chunked", gradebook=False) == []
 
 

@@ -33,9 +33,11 @@ import numpy as np
 import numpy.typing as npt
 
 from quizgym.answers import Status, read_choices
+from quizgym.arrays import group
 from quizgym.expr import Reading, read_answer
 from quizgym.grading.batch import GradedPartition, GradedSlot
 from quizgym.grading.plain import PlainColumn, read_plain_column, reads_as_unit
+from quizgym.grading.table import Coded
 from quizgym.grading.verdicts import STATUS_CODES
 from quizgym.grading.versions import Versions
 from quizgym.model import AnyQuestion, MultipleChoice, SpotTheError
@@ -141,8 +143,9 @@ def _slot_counts(
     versions: Versions,
     kind: str,
 ) -> Counter[tuple[str, str]]:
-    pairs, first, weight = np.unique(g.codes, return_index=True, return_counts=True)
-    texts = [column[int(row)] for row in first]
+    pairs, first, inverse = group(g.codes)  # codes of verdicts: grouped without sorting
+    weight = np.bincount(inverse, minlength=len(pairs))
+    texts = column.at(first) if isinstance(column, Coded) else [column[r] for r in first.tolist()]
     answered = np.array([text is not None for text in texts], dtype=bool)
     own_codes = g.variant_codes[first]
     own = g.verdicts.status[pairs] == STATUS_CODES[Status.CORRECT]

@@ -63,6 +63,16 @@ def _strings(values: Sequence[str]) -> Column:
 
 def write_table(path: Path, header: Sequence[str], columns: Sequence[Column]) -> None:
     """Write a CSV whose columns are dictionaries of strings and codes (every field quoted)."""
+    table_writer(path, header, columns)()
+
+
+Write = Callable[[], None]
+"""A table's write, once everything it needs Python for is done."""
+
+
+def table_writer(path: Path, header: Sequence[str], columns: Sequence[Column]) -> Write:
+    """:func:`write_table` in two steps: the Python work now (the cells defused, pyarrow's
+    arrays built), the write itself — pyarrow's, which does not hold the GIL — returned."""
     header = [defuse(h) for h in header]  # a bank's title heads a gradebook column
     try:
         import pyarrow as pa
@@ -73,18 +83,24 @@ def write_table(path: Path, header: Sequence[str], columns: Sequence[Column]) ->
             ([defuse(w) if w[:1] in starts else w for w in words], codes)
             for words, codes in columns
         ]
-        _write_plain(path, header, columns)
-        return
+        return lambda: _write_plain(path, header, columns)
     arrays = [
         pa.DictionaryArray.from_arrays(_arrow_codes(pa, codes), _defused(pa, words))
         for words, codes in columns
     ]
     table = pa.table(arrays, names=[f"c{i}" for i in range(len(arrays))])
-    with path.open("wb") as stream:
-        stream.write((",".join(_quote(h) for h in header) + "\n").encode())
-        pacsv.write_csv(
-            table, stream, pacsv.WriteOptions(include_header=False, quoting_style="needed")
-        )
+    head = (",".join(_quote(h) for h in header) + "\n").encode()
+
+    def write() -> None:
+        # pyarrow's own file, not a Python one: writing to a Python file takes the GIL for
+        # every block, and a thread writing while another computes took twice as long.
+        with pa.OSFile(str(path), "wb") as stream:
+            stream.write(head)
+            pacsv.write_csv(
+                table, stream, pacsv.WriteOptions(include_header=False, quoting_style="needed")
+            )
+
+    return write
 
 
 _STARTS = np.array(sorted(ord(c) for c in FORMULA_START), dtype=np.uint8)
@@ -146,6 +162,11 @@ def _write_plain(path: Path, header: Sequence[str], columns: Sequence[Column]) -
 
 def write_grades(path: Path, parts: Sequence[GradedPartition]) -> None:
     """``grades.csv``: student, score, max_score, percent, then one score column per slot."""
+    grades_writer(path, parts)()
+
+
+def grades_writer(path: Path, parts: Sequence[GradedPartition]) -> Write:
+    """:func:`write_grades`, its Python work done (:func:`table_writer`)."""
     slots = [g.slot for g in parts[0].slots] if parts else []
     students = [s for p in parts for s in p.answers.students]  # distinct: no factorizing
     scores = np.vstack([p.scores for p in parts]) if parts else np.zeros((0, 0))
@@ -159,7 +180,8 @@ def write_grades(path: Path, parts: Sequence[GradedPartition]) -> None:
         _numbers(percent, 2),
     ]
     columns += [_numbers(scores[:, j]) for j in range(len(slots))]
-    write_table(path, ["student", "score", "max_score", "percent", *[s.id for s in slots]], columns)
+    header = ["student", "score", "max_score", "percent", *[s.id for s in slots]]
+    return table_writer(path, header, columns)
 
 
 RESPONSE_HEADER = (
@@ -188,6 +210,11 @@ def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
     ``scored_by`` says who set the score: ``machine``, ``rubric`` (free text: the rubric's
     suggestion, awaiting a teacher's review) or ``teacher`` (``grade --review``).
     """
+    responses_writer(path, parts)()
+
+
+def responses_writer(path: Path, parts: Sequence[GradedPartition]) -> Write:
+    """:func:`write_responses`, its Python work done (:func:`table_writer`)."""
     codes: list[list[npt.NDArray[np.int32]]] = [[] for _ in RESPONSE_HEADER]
     # Each column's dictionary is its slots' distinct texts one after another: a text in two
     # slots is in it twice, which the writer does not mind, and nothing is looked up to merge.
@@ -244,7 +271,7 @@ def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
         )
         for f in range(len(RESPONSE_HEADER))
     ]
-    write_table(path, RESPONSE_HEADER, columns)
+    return table_writer(path, RESPONSE_HEADER, columns)
 
 
 def _joined(arrays: Sequence[npt.NDArray[np.int32]]) -> npt.NDArray[np.int32]:
@@ -436,18 +463,22 @@ class Table:
     that the run then joins under one header (so both give the same bytes)."""
 
     name: str
-    write: Callable[[Path, Bank, Sequence[GradedPartition]], None]
+    prepare: Callable[[Path, Bank, Sequence[GradedPartition]], Write]
+    """Do the Python work of writing the table to a path; return the write itself."""
+
+    def write(self, path: Path, bank: Bank, parts: Sequence[GradedPartition]) -> None:
+        self.prepare(path, bank, parts)()
 
 
 def tables(*, gradebook: str | None = None) -> list[Table]:
     """Every per-student table a run writes, in order (a new one is added here, and only here).
 
-    The largest comes first: a run in memory writes it in a second thread while it writes the
-    others and the class-wide outputs.
+    The largest comes first: a run in memory prepares it first, then writes it in a second
+    thread while it goes on with the others and the class-wide outputs.
     """
     out = [
-        Table("responses.csv", lambda path, _bank, parts: write_responses(path, parts)),
-        Table("grades.csv", lambda path, _bank, parts: write_grades(path, parts)),
+        Table("responses.csv", lambda path, _bank, parts: responses_writer(path, parts)),
+        Table("grades.csv", lambda path, _bank, parts: grades_writer(path, parts)),
     ]
     if gradebook is not None:
         check_gradebook(gradebook)
@@ -455,7 +486,7 @@ def tables(*, gradebook: str | None = None) -> list[Table]:
         out.append(
             Table(
                 f"gradebook-{lms}.csv",
-                lambda path, bank, parts: write_gradebook(path, bank, parts, lms=lms),
+                lambda path, bank, parts: lambda: write_gradebook(path, bank, parts, lms=lms),
             )
         )
     return out

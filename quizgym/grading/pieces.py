@@ -25,6 +25,7 @@ the first row line 2), so a rejection names the same line in both formats.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -144,6 +145,11 @@ class Job:
     """A teacher's decisions from a review file (``grade --review``)."""
     roster: tuple[str, ...] = ()
     """The roster fields of the run (every piece carries the same ones)."""
+    write_to: Path | None = None
+    """A run of one piece in memory: the folder where that piece starts writing the largest
+    per-student table (:func:`~quizgym.grading.outputs.tables`' first) in a thread of its own
+    as soon as it is graded, so that the writing overlaps the piece's sums, fit and review
+    queue and the run's class-wide outputs (:attr:`PieceResult.writing`)."""
 
 
 @dataclass
@@ -168,6 +174,8 @@ class PieceResult:
     """The piece's answers a teacher should decide (or did)."""
     records: dict[str, int] = field(default_factory=dict)
     """Per file: the input records its graded students came from."""
+    writing: Future[None] | None = None
+    """With ``Job.write_to``: the first table being written (its result raises what failed)."""
 
 
 # --- reading --------------------------------------------------------------------------------------
@@ -631,6 +639,22 @@ def _split_whole(
 # --- grading a piece ------------------------------------------------------------------------------
 
 
+def write_first(folder: Path, bank: Bank, graded: GradedPartition, job: Job) -> Future[None]:
+    """Write the first (largest) per-student table of a one-piece run into ``folder``: its
+    Python work now, pyarrow's write in a thread of its own.
+
+    pyarrow writes without holding the GIL, so the caller goes on summing meanwhile; the thread
+    ends with the write.
+    """
+    first = tables(gradebook=job.gradebook)[0]
+    write = first.prepare(folder / first.name, bank, [graded])
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quizgym-write")
+    try:
+        return pool.submit(write)
+    finally:
+        pool.shutdown(wait=False)
+
+
 def grade_piece(
     bank: Bank | CompiledBank,
     piece: Piece,
@@ -656,19 +680,26 @@ def grade_piece(
     graded = grade_partition(
         book, answers, versions=job.versions, decisions=job.decisions, progress=progress
     )
+    writing = None if job.write_to is None else write_first(job.write_to, book.bank, graded, job)
     records: dict[str, int] = {}
     for (source, _), count in zip(answers.origins, answers.records, strict=True):
         records[source] = records.get(source, 0) + count
-    result = PieceResult(
-        index=piece.index,
-        students=len(answers),
-        sums=partial_sums(graded),
-        rejected=answers.rejected,
-        seeds=seeds_of(answers),
-        fit=version_fit(book, graded, job.versions),
-        review=review_of(book, graded),
-        records=records,
-    )
+    try:
+        result = PieceResult(
+            index=piece.index,
+            students=len(answers),
+            sums=partial_sums(graded),
+            rejected=answers.rejected,
+            seeds=seeds_of(answers),
+            fit=version_fit(book, graded, job.versions),
+            review=review_of(book, graded),
+            records=records,
+            writing=writing,
+        )
+    except BaseException:
+        if writing is not None:  # no thread outlives the piece that failed
+            wait((writing,))
+        raise
     if job.parts_dir is None:
         result.graded = graded
         return result

@@ -19,7 +19,7 @@ import json
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -245,9 +245,15 @@ def grade_submissions(
             versions=versions,
             decisions=decisions,
             roster=tuple(plan.roster),
+            # One piece in memory writes its largest table while the run sums (Job.write_to).
+            write_to=stage if parts_dir is None and len(plan.pieces) == 1 else None,
         )
         results = runner.map(book, plan, job, progress)
-        check_accounted(plan, results)
+        try:
+            check_accounted(plan, results)
+        except BaseException:
+            wait([r.writing for r in results if r.writing is not None])
+            raise
         run = assemble(book, plan, results, job, out_dir=stage, notes=[*plan.notes, *notes])
         changes = None
         if compare is not None:
@@ -401,7 +407,10 @@ def assemble(
 
     if job.parts_dir is None:
         parts = [r.graded for r in ordered if r.graded is not None]
-        stats, counts = _write_whole(out_dir, bank.bank, parts, job, then=class_wide)
+        writing = [r.writing for r in ordered if r.writing is not None]
+        stats, counts = _write_whole(
+            out_dir, bank.bank, parts, job, then=class_wide, writing=writing
+        )
     else:
         for spec in specs:
             head = job.parts_dir / f"header-{spec.name}"
@@ -505,17 +514,20 @@ def _write_whole(
     job: Job,
     *,
     then: Callable[[], T],
+    writing: Sequence[Future[None]] = (),
 ) -> T:
     """The per-student tables of a run in memory, straight from its graded partitions, and
     ``then()``'s outputs; returns what ``then()`` returns.
 
     pyarrow writes the large tables without holding the GIL: the first (``responses.csv``) in a
-    second thread, while this one writes the others and ``then()``'s. All of them finish (or
-    fail, the first one's error raised first) before the run goes on.
+    second thread — started by the run's one piece as soon as it was graded (``writing``), or
+    here — while this one writes the others and ``then()``'s. All of them finish (or fail, the
+    first one's error raised first) before the run goes on.
     """
     first, *others = tables(gradebook=job.gradebook)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        done = pool.submit(first.write, out_dir / first.name, bank, parts)
+        if not writing:
+            writing = [pool.submit(first.write, out_dir / first.name, bank, parts)]
         try:
             for spec in others:
                 spec.write(out_dir / spec.name, bank, parts)
@@ -523,7 +535,9 @@ def _write_whole(
                 write_feedback(out_dir / "feedback", bank, parts)
             return then()
         finally:
-            done.result()
+            wait(writing)
+            for done in writing:
+                done.result()
 
 
 def _move_feedback(folder: Path, results: Sequence[PieceResult]) -> None:

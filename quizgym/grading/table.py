@@ -72,6 +72,10 @@ class Coded(Sequence[str | None]):
     def __iter__(self) -> Iterator[str | None]:
         return map(self.texts.__getitem__, self.codes.tolist())
 
+    def at(self, rows: npt.NDArray[np.int64]) -> list[str | None]:
+        """The texts of some rows (``[self[r] for r in rows]``, without a lookup per row)."""
+        return list(map(self.texts.__getitem__, self.codes[rows].tolist()))
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence) and not isinstance(other, str | bytes):
             return list(self) == list(other)

@@ -1,0 +1,102 @@
+"""A class read whole writes ``responses.csv`` in a second thread while it sums (``Job.write_to``):
+whatever fails there, or meanwhile, fails the run, publishes nothing and leaves no thread behind."""
+
+from __future__ import annotations
+
+import csv
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from quizgym.grading import outputs, pieces
+from quizgym.grading.run import grade_submissions
+from quizgym.loader import load_bank
+from quizgym.solver import compile_bank
+
+FIELD = Path(__file__).parent / "data" / "field" / "stats-mechanics.yaml"
+
+
+def _class(path: Path, students: int) -> Path:
+    book = compile_bank(load_bank(FIELD))
+    typed = ["10", "36 km/h", "9.81 N", "0.117", "", "12,345.6", "ln(2)/3", "x"]
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["student", *(s.id for s in book.slots)])
+        for k in range(students):
+            writer.writerow(
+                [f"s{k}", *(typed[(k + j) % len(typed)] for j in range(len(book.slots)))]
+            )
+    return path
+
+
+def _writers() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("quizgym-write")]
+
+
+def test_the_whole_run_writes_what_a_chunked_run_writes(tmp_path: Path) -> None:
+    source = _class(tmp_path / "class.csv", 300)
+    whole = grade_submissions(FIELD, [source], out_dir=tmp_path / "whole", version="per-student")
+    grade_submissions(
+        FIELD, [source], out_dir=tmp_path / "chunked", version="per-student", chunk_rows=70
+    )
+    assert whole.students == 300
+    for name in ("responses.csv", "grades.csv", "items.csv", "review.csv"):
+        assert (tmp_path / "whole" / name).read_bytes() == (
+            tmp_path / "chunked" / name
+        ).read_bytes()
+    assert not _writers()
+
+
+def test_a_failed_write_of_responses_fails_the_run_and_publishes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = _class(tmp_path / "class.csv", 50)
+    prepare = outputs.responses_writer
+
+    def failing(path: Path, parts: list[object]) -> outputs.Write:
+        prepare(path, parts)  # type: ignore[arg-type]
+
+        def write() -> None:
+            assert threading.current_thread().name.startswith("quizgym-write")
+            raise OSError(28, "No space left on device")
+
+        return write
+
+    monkeypatch.setattr(outputs, "responses_writer", failing)
+    out = tmp_path / "out"
+    with pytest.raises(OSError, match="No space left"):
+        grade_submissions(FIELD, [source], out_dir=out, version="per-student")
+    assert sorted(p.name for p in out.iterdir()) == []  # nor a staging folder
+    assert not _writers()
+
+
+def test_a_failure_while_the_write_runs_waits_for_it_and_publishes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = _class(tmp_path / "class.csv", 50)
+    started = threading.Event()
+    prepare = outputs.responses_writer
+
+    def slow(path: Path, parts: list[object]) -> outputs.Write:
+        write = prepare(path, parts)  # type: ignore[arg-type]
+
+        def later() -> None:
+            started.wait(5)
+            time.sleep(0.3)  # still writing when the sums fail
+            write()
+
+        return later
+
+    def broken(*_args: object) -> None:
+        started.set()
+        raise RuntimeError("sums failed")
+
+    monkeypatch.setattr(outputs, "responses_writer", slow)
+    monkeypatch.setattr(pieces, "partial_sums", broken)
+    out = tmp_path / "out"
+    with pytest.raises(RuntimeError, match="sums failed"):
+        grade_submissions(FIELD, [source], out_dir=out, version="per-student")
+    assert sorted(p.name for p in out.iterdir()) == []
+    assert not _writers()
