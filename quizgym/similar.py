@@ -28,7 +28,7 @@ lost when the mean is estimated"). So grouping orders a teacher's work and never
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -138,7 +138,11 @@ class _Cosine:
 
 
 def group_answers(
-    texts: Sequence[str], *, method: Method = "stems", threshold: float | None = None
+    texts: Sequence[str],
+    *,
+    method: Method = "stems",
+    threshold: float | None = None,
+    counts: Sequence[int] | None = None,
 ) -> list[list[int]]:
     """Group answers that say the same thing, most common group first.
 
@@ -148,6 +152,8 @@ def group_answers(
             ``wordllama`` (cosine of embeddings; ``pip install "quizgym[similar]"``).
         threshold: the least average similarity at which an answer joins a group (default
             per method: :data:`THRESHOLDS`).
+        counts: how many students gave each text (default: one each): the groups are those
+            of each text repeated as often, without repeating it.
 
     Returns:
         Groups of indices into ``texts``; every index is in exactly one group. Groups come
@@ -167,8 +173,18 @@ def group_answers(
         if plain is None:
             plain = folded[text] = " ".join(fold(text).split())
         by_text.setdefault(plain, []).append(index)
+    if counts is None:
+        weight: Callable[[list[int]], int] = len
+    else:
+        if len(counts) != len(texts):
+            raise ValueError(f"{len(counts)} counts for {len(texts)} texts")
+        given = list(counts)
+
+        def weight(indices: list[int]) -> int:
+            return sum(given[i] for i in indices)
+
     # Distinct answers, most common first, then in the order they were first typed.
-    distinct = sorted(by_text.items(), key=lambda item: (-len(item[1]), item[1][0]))
+    distinct = sorted(by_text.items(), key=lambda item: (-weight(item[1]), item[1][0]))
     if not distinct:
         return []
     features = [_features(text) for text, _ in distinct]
@@ -202,4 +218,4 @@ def group_answers(
     groups: list[list[int]] = [[] for _ in sizes]
     for u, (_, indices) in enumerate(distinct):
         groups[group[u]].extend(indices)
-    return sorted(groups, key=lambda members: (-len(members), min(members)))
+    return sorted(groups, key=lambda members: (-weight(members), min(members)))

@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 from conftest import require_module
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from quizgym import similar
 from quizgym.errors import QuizgymError
@@ -166,3 +168,22 @@ def test_the_stems_method_loads_no_embedding_model() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "[]\n"
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    picks=st.lists(st.integers(min_value=0, max_value=len(ANSWERS) + 2), max_size=12),
+    counts=st.lists(st.integers(min_value=1, max_value=6), min_size=12, max_size=12),
+)
+def test_counts_group_as_the_texts_repeated_would(picks: list[int], counts: list[int]) -> None:
+    """Each text weighing as many students as gave it groups as the texts given that often:
+    the same groups, in the same order, every text in one."""
+    pool = [*ANSWERS, "it is not biased", "We lose degrees of freedom!", ""]
+    texts = [pool[p] for p in picks]
+    counts = counts[: len(texts)]
+    repeated = [t for t, n in zip(texts, counts, strict=True) for _ in range(n)]
+    owner = [i for i, n in enumerate(counts) for _ in range(n)]
+    expected = [list(dict.fromkeys(owner[m] for m in group)) for group in group_answers(repeated)]
+    got = group_answers(texts, counts=counts)
+    assert got == expected
+    assert sorted(i for g in got for i in g) == list(range(len(texts)))

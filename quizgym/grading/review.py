@@ -263,13 +263,13 @@ def _groups(bank: CompiledBank, slot_id: str, items: Sequence[tuple[Key, Entry]]
         return [0] * len(items)
     from quizgym.similar import group_answers
 
-    # Each answer as often as it was given, so groups are numbered by how many students they hold.
-    texts = [key[2] for key, entry in items for _ in range(entry.count)]
-    owner = [i for i, (_, entry) in enumerate(items) for _ in range(entry.count)]
+    # Each answer weighs as many students as gave it: groups are numbered by how many they hold.
+    texts = [key[2] for key, _ in items]
     out = [0] * len(items)
-    for number, members in enumerate(group_answers(texts), start=1):
+    groups = group_answers(texts, counts=[entry.count for _, entry in items])
+    for number, members in enumerate(groups, start=1):
         for member in members:
-            out[owner[member]] = number
+            out[member] = number
     return out
 
 

@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 from typing import TYPE_CHECKING, overload
 
 import mpmath
@@ -234,9 +235,10 @@ class Variant:
         """The parameter values in name order: what the keys of this variant depend on."""
         return tuple(sorted(self.params.items()))
 
-    @property
+    @cached_property
     def label(self) -> str:
-        """``p1=0.2, p2=0.5``, ``order BAC`` or ``default``: how reports name a variant."""
+        """``p1=0.2, p2=0.5``, ``order BAC`` or ``default``: how reports name a variant (worked
+        out once: a review queue names a variant for each of thousands of answers)."""
         if self.params:
             return ", ".join(f"{k}={show_number(v)}" for k, v in self.params.items())
         if self.order:
