@@ -60,7 +60,9 @@ DRAWS = (
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # The validators are built on first use: a run that issues and reads no manifest (most
+    # grade and every practice run import this module) never builds them.
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class IssuedVersion(_Record):

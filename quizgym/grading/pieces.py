@@ -146,10 +146,10 @@ class Job:
     roster: tuple[str, ...] = ()
     """The roster fields of the run (every piece carries the same ones)."""
     write_to: Path | None = None
-    """A run of one piece in memory: the folder where that piece starts writing the largest
-    per-student table (:func:`~quizgym.grading.outputs.tables`' first) in a thread of its own
-    as soon as it is graded, so that the writing overlaps the piece's sums, fit and review
-    queue and the run's class-wide outputs (:attr:`PieceResult.writing`)."""
+    """A run of one piece in memory: the folder where that piece starts writing its
+    per-student tables (:func:`~quizgym.grading.outputs.tables`) in a thread of their own as
+    soon as it is graded, so that the writing overlaps the piece's sums, fit and review queue
+    and the run's class-wide outputs (:attr:`PieceResult.writing`)."""
 
 
 @dataclass
@@ -174,8 +174,9 @@ class PieceResult:
     """The piece's answers a teacher should decide (or did)."""
     records: dict[str, int] = field(default_factory=dict)
     """Per file: the input records its graded students came from."""
-    writing: Future[None] | None = None
-    """With ``Job.write_to``: the first table being written (its result raises what failed)."""
+    writing: list[Future[None]] = field(default_factory=list)
+    """With ``Job.write_to``: the per-student tables being written (each result raises what
+    failed)."""
 
 
 # --- reading --------------------------------------------------------------------------------------
@@ -639,20 +640,24 @@ def _split_whole(
 # --- grading a piece ------------------------------------------------------------------------------
 
 
-def write_first(folder: Path, bank: Bank, graded: GradedPartition, job: Job) -> Future[None]:
-    """Write the first (largest) per-student table of a one-piece run into ``folder``: its
-    Python work now, pyarrow's write in a thread of its own.
+def write_tables(folder: Path, bank: Bank, graded: GradedPartition, job: Job) -> list[Future[None]]:
+    """Write the per-student tables of a one-piece run into ``folder``: the Python work of each
+    here, the largest first, and pyarrow's writes one after another in a thread of their own.
 
     pyarrow writes without holding the GIL, so the caller goes on summing meanwhile; the thread
-    ends with the write.
+    ends with the last write.
     """
-    first = tables(gradebook=job.gradebook)[0]
-    write = first.prepare(folder / first.name, bank, [graded])
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quizgym-write")
+    writing: list[Future[None]] = []
     try:
-        return pool.submit(write)
+        for table in tables(gradebook=job.gradebook):
+            writing.append(pool.submit(table.prepare(folder / table.name, bank, [graded])))
+    except BaseException:
+        wait(writing)  # what was started ends before the error is raised
+        raise
     finally:
         pool.shutdown(wait=False)
+    return writing
 
 
 def grade_piece(
@@ -680,7 +685,7 @@ def grade_piece(
     graded = grade_partition(
         book, answers, versions=job.versions, decisions=job.decisions, progress=progress
     )
-    writing = None if job.write_to is None else write_first(job.write_to, book.bank, graded, job)
+    writing = [] if job.write_to is None else write_tables(job.write_to, book.bank, graded, job)
     records: dict[str, int] = {}
     for (source, _), count in zip(answers.origins, answers.records, strict=True):
         records[source] = records.get(source, 0) + count
@@ -697,8 +702,7 @@ def grade_piece(
             writing=writing,
         )
     except BaseException:
-        if writing is not None:  # no thread outlives the piece that failed
-            wait((writing,))
+        wait(writing)  # no thread outlives the piece that failed
         raise
     if job.parts_dir is None:
         result.graded = graded

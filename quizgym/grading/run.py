@@ -252,7 +252,7 @@ def grade_submissions(
         try:
             check_accounted(plan, results)
         except BaseException:
-            wait([r.writing for r in results if r.writing is not None])
+            wait([w for r in results for w in r.writing])
             raise
         run = assemble(book, plan, results, job, out_dir=stage, notes=[*plan.notes, *notes])
         changes = None
@@ -407,7 +407,7 @@ def assemble(
 
     if job.parts_dir is None:
         parts = [r.graded for r in ordered if r.graded is not None]
-        writing = [r.writing for r in ordered if r.writing is not None]
+        writing = [w for r in ordered for w in r.writing]
         stats, counts = _write_whole(
             out_dir, bank.bank, parts, job, then=class_wide, writing=writing
         )
@@ -519,14 +519,16 @@ def _write_whole(
     """The per-student tables of a run in memory, straight from its graded partitions, and
     ``then()``'s outputs; returns what ``then()`` returns.
 
-    pyarrow writes the large tables without holding the GIL: the first (``responses.csv``) in a
-    second thread — started by the run's one piece as soon as it was graded (``writing``), or
-    here — while this one writes the others and ``then()``'s. All of them finish (or fail, the
-    first one's error raised first) before the run goes on.
+    pyarrow writes the tables without holding the GIL, in a second thread while this one goes
+    on: started by the run's one piece as soon as it was graded (``writing``), or else here,
+    the first (``responses.csv``) there and the others in this thread. All of them finish (or
+    fail, the tables' error raised first) before the run goes on.
     """
-    first, *others = tables(gradebook=job.gradebook)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        if not writing:
+        if writing:
+            others = []
+        else:
+            first, *others = tables(gradebook=job.gradebook)
             writing = [pool.submit(first.write, out_dir / first.name, bank, parts)]
         try:
             for spec in others:
