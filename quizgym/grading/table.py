@@ -117,7 +117,14 @@ class ClassAnswers:
     """Per file read: its records as counted apart from its reader (see ``grading.census``)."""
     notes: list[str] = field(default_factory=list)
     """How files were read that a teacher should know (a file read as cp1252)."""
-    _row: dict[str, int] = field(default_factory=dict, repr=False)
+    _row: dict[str, int] | None = field(default_factory=dict, repr=False)
+    """Each student's row; None until asked for (a partition is made from students already
+    known to be distinct, and is seldom asked)."""
+
+    def _rows(self) -> dict[str, int]:
+        if self._row is None:
+            self._row = {s: k for k, s in enumerate(self.students)}
+        return self._row
 
     def __len__(self) -> int:
         return len(self.students)
@@ -160,7 +167,7 @@ class ClassAnswers:
         self.seeds.append(seed)
         self.origins.append(origin)
         self.records.append(1)
-        self._row[student] = row
+        self._rows()[student] = row
         for slot in self.answers:
             self.mark_present(slot).append(None)
         for seen in self.versions.values():
@@ -201,19 +208,19 @@ class ClassAnswers:
         self.records += [1] * added
         for seen in self.versions.values():
             seen.extend([None] * added)
-        self._row.update(zip(students, range(before, before + added), strict=True))
+        self._rows().update(zip(students, range(before, before + added), strict=True))
 
     def row_of(self, student: str) -> int | None:
         """The row of a student already read, or None."""
-        return self._row.get(student)
+        return self._rows().get(student)
 
     def knows_any(self, students: Iterable[str]) -> bool:
         """Whether any of these students has been read already."""
-        return not self._row.keys().isdisjoint(students)
+        return not self._rows().keys().isdisjoint(students)
 
     def origin_of(self, student: str) -> tuple[str, int] | None:
         """Where a student already read was first read (file, line), or None."""
-        row = self._row.get(student)
+        row = self._rows().get(student)
         return None if row is None else self.origins[row]
 
     def admit(self, source: str, line: int, student: str, seed: int | None) -> int | None:
@@ -259,5 +266,5 @@ class ClassAnswers:
             part.answers = {s: [col[r] for r in rows] for s, col in self.answers.items()}
             part.versions = {q: [seen[r] for r in rows] for q, seen in self.versions.items()}
             part.roster = {n: [column[r] for r in rows] for n, column in self.roster.items()}
-        part._row = {s: k for k, s in enumerate(part.students)}
+        part._row = None
         return part

@@ -167,6 +167,8 @@ class Verdicts(Sequence[Verdict]):
     @property
     def decided(self) -> list[int]:
         """The positions a teacher decided (whose machine verdict is kept)."""
+        if self.machine.count(None) == len(self.machine):  # no decisions: counted at C speed
+            return []
         return [i for i, m in enumerate(self.machine) if m is not None]
 
     def machines(self) -> Verdicts:
