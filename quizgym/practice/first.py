@@ -33,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import secrets
 import select
 import sys
 import threading
@@ -326,7 +325,9 @@ def _first(
     bank, question, card = queue[0]
     if not question["static"]:
         return None  # its numbers are drawn with the expression language
-    session_seed = seed if seed is not None else secrets.randbelow(2**31)
+    # As the drill draws it (secrets.randbelow(2**31)): 31 bits from the OS, without importing
+    # secrets and random before the prompt.
+    session_seed = seed if seed is not None else int.from_bytes(os.urandom(4), "big") >> 1
     reviews = store.attempt_count(bank.slug, question["id"])
     state = student_key(
         bank.slug, None, review_seed(session_seed, bank.slug, question["id"], reviews)

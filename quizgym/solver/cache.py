@@ -43,15 +43,15 @@ import importlib
 import importlib.util
 import json
 import os
-import tempfile
-from decimal import Decimal
-from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quizgym.places import CACHE_ENV, OFF_ENV, cache_dir, library_stamp
-from quizgym.units import keep_judged
 from quizgym.version import __version__
+
+# Reading a file back needs none of tempfile (and shutil, which it imports), the units' memo,
+# fractions nor decimal: the drill's first prompt reads its preview from here
+# (quizgym.practice.first) before anything else is loaded. Each is imported where it is used.
 
 if TYPE_CHECKING:
     from quizgym.model import Bank, Pack
@@ -161,6 +161,9 @@ def encode(value: Any) -> Any:
     if isinstance(value, frozenset | set):
         items = sorted((encode(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True))
         return {"frozenset" if isinstance(value, frozenset) else "set": items}
+    from decimal import Decimal
+    from fractions import Fraction
+
     if isinstance(value, Fraction):
         return {"fraction": [value.numerator, value.denominator]}
     if isinstance(value, Decimal):
@@ -230,9 +233,13 @@ def decode(data: Any) -> Any:
     if "float" in data:
         return float(data["float"])
     if "fraction" in data:
+        from fractions import Fraction
+
         numerator, denominator = data["fraction"]
         return Fraction(int(numerator), int(denominator))
     if "decimal" in data:
+        from decimal import Decimal
+
         return Decimal(data["decimal"])
     if "enum" in data:
         return _class(data["enum"])(decode(data["value"]))
@@ -323,6 +330,8 @@ def write(key: str, parts: dict[str, Any], folder: Path | None = None) -> Path |
     body = json.dumps(parts, ensure_ascii=False, separators=(",", ":")).encode()
     head = f"{FORMAT} {key} {hashlib.sha256(body).hexdigest()}\n".encode("ascii")
     target = _path(folder, key)
+    import tempfile
+
     try:
         folder.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=".writing-", suffix=".tmp")
@@ -445,6 +454,8 @@ def save(book: CompiledBank) -> Path | None:
     already; returns the file written, or None (nothing new, no key, or the cache is off).
 
     A bank gets its key from :func:`open_bank` (or from a caller that sets ``cache_key``)."""
+    from quizgym.units import keep_judged
+
     keep_judged()  # the units the command judged, for the next one
     key = book.cache_key
     if key is None or (book.cached and not book.grew()):
