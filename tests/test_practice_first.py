@@ -33,6 +33,7 @@ CASES = {
     "parts": ["6", "4.8", "", "q"],
     "truth": ["t", "e", "q"],
     "words": ["more signal, enough context", "", "", "q"],
+    "table": ["B", "", "q"],  # a table and a formula: drawn with what the screen imports then
     "drawn": ["9", "", "q"],  # numbers drawn: not previewed, the drill shows it itself
 }
 
