@@ -10,11 +10,12 @@ reads it back when the bank's bytes and quizgym are the same, without importing 
 
 **Keyed by content.** A file's name and its first line carry a SHA-256 of: the cache's format,
 quizgym's version, the size and modification time of each of quizgym's own source files (an
-edited checkout never reads what older code wrote), the same for sympy, mpmath and pydantic,
-and the bank file's bytes. Its path is not in the key: the same bank elsewhere is the same bank.
-The domain packs the bank names (``packs:``) are kept in the file as validated, each with the
-SHA-256 of its file's bytes: a pack edited since, or one that is now another file (a path beside
-the bank, moved with it), makes the file a miss, and its tables are not merged into the next.
+edited checkout never reads what older code wrote), the same for the libraries whose output it
+holds (sympy, mpmath, pydantic, markdown-it, latex2mathml), and the bank file's bytes. Its path
+is not in the key: the same bank elsewhere is the same bank. The domain packs the bank names
+(``packs:``) are kept in the file as validated, each with the SHA-256 of its file's bytes: a
+pack edited since, or one that is now another file (a path beside the bank, moved with it),
+makes the file a miss, and its tables are not merged into the next.
 
 **Never trusted.** The first line also holds a SHA-256 of the rest; a file whose digest, key or
 format does not match, that is truncated, or that does not decode, is ignored and replaced by
@@ -76,9 +77,17 @@ __all__ = [
 
 FORMAT = "quizgym-compiled/2"
 """The layout of a cache file; bump it when the layout changes."""
-_LIBRARIES = ("sympy", "mpmath", "pydantic", "pydantic_core", "markdown_it", "mdit_py_plugins")
+_LIBRARIES = (
+    "sympy",
+    "mpmath",
+    "pydantic",
+    "pydantic_core",
+    "markdown_it",
+    "mdit_py_plugins",
+    "latex2mathml",
+)
 """Libraries whose output the cache holds (key texts, validated models, what ``check`` and the
-drill's preview found in the bank's text)."""
+drill's preview found in the bank's text, the preview's formulas as the terminal shows them)."""
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 
