@@ -33,14 +33,20 @@ HEAVY = (
     # the standard library's slower corners, which --help and solve do without
     "hashlib",
     "shutil",
+    "tempfile",
+    # parts of rich and of quizgym that only some screens draw (a table, a formula, the stats)
+    "rich.table",
+    "quizgym.richtext.tex",
+    "latex2mathml",
+    "quizgym.practice.stats",
 )
-"""The libraries whose import a user waits for."""
+"""The libraries (and modules, named in full) whose import a user waits for."""
 
 PROBE = """
 import atexit, os, sys, threading
 heavy = {heavy!r}
 def report(what="IMPORTED"):
-    found = sorted({{m.split('.')[0] for m in sys.modules}} & set(heavy))
+    found = sorted(({{m.split('.')[0] for m in sys.modules}} | set(sys.modules)) & set(heavy))
     os.write(2, (what + " " + " ".join(found) + "\\n").encode())
 atexit.register(report)
 class Tee:  # what has been printed so far
@@ -74,26 +80,54 @@ COMMANDS: dict[str, tuple[list[str], set[str]]] = {
     # (and without mpmath: the logarithm is worked out with integers)
     "solve an exact form": (["solve", "ln 10"], set()),
     # a sum of different logarithms is tidied by sympy (logcombine)
-    "solve a sum of logarithms": (["solve", "ln 2 + ln 3"], {"mpmath", "sympy", "shutil"}),
-    # the cache is keyed by SHA-256
-    "check (warm)": (["check", "bert-mlm"], {"hashlib", "shutil"}),
+    "solve a sum of logarithms": (
+        ["solve", "ln 2 + ln 3"],
+        {"mpmath", "sympy", "shutil", "tempfile"},
+    ),
+    # the cache is keyed by SHA-256 (and read without tempfile and shutil: nothing new to write)
+    "check (warm)": (["check", "bert-mlm"], {"hashlib"}),
     # the bank's text as markdown (its parsed form costs as much to read back as to parse)
-    "export (warm)": (EXPORT, {"mpmath", "pydantic", "markdown_it", "hashlib", "shutil"}),
-    # progress from the database (rich, fsrs, sqlite3): no bank is read, so no pydantic
-    "stats": (["stats"], {"rich", "fsrs", "sqlite3"}),
+    # (the TeX reader: QTI 1.2 writes formulas as MathML)
+    "export (warm)": (
+        EXPORT,
+        {
+            "mpmath",
+            "pydantic",
+            "markdown_it",
+            "hashlib",
+            "shutil",
+            "tempfile",
+            "quizgym.richtext.tex",
+        },
+    ),
+    # progress from the database (rich and its tables, fsrs, sqlite3): no bank is read, so no
+    # pydantic
+    "stats": (
+        ["stats"],
+        {"rich", "rich.table", "fsrs", "sqlite3", "quizgym.practice.stats"},
+    ),
     # what is imported when the first prompt is on the screen (the drill is then loaded in the
     # background, once the prompt is up: the probe's "PROMPT" line): the terminal (rich), the
     # scheduler's cards and their store. The item comes from the bank's preview in the cache,
-    # its text parsed already: no bank format, no answer engine, no markdown-it.
-    # (hashlib: the preview is keyed by SHA-256; shutil: rich measures the terminal with it)
+    # its text parsed already: no bank format, no answer engine, no markdown-it; and the cache
+    # is read without what writes it (tempfile, shutil), a screen without a table or a formula
+    # is drawn without rich's tables or the TeX reader. (hashlib: the preview is keyed by
+    # SHA-256.)
     "practice (first prompt)": (
         ["practice", "--seed", "1"],
-        {"rich", "fsrs", "sqlite3", "hashlib", "shutil"},
+        {"rich", "fsrs", "sqlite3", "hashlib"},
     ),
     # a first item of two parts with units: the part's text (with its units) is parsed too
     "practice (first prompt, a part)": (
         ["practice", str(FIRST), "--tag", "parts", "--seed", "1"],
-        {"rich", "fsrs", "sqlite3", "hashlib", "shutil"},
+        {"rich", "fsrs", "sqlite3", "hashlib"},
+    ),
+    # a first item with a table and a formula: rich's tables, imported as the screen is drawn
+    # (before the drill loads in the background); the formula as the preview keeps it, without
+    # the TeX reader (and latex2mathml, 40 ms to import)
+    "practice (first prompt, a table)": (
+        ["practice", str(FIRST), "--tag", "table", "--seed", "1"],
+        {"rich", "fsrs", "sqlite3", "hashlib", "rich.table"},
     ),
 }
 
@@ -109,6 +143,7 @@ SHOWS = {
     ),
     "practice (first prompt)": "│ Answered 0 · right 0 · partly 0 · wrong 0 · time 0:00",
     "practice (first prompt, a part)": "(selected) Tokens selected [tokens]",
+    "practice (first prompt, a table)": "│     −ln p_θ(xᵢ)",
     "stats": "│ all           │    70 │",  # the drill (run warming up) made the bank's rows
 }
 """A piece of what each command prints when it has done its work."""

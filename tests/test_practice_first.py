@@ -33,18 +33,19 @@ CASES = {
     "parts": ["6", "4.8", "", "q"],
     "truth": ["t", "e", "q"],
     "words": ["more signal, enough context", "", "", "q"],
+    "table": ["B", "", "q"],  # a table and a formula: drawn with what the screen imports then
     "drawn": ["9", "", "q"],  # numbers drawn: not previewed, the drill shows it itself
 }
 
 
 def _drill(
-    tmp: Path, name: str, answers: list[str], *, cache: str, tag: str
+    tmp: Path, name: str, answers: list[str], *, cache: str, tag: str, **runner: Any
 ) -> tuple[str, list[tuple[Any, ...]]]:
     db = tmp / f"{name}.sqlite3"
     if (tmp / "before.sqlite3").exists():
         shutil.copy(tmp / "before.sqlite3", db)
     env = {"QUIZGYM_CACHE": cache, "QUIZGYM_CACHE_DIR": str(tmp / "cache")}
-    result = run(db, answers, str(BANK), "--tag", tag, env=env)
+    result = run(db, answers, str(BANK), "--tag", tag, env=env, **runner)
     assert result.exit_code == 0, result.output
     return result.output, rows(db, ATTEMPTS)
 
@@ -71,6 +72,32 @@ def test_the_first_prompt_from_the_preview_is_the_drill_itself(
     assert previewed == plain  # every screen, every saved answer, time and card
     assert shown == ([] if tag == "drawn" else [plain[1][0][0]])
     assert plain[1], "the first answer was saved"
+
+
+@pytest.mark.parametrize(
+    ("tag", "formula"), [("choice", "L = -sum_{i in M} ln p_i"), ("table", "-ln p_?(x_i)")]
+)
+def test_an_ascii_terminal_is_shown_the_previewed_formulas_as_the_drill_shows_them(
+    tag: str, formula: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The preview keeps each formula's text for both kinds of terminal (small scripts, and
+    # plain ASCII): the first screen is drawn without the TeX reader, as the drill draws it.
+    shown: list[str] = []
+    show = first.show_first
+
+    def recording(found: Any, **kwargs: Any) -> first.Opening:
+        opening = show(found, **kwargs)
+        shown.append(opening.first.view.item_id)
+        return opening
+
+    monkeypatch.setattr(first, "show_first", recording)
+    answers = CASES[tag]
+    plain = _drill(tmp_path, "plain", answers, cache="off", tag=tag, charset="ascii")
+    _drill(tmp_path, "warm", ["q"], cache="on", tag=tag)  # kept from a Unicode terminal
+    previewed = _drill(tmp_path, "previewed", answers, cache="on", tag=tag, charset="ascii")
+    assert previewed == plain
+    assert shown == [plain[1][0][0]]
+    assert formula in previewed[0] and previewed[0].isascii(), previewed[0]
 
 
 def test_a_review_is_previewed_with_its_schedule_and_fresh_choice_order(tmp_path: Path) -> None:

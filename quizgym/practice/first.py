@@ -2,10 +2,11 @@
 
 Loading the drill takes a quarter of a second or more: the bank format (pydantic), the answer
 engine and its numbers (mpmath), the compiled bank read back from the cache, markdown-it for
-the prompt. None of it is needed to *show* the first item, only to grade its answer. So when a
-bank has been drilled before with the same bytes and the same quizgym, its **preview** (a small
-record of plain data kept in the compiled-bank cache: each question's id, type, tags, content
-hash, what its first screen says and its bank text already parsed) is enough to work out the
+the prompt and latex2mathml for its formulas. None of it is needed to *show* the first item,
+only to grade its answer. So when a bank has been drilled before with the same bytes and the
+same quizgym, its **preview** (a small record of plain data kept in the compiled-bank cache:
+each question's id, type, tags, content hash, what its first screen says, its bank text already
+parsed and its formulas as the terminal shows them) is enough to work out the
 first item exactly as the drill would — the same queue (:func:`~quizgym.practice.queue.order_queue`
 over the same rows), the same review seed and choice order (:mod:`quizgym.solver.draws`), the
 same :class:`~quizgym.practice.views.ItemView` — and to show it on the drill's own
@@ -33,7 +34,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import secrets
 import select
 import sys
 import threading
@@ -72,7 +72,7 @@ __all__ = [
     "wait_for_line",
 ]
 
-PREVIEW_FORMAT = "drill-preview/1"
+PREVIEW_FORMAT = "drill-preview/2"
 """The layout of a preview record; bump it when the layout changes."""
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # quizgym.model.LETTERS, without the bank format
 T = TypeVar("T")
@@ -136,6 +136,7 @@ def keep_preview(book: CompiledBank) -> None:
     from quizgym.model import QUESTION_TYPES, MultipleChoice, SpotTheError
     from quizgym.practice.ui import RichUI
     from quizgym.richtext.parse import parse
+    from quizgym.richtext.tex import tex_to_text
 
     questions: list[dict[str, Any]] = []
     texts: set[str] = set()
@@ -173,6 +174,8 @@ def keep_preview(book: CompiledBank) -> None:
                 shown += [slot.prompt, RichUI.slot_text(part_view)]
             texts.update(shown)
         questions.append(record)
+    docs = {text: parse(text) for text in sorted(texts)}
+    formulas = sorted({m.tex for doc in docs.values() for m in doc.formulas()})
     write(
         key,
         {
@@ -182,7 +185,11 @@ def keep_preview(book: CompiledBank) -> None:
             "depends": depends or [],
             "types": list(QUESTION_TYPES),
             "questions": questions,
-            "docs": {text: encode(parse(text)) for text in sorted(texts)},
+            "docs": {text: encode(doc) for text, doc in docs.items()},
+            # as the terminal shows them, with small scripts and without (an ASCII terminal)
+            "formulas": [
+                [tex, tex_to_text(tex, True), tex_to_text(tex, False)] for tex in formulas
+            ],
         },
     )
 
@@ -201,6 +208,9 @@ class _Bank:
     """The question types this quizgym knows (an unknown ``--type`` is the drill's to refuse)."""
     docs: Mapping[str, Any]
     """The first screens' bank texts, each parsed and encoded."""
+    formulas: Mapping[tuple[str, bool], str]
+    """Their formulas' texts, by TeX and ``small_scripts`` (see
+    :func:`~quizgym.practice.ui.formula_text`)."""
 
 
 _UNREADABLE = (OSError, UnicodeError, ValueError, KeyError, TypeError, AttributeError)
@@ -228,6 +238,11 @@ def _read(name: str) -> _Bank | None:
         questions=tuple(MappingProxyType(dict(q)) for q in record["questions"]),
         types=tuple(str(t) for t in record["types"]),
         docs=MappingProxyType(dict(record["docs"])),
+        formulas={
+            (str(tex), small): str(text)
+            for tex, *shown in record["formulas"]
+            for small, text in zip((True, False), shown, strict=True)
+        },
     )
 
 
@@ -326,7 +341,9 @@ def _first(
     bank, question, card = queue[0]
     if not question["static"]:
         return None  # its numbers are drawn with the expression language
-    session_seed = seed if seed is not None else secrets.randbelow(2**31)
+    # As the drill draws it (secrets.randbelow(2**31)): 31 bits from the OS, without importing
+    # secrets and random before the prompt.
+    session_seed = seed if seed is not None else int.from_bytes(os.urandom(4), "big") >> 1
     reviews = store.attempt_count(bank.slug, question["id"])
     state = student_key(
         bank.slug, None, review_seed(session_seed, bank.slug, question["id"], reviews)
@@ -371,9 +388,10 @@ def _remember_texts(bank: _Bank, view: ItemView, slot: SlotView | None) -> None:
     Raises:
         ValueError: a stored text is not a parsed document.
     """
-    from quizgym.practice.ui import RichUI
+    from quizgym.practice.ui import RichUI, remember_formulas
     from quizgym.richtext.parse import remember
 
+    remember_formulas(bank.formulas)
     texts = [view.prompt, *(text for _, text in view.choices)]
     if view.statement:
         texts.append(view.statement)

@@ -16,19 +16,17 @@ from __future__ import annotations
 
 import sys
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
 from rich.panel import Panel
-from rich.table import Table
 from rich.text import Text
 
-from quizgym.practice.stats import LEECH_LAPSES, BankStats
 from quizgym.practice.views import ItemView, Outcome, SlotView, Summary, when
-from quizgym.richtext import parse, tex_to_text
+from quizgym.richtext import parse
 from quizgym.richtext.tree import (
     Block,
     Break,
@@ -58,6 +56,15 @@ from quizgym.terminal import escape_controls
 if TYPE_CHECKING:  # the answer engine (sympy) stays unloaded for `quizgym stats`
     from quizgym.answers import Verdict
     from quizgym.model import FreeText
+    from quizgym.practice.stats import BankStats
+
+# Imported where they are drawn, not here: a formula (the TeX reader and its HTML and XML
+# modules), a table (rich's tables) and the statistics are not on most first screens, and the
+# first prompt is shown before the drill is loaded (quizgym.practice.first). Never imported
+# while the drill loads in the background: every screen is drawn before that or after it.
+
+_FORMULAS: dict[tuple[str, bool], str] = {}
+"""Formulas' texts handed over by :func:`remember_formulas`, by TeX and ``small_scripts``."""
 
 _ASCII = str.maketrans(
     {
@@ -115,6 +122,24 @@ def can_print_unicode(stream: object) -> bool:
     except (UnicodeEncodeError, LookupError):
         return False
     return True
+
+
+def remember_formulas(texts: Mapping[tuple[str, bool], str]) -> None:
+    """Take formulas' texts that :func:`~quizgym.richtext.tex.tex_to_text` made earlier, by TeX
+    and ``small_scripts`` (the drill keeps its first screens' in the compiled-bank cache): they
+    are shown as they are, and the TeX reader (with latex2mathml, 40 ms to import) is not
+    imported to read them again."""
+    _FORMULAS.update(texts)
+
+
+def formula_text(tex: str, small_scripts: bool) -> str:
+    """A formula as the terminal shows it: :func:`~quizgym.richtext.tex.tex_to_text`."""
+    known = _FORMULAS.get((tex, small_scripts))
+    if known is not None:
+        return known
+    from quizgym.richtext.tex import tex_to_text
+
+    return tex_to_text(tex, small_scripts)
 
 
 def make_console() -> tuple[Console, bool]:
@@ -194,7 +219,7 @@ class RichUI:
             elif isinstance(piece, Code):
                 out.append_text(self.t(piece.text, f"{style} bold".strip()))
             elif isinstance(piece, Math):
-                out.append_text(self.t(tex_to_text(piece.tex, not self.ascii_only), style))
+                out.append_text(self.t(formula_text(piece.tex, not self.ascii_only), style))
             elif isinstance(piece, Emph):
                 out.append_text(self.inline(piece.children, f"{style} italic".strip()))
             elif isinstance(piece, Strong):
@@ -229,9 +254,11 @@ class RichUI:
         if isinstance(block, CodeBlock | Verbatim):
             return self.t(block.text, style)
         if isinstance(block, MathBlock):
-            formula = tex_to_text(block.tex, not self.ascii_only)
+            formula = formula_text(block.tex, not self.ascii_only)
             return self.t("    " + formula, style)  # set off, as on paper
         if isinstance(block, TableBlock):
+            from rich.table import Table
+
             table = Table(
                 box=box.ASCII if self.ascii_only else box.SQUARE,
                 show_header=True,
@@ -394,6 +421,10 @@ def _percent(value: float | None) -> str:
 
 def render_stats(ui: RichUI, figures: list[BankStats]) -> None:
     """Print ``quizgym stats``: per bank a table, forecast, streak, items missed most, leeches."""
+    from rich.table import Table
+
+    from quizgym.practice.stats import LEECH_LAPSES
+
     if not figures:
         ui.say("No progress yet: run quizgym practice first.")
         return

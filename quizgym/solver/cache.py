@@ -10,11 +10,12 @@ reads it back when the bank's bytes and quizgym are the same, without importing 
 
 **Keyed by content.** A file's name and its first line carry a SHA-256 of: the cache's format,
 quizgym's version, the size and modification time of each of quizgym's own source files (an
-edited checkout never reads what older code wrote), the same for sympy, mpmath and pydantic,
-and the bank file's bytes. Its path is not in the key: the same bank elsewhere is the same bank.
-The domain packs the bank names (``packs:``) are kept in the file as validated, each with the
-SHA-256 of its file's bytes: a pack edited since, or one that is now another file (a path beside
-the bank, moved with it), makes the file a miss, and its tables are not merged into the next.
+edited checkout never reads what older code wrote), the same for the libraries whose output it
+holds (sympy, mpmath, pydantic, markdown-it, latex2mathml), and the bank file's bytes. Its path
+is not in the key: the same bank elsewhere is the same bank. The domain packs the bank names
+(``packs:``) are kept in the file as validated, each with the SHA-256 of its file's bytes: a
+pack edited since, or one that is now another file (a path beside the bank, moved with it),
+makes the file a miss, and its tables are not merged into the next.
 
 **Never trusted.** The first line also holds a SHA-256 of the rest; a file whose digest, key or
 format does not match, that is truncated, or that does not decode, is ignored and replaced by
@@ -43,15 +44,15 @@ import importlib
 import importlib.util
 import json
 import os
-import tempfile
-from decimal import Decimal
-from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quizgym.places import CACHE_ENV, OFF_ENV, cache_dir, library_stamp
-from quizgym.units import keep_judged
 from quizgym.version import __version__
+
+# Reading a file back needs none of tempfile (and shutil, which it imports), the units' memo,
+# fractions nor decimal: the drill's first prompt reads its preview from here
+# (quizgym.practice.first) before anything else is loaded. Each is imported where it is used.
 
 if TYPE_CHECKING:
     from quizgym.model import Bank, Pack
@@ -76,9 +77,17 @@ __all__ = [
 
 FORMAT = "quizgym-compiled/2"
 """The layout of a cache file; bump it when the layout changes."""
-_LIBRARIES = ("sympy", "mpmath", "pydantic", "pydantic_core", "markdown_it", "mdit_py_plugins")
+_LIBRARIES = (
+    "sympy",
+    "mpmath",
+    "pydantic",
+    "pydantic_core",
+    "markdown_it",
+    "mdit_py_plugins",
+    "latex2mathml",
+)
 """Libraries whose output the cache holds (key texts, validated models, what ``check`` and the
-drill's preview found in the bank's text)."""
+drill's preview found in the bank's text, the preview's formulas as the terminal shows them)."""
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 
@@ -161,6 +170,9 @@ def encode(value: Any) -> Any:
     if isinstance(value, frozenset | set):
         items = sorted((encode(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True))
         return {"frozenset" if isinstance(value, frozenset) else "set": items}
+    from decimal import Decimal
+    from fractions import Fraction
+
     if isinstance(value, Fraction):
         return {"fraction": [value.numerator, value.denominator]}
     if isinstance(value, Decimal):
@@ -230,9 +242,13 @@ def decode(data: Any) -> Any:
     if "float" in data:
         return float(data["float"])
     if "fraction" in data:
+        from fractions import Fraction
+
         numerator, denominator = data["fraction"]
         return Fraction(int(numerator), int(denominator))
     if "decimal" in data:
+        from decimal import Decimal
+
         return Decimal(data["decimal"])
     if "enum" in data:
         return _class(data["enum"])(decode(data["value"]))
@@ -323,6 +339,8 @@ def write(key: str, parts: dict[str, Any], folder: Path | None = None) -> Path |
     body = json.dumps(parts, ensure_ascii=False, separators=(",", ":")).encode()
     head = f"{FORMAT} {key} {hashlib.sha256(body).hexdigest()}\n".encode("ascii")
     target = _path(folder, key)
+    import tempfile
+
     try:
         folder.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=".writing-", suffix=".tmp")
@@ -445,6 +463,8 @@ def save(book: CompiledBank) -> Path | None:
     already; returns the file written, or None (nothing new, no key, or the cache is off).
 
     A bank gets its key from :func:`open_bank` (or from a caller that sets ``cache_key``)."""
+    from quizgym.units import keep_judged
+
     keep_judged()  # the units the command judged, for the next one
     key = book.cache_key
     if key is None or (book.cached and not book.grew()):
