@@ -41,7 +41,8 @@ def arrow_strings(pa: Any, words: Sequence[str]) -> Any:
     data = joined.encode()  # one encode; a text's length in bytes is its length in characters,
     lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
     if len(data) != len(joined):  # but for the texts that are not ASCII
-        wide = [k for k, w in enumerate(words) if not w.isascii()]
+        ascii = np.fromiter(map(str.isascii, words), dtype=np.bool_, count=len(words))
+        wide = np.flatnonzero(~ascii).tolist()
         lengths[wide] = [len(words[k].encode()) for k in wide]
     offsets = np.zeros(len(words) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
