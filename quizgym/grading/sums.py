@@ -203,15 +203,20 @@ def _wrong(g: GradedSlot, answers: _Answers) -> Counter[tuple[str, str]]:
     at = np.flatnonzero(wrong & (counts > 0))
     if not len(at):
         return out
-    names, tag_codes = factorize([machines.tag[k] or "" for k in at.tolist()])
+    tags = machines.tag
+    names, tag_codes = factorize([tags[k] or "" for k in at.tolist()])
     if varies:
         shown, value_codes = [""], np.zeros(len(at), dtype=np.int64)
-    else:  # each distinct value shown once (two values may show alike: their counts add)
-        distinct, value_codes = np.unique(machines.value[at], return_inverse=True)
-        shown = [f"{v:.6g}" for v in distinct.tolist()]
-    cells = np.bincount(
-        value_codes.reshape(-1) * len(names) + tag_codes, weights=counts[at]
-    ).astype(np.int64)
-    for cell in np.flatnonzero(cells).tolist():
-        out[shown[cell // len(names)], names[cell % len(names)]] += int(cells[cell])
+    else:  # each distinct value shown once; two values may show alike, and their counts add
+        values, value_of = distinct(machines.value[at])
+        shown, shown_of = factorize([f"{v:.6g}" for v in values.tolist()])
+        value_codes = shown_of[value_of]
+    cells = np.bincount(value_codes * len(names) + tag_codes, weights=counts[at]).astype(np.int64)
+    filled = np.flatnonzero(cells)
+    keys = zip(
+        [shown[c] for c in (filled // len(names)).tolist()],
+        [names[c] for c in (filled % len(names)).tolist()],
+        strict=True,
+    )
+    out.update(dict(zip(keys, cells[filled].tolist(), strict=True)))
     return out
