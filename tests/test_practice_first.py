@@ -50,10 +50,8 @@ def _drill(
     return result.output, rows(db, ATTEMPTS)
 
 
-@pytest.mark.parametrize("tag", list(CASES))
-def test_the_first_prompt_from_the_preview_is_the_drill_itself(
-    tag: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _record_shown(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The items whose first screen is shown from the preview, as the drills go."""
     shown: list[str] = []
     show = first.show_first
 
@@ -63,6 +61,14 @@ def test_the_first_prompt_from_the_preview_is_the_drill_itself(
         return opening
 
     monkeypatch.setattr(first, "show_first", recording)
+    return shown
+
+
+@pytest.mark.parametrize("tag", list(CASES))
+def test_the_first_prompt_from_the_preview_is_the_drill_itself(
+    tag: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shown = _record_shown(monkeypatch)
     answers = CASES[tag]
     plain = _drill(tmp_path, "plain", answers, cache="off", tag=tag)
     assert not shown
@@ -82,15 +88,7 @@ def test_an_ascii_terminal_is_shown_the_previewed_formulas_as_the_drill_shows_th
 ) -> None:
     # The preview keeps each formula's text for both kinds of terminal (small scripts, and
     # plain ASCII): the first screen is drawn without the TeX reader, as the drill draws it.
-    shown: list[str] = []
-    show = first.show_first
-
-    def recording(found: Any, **kwargs: Any) -> first.Opening:
-        opening = show(found, **kwargs)
-        shown.append(opening.first.view.item_id)
-        return opening
-
-    monkeypatch.setattr(first, "show_first", recording)
+    shown = _record_shown(monkeypatch)
     answers = CASES[tag]
     plain = _drill(tmp_path, "plain", answers, cache="off", tag=tag, charset="ascii")
     _drill(tmp_path, "warm", ["q"], cache="on", tag=tag)  # kept from a Unicode terminal
