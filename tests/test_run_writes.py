@@ -100,3 +100,34 @@ def test_a_failure_while_the_write_runs_waits_for_it_and_publishes_nothing(
         grade_submissions(FIELD, [source], out_dir=out, version="per-student")
     assert sorted(p.name for p in out.iterdir()) == []
     assert not _writers()
+
+
+def test_a_failure_after_the_piece_waits_for_the_writes_and_publishes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run fails after its piece was graded and before it writes the class-wide outputs
+    (a stale review file is refused there): the tables being written end first."""
+    from quizgym.grading import run
+
+    source = _class(tmp_path / "class.csv", 50)
+    prepare = outputs.responses_writer
+
+    def slow(path: Path, parts: list[object]) -> outputs.Write:
+        write = prepare(path, parts)  # type: ignore[arg-type]
+
+        def later() -> None:
+            time.sleep(0.3)  # still writing when the run fails
+            write()
+
+        return later
+
+    def broken(*_args: object) -> list[str]:
+        raise RuntimeError("assembling failed")
+
+    monkeypatch.setattr(outputs, "responses_writer", slow)
+    monkeypatch.setattr(run, "_unreadable", broken)
+    out = tmp_path / "out"
+    with pytest.raises(RuntimeError, match="assembling failed"):
+        grade_submissions(FIELD, [source], out_dir=out, version="per-student")
+    assert sorted(p.name for p in out.iterdir()) == []
+    assert not _writers()

@@ -251,10 +251,10 @@ def grade_submissions(
         results = runner.map(book, plan, job, progress)
         try:
             check_accounted(plan, results)
-        except BaseException:
+            run = assemble(book, plan, results, job, out_dir=stage, notes=[*plan.notes, *notes])
+        except BaseException:  # the tables' writes end before the staging folder goes
             wait([w for r in results for w in r.writing])
             raise
-        run = assemble(book, plan, results, job, out_dir=stage, notes=[*plan.notes, *notes])
         changes = None
         if compare is not None:
             seeds = {s: d for result in results for s, d in result.seeds.items()}
