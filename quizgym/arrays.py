@@ -64,8 +64,9 @@ def distinct(values: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], IntArray]:
 
     NumPy sorts the whole column to find its few distinct values (a class's scores); pyarrow
     hashes it in one pass, and only the distinct values are then sorted and merged as NumPy
-    merges them (``-0.0`` with ``0.0``, every NaN with the others). Without pyarrow, or for
-    other kinds of values, this is ``np.unique``.
+    merges them (``-0.0`` with ``0.0``, every NaN with the others). Of the two zeros, a long
+    column keeps ``0.0`` (NumPy keeps whichever its sort puts first). Without pyarrow, or for
+    short columns and other kinds of values, this is ``np.unique``.
     """
     a = np.asarray(values)
     if a.ndim != 1 or a.dtype.kind not in "fiu" or len(a) < 1024:
@@ -91,4 +92,6 @@ def distinct(values: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], IntArray]:
         indices.offset : indices.offset + len(indices)
     ]
     unique, merged = np.unique(hashed, return_inverse=True)
+    if unique.dtype.kind == "f":
+        unique = unique + 0.0  # the zero kept is +0.0, whichever sign the column held first
     return unique, merged.reshape(-1).astype(np.int64)[codes]

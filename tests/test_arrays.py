@@ -85,3 +85,10 @@ def test_a_written_table_reads_back_defused(
     assert rows[0] == ["text", defuse("=sum")]
     assert [row[0] for row in rows[1:]] == [defuse(words[c]) for c in codes]
     assert {row[1] for row in rows[1:]} == {"x"}
+
+
+def test_a_long_column_keeps_the_positive_zero() -> None:
+    values = np.array([-0.0, 0.5, 0.0, -0.0] * 600)
+    unique, inverse = distinct(values)
+    assert list(unique) == [0.0, 0.5] and not np.signbit(unique[0])
+    assert np.array_equal(unique[inverse], values)

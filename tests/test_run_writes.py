@@ -131,3 +131,20 @@ def test_a_failure_after_the_piece_waits_for_the_writes_and_publishes_nothing(
         grade_submissions(FIELD, [source], out_dir=out, version="per-student")
     assert sorted(p.name for p in out.iterdir()) == []
     assert not _writers()
+
+
+def test_an_output_folder_named_in_bytes_that_are_not_utf8_is_written(tmp_path: Path) -> None:
+    """A folder name the system allows but UTF-8 does not (Linux: any bytes) is written to as it
+    is, as every other output of the run is."""
+    import os
+
+    source = _class(tmp_path / "class.csv", 40)
+    odd = tmp_path / os.fsdecode(b"out-\xff")
+    try:
+        odd.mkdir()
+    except (OSError, UnicodeError):
+        pytest.skip("this file system refuses such a name")
+    grade_submissions(FIELD, [source], out_dir=odd, version="per-student")
+    grade_submissions(FIELD, [source], out_dir=tmp_path / "plain", version="per-student")
+    for name in ("responses.csv", "grades.csv", "items.csv"):
+        assert (odd / name).read_bytes() == (tmp_path / "plain" / name).read_bytes()

@@ -10,6 +10,7 @@ same bytes. Every field is quoted, so both writers agree byte for byte.
 from __future__ import annotations
 
 import csv
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,7 +95,7 @@ def table_writer(path: Path, header: Sequence[str], columns: Sequence[Column]) -
     def write() -> None:
         # pyarrow's own file, not a Python one: writing to a Python file takes the GIL for
         # every block, and a thread writing while another computes took twice as long.
-        with pa.OSFile(str(path), "wb") as stream:
+        with pa.OSFile(os.fsencode(path), "wb") as stream:  # any name the system allows
             stream.write(head)
             pacsv.write_csv(
                 table, stream, pacsv.WriteOptions(include_header=False, quoting_style="needed")

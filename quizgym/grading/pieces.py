@@ -697,8 +697,8 @@ def grade_piece(
     graded = grade_partition(
         book, answers, versions=job.versions, decisions=job.decisions, progress=progress
     )
-    writing = [] if job.write_to is None else write_tables(job.write_to, book.bank, graded, job)
     records = _records(answers)
+    writing = [] if job.write_to is None else write_tables(job.write_to, book.bank, graded, job)
     try:
         result = PieceResult(
             index=piece.index,
