@@ -72,34 +72,49 @@ def test_a_failed_write_of_responses_fails_the_run_and_publishes_nothing(
     assert not _writers()
 
 
-def test_a_failure_while_the_write_runs_waits_for_it_and_publishes_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _writes_slowly(
+    monkeypatch: pytest.MonkeyPatch, *, after: threading.Event | None = None
 ) -> None:
-    source = _class(tmp_path / "class.csv", 50)
-    started = threading.Event()
+    """``responses.csv`` is still being written 0.3 s after the run went on (or after
+    ``after`` is set)."""
     prepare = outputs.responses_writer
 
     def slow(path: Path, parts: list[object]) -> outputs.Write:
         write = prepare(path, parts)  # type: ignore[arg-type]
 
         def later() -> None:
-            started.wait(5)
-            time.sleep(0.3)  # still writing when the sums fail
+            if after is not None:
+                after.wait(5)
+            time.sleep(0.3)
             write()
 
         return later
+
+    monkeypatch.setattr(outputs, "responses_writer", slow)
+
+
+def _fails_with_nothing_left(tmp_path: Path, message: str) -> None:
+    """The run raises ``message``; the writes ended first, and nothing is published."""
+    source = _class(tmp_path / "class.csv", 50)
+    out = tmp_path / "out"
+    with pytest.raises(RuntimeError, match=message):
+        grade_submissions(FIELD, [source], out_dir=out, version="per-student")
+    assert sorted(p.name for p in out.iterdir()) == []
+    assert not _writers()
+
+
+def test_a_failure_while_the_write_runs_waits_for_it_and_publishes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started = threading.Event()
 
     def broken(*_args: object) -> None:
         started.set()
         raise RuntimeError("sums failed")
 
-    monkeypatch.setattr(outputs, "responses_writer", slow)
+    _writes_slowly(monkeypatch, after=started)
     monkeypatch.setattr(pieces, "partial_sums", broken)
-    out = tmp_path / "out"
-    with pytest.raises(RuntimeError, match="sums failed"):
-        grade_submissions(FIELD, [source], out_dir=out, version="per-student")
-    assert sorted(p.name for p in out.iterdir()) == []
-    assert not _writers()
+    _fails_with_nothing_left(tmp_path, "sums failed")
 
 
 def test_a_failure_after_the_piece_waits_for_the_writes_and_publishes_nothing(
@@ -109,28 +124,12 @@ def test_a_failure_after_the_piece_waits_for_the_writes_and_publishes_nothing(
     (a stale review file is refused there): the tables being written end first."""
     from quizgym.grading import run
 
-    source = _class(tmp_path / "class.csv", 50)
-    prepare = outputs.responses_writer
-
-    def slow(path: Path, parts: list[object]) -> outputs.Write:
-        write = prepare(path, parts)  # type: ignore[arg-type]
-
-        def later() -> None:
-            time.sleep(0.3)  # still writing when the run fails
-            write()
-
-        return later
-
     def broken(*_args: object) -> list[str]:
         raise RuntimeError("assembling failed")
 
-    monkeypatch.setattr(outputs, "responses_writer", slow)
+    _writes_slowly(monkeypatch)
     monkeypatch.setattr(run, "_unreadable", broken)
-    out = tmp_path / "out"
-    with pytest.raises(RuntimeError, match="assembling failed"):
-        grade_submissions(FIELD, [source], out_dir=out, version="per-student")
-    assert sorted(p.name for p in out.iterdir()) == []
-    assert not _writers()
+    _fails_with_nothing_left(tmp_path, "assembling failed")
 
 
 def test_an_output_folder_named_in_bytes_that_are_not_utf8_is_written(tmp_path: Path) -> None:
