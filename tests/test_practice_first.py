@@ -167,6 +167,18 @@ def _previews(tmp: Path) -> list[tuple[str, dict[str, Any]]]:
     return found
 
 
+def _warm_with_other_hashes(tmp: Path) -> dict[str, str]:
+    """A warm cache whose preview names other contents than the bank's (the screens alike)."""
+    from quizgym.solver.cache import write
+
+    env = _warm(tmp)
+    ((key, record),) = _previews(tmp)
+    for question in record["questions"]:
+        question["sha"] = "0" * 16
+    write(key, record, tmp / "cache")
+    return env
+
+
 def test_an_answer_to_a_question_changed_while_loading_is_not_used_and_asked_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -218,13 +230,7 @@ def test_a_preview_whose_content_hash_differs_from_the_bank_is_not_answered(
 ) -> None:
     # The screen alone can be the same for two contents (an edit of the key only): the drill
     # takes the typed line only for the question whose content the preview was made from.
-    from quizgym.solver.cache import write
-
-    env = _warm(tmp_path)
-    ((key, record),) = _previews(tmp_path)
-    for question in record["questions"]:
-        question["sha"] = "0" * 16
-    write(key, record, tmp_path / "cache")
+    env = _warm_with_other_hashes(tmp_path)
     db = tmp_path / "p.sqlite3"
     result = run(db, ["C", "A", "", "q"], str(BANK), "--tag", "choice", env=env)
     assert result.exit_code == 0, result.output
@@ -237,13 +243,7 @@ def test_a_preview_whose_content_hash_differs_from_the_bank_is_not_answered(
 def test_q_at_the_first_prompt_quits_even_when_the_question_changed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    env = _warm(tmp_path)
-    ((key, record),) = _previews(tmp_path)
-    for question in record["questions"]:
-        question["sha"] = "0" * 16
-    from quizgym.solver.cache import write
-
-    write(key, record, tmp_path / "cache")
+    env = _warm_with_other_hashes(tmp_path)
     db = tmp_path / "p.sqlite3"
     result = run(db, ["q"], str(BANK), "--tag", "choice", env=env)
     assert result.exit_code == 0, result.output
