@@ -364,35 +364,41 @@ def test_a_long_file_repeating_an_earlier_files_student_rejects_each_row(
     assert [line.split(",")[1] for line in rejected[1:]] == ['"3"', '"4"', '"5"']
 
 
+CANVAS_HEAD = "name,id,sis_id,section,section_id,section_sis_id,submitted,attempt,"
+
+
+def _canvas_run(tmp_path: Path, bank_text: str, report_text: str) -> dict[str, dict[str, str]]:
+    """Grade a Canvas report against a bank (both given as text): ``responses.csv`` by student."""
+    from quizgym.grading.run import grade_submissions
+
+    bank = tmp_path / "bank.yaml"
+    bank.write_text(bank_text, encoding="utf-8")
+    report = tmp_path / "canvas.csv"
+    report.write_text(CANVAS_HEAD + report_text, encoding="utf-8")
+    run = grade_submissions(bank, [report], out_dir=tmp_path / "g")
+    assert run.rejected == []
+    with (tmp_path / "g" / "responses.csv").open(encoding="utf-8", newline="") as stream:
+        return {r["student"]: r for r in csv.DictReader(stream)}
+
+
 def test_a_canvas_answer_to_a_shuffled_multiple_answer_question_with_a_comma_in_a_choice(
     tmp_path: Path,
 ) -> None:
     # Canvas writes the comma of a choice's text as "\\,". Only an unshuffled question's pieces
     # were turned into choices: a shuffled one's whole cell was read, and found no choice.
-    from quizgym.grading.run import grade_submissions
-
-    bank = tmp_path / "averages.yaml"
-    bank.write_text(
+    rows = _canvas_run(
+        tmp_path,
         "bank: averages\ntitle: Averages\nversion: 1\nquestions:\n"
         "  - id: centre\n    type: multiple_choice\n    multiple: true\n    shuffle: true\n"
         "    prompt: Which of these measure the centre of a sample?\n    choices:\n"
         '      - {text: "Mean, arithmetic", correct: true}\n'
         "      - {text: Median, correct: true}\n"
         "      - {text: Range}\n",
-        encoding="utf-8",
-    )
-    report = tmp_path / "canvas.csv"
-    report.write_text(
-        "name,id,sis_id,section,section_id,section_sis_id,submitted,attempt,"
         '"101: Which of these measure the centre of a sample?",1.0,n correct,n incorrect,score\n'
         'Ann,2001,s1,A,1,,2026-01-01,1,"Mean\\, arithmetic,Median",1,1,0,1\n'
         'Bo,2002,s2,A,1,,2026-01-01,1,"Range,Mean\\, arithmetic",0,0,1,0\n',
-        encoding="utf-8",
     )
-    run = grade_submissions(bank, [report], out_dir=tmp_path / "g")
-    assert (run.students, run.rejected) == (2, [])
-    with (tmp_path / "g" / "responses.csv").open(encoding="utf-8", newline="") as stream:
-        rows = {r["student"]: r for r in csv.DictReader(stream)}
+    assert sorted(rows) == ["2001", "2002"]
     assert (rows["2001"]["verdict"], rows["2001"]["score"]) == ("correct", "1")
     assert (rows["2002"]["verdict"], rows["2002"]["score"]) == ("incorrect", "0")
     assert "Mean, arithmetic" in rows["2001"]["read_as"]
@@ -400,29 +406,18 @@ def test_a_canvas_answer_to_a_shuffled_multiple_answer_question_with_a_comma_in_
 
 def test_a_canvas_answer_naming_a_choice_whose_text_breaks_over_lines(tmp_path: Path) -> None:
     # The cell's choice texts become one per line: a text's own line break must not split it.
-    from quizgym.grading.run import grade_submissions
-
-    bank = tmp_path / "lines.yaml"
-    bank.write_text(
+    rows = _canvas_run(
+        tmp_path,
         "bank: lines\ntitle: Lines\nversion: 1\nquestions:\n"
         "  - id: pick\n    type: multiple_choice\n    multiple: true\n"
         "    prompt: Which two?\n    choices:\n"
         '      - {text: "first line\\nsecond line", correct: true}\n'
         '      - {text: "B, with comma", correct: true}\n'
         "      - {text: Other}\n",
-        encoding="utf-8",
-    )
-    report = tmp_path / "canvas.csv"
-    report.write_text(
-        "name,id,sis_id,section,section_id,section_sis_id,submitted,attempt,"
         '"101: Which two?",1.0,n correct,n incorrect,score\n'
         'Ann,2001,s1,A,1,,2026-01-01,1,"first line second line,B\\, with comma",1,2,0,1\n',
-        encoding="utf-8",
     )
-    run = grade_submissions(bank, [report], out_dir=tmp_path / "g")
-    assert (run.students, run.rejected) == (1, [])
-    with (tmp_path / "g" / "responses.csv").open(encoding="utf-8", newline="") as stream:
-        rows = {r["student"]: r for r in csv.DictReader(stream)}
+    assert sorted(rows) == ["2001"]
     assert (rows["2001"]["verdict"], rows["2001"]["score"]) == ("correct", "1")
 
 
