@@ -37,12 +37,12 @@ __all__ = [
     "Table",
     "tables",
     "fmt",
+    "grades_writer",
+    "responses_writer",
     "write_feedback",
     "write_gradebook",
-    "write_grades",
     "write_items",
     "write_rejected",
-    "write_responses",
     "write_rows",
     "write_table",
 ]
@@ -161,13 +161,9 @@ def _write_plain(path: Path, header: Sequence[str], columns: Sequence[Column]) -
 # --- the tables ---------------------------------------------------------------------------------
 
 
-def write_grades(path: Path, parts: Sequence[GradedPartition]) -> None:
-    """``grades.csv``: student, score, max_score, percent, then one score column per slot."""
-    grades_writer(path, parts)()
-
-
 def grades_writer(path: Path, parts: Sequence[GradedPartition]) -> Write:
-    """:func:`write_grades`, its Python work done (:func:`table_writer`)."""
+    """``grades.csv`` (student, score, max_score, percent, then one score column per slot), its
+    Python work done; returns the write (:func:`table_writer`)."""
     slots = [g.slot for g in parts[0].slots] if parts else []
     students = [s for p in parts for s in p.answers.students]  # distinct: no factorizing
     scores = np.vstack([p.scores for p in parts]) if parts else np.zeros((0, 0))
@@ -205,17 +201,13 @@ SCORED_BY = ["machine", "rubric", "teacher"]
 codes."""
 
 
-def write_responses(path: Path, parts: Sequence[GradedPartition]) -> None:
-    """``responses.csv``: one row per student and slot, student by student.
+def responses_writer(path: Path, parts: Sequence[GradedPartition]) -> Write:
+    """``responses.csv`` (one row per student and slot, student by student), its Python work
+    done; returns the write (:func:`table_writer`).
 
     ``scored_by`` says who set the score: ``machine``, ``rubric`` (free text: the rubric's
     suggestion, awaiting a teacher's review) or ``teacher`` (``grade --review``).
     """
-    responses_writer(path, parts)()
-
-
-def responses_writer(path: Path, parts: Sequence[GradedPartition]) -> Write:
-    """:func:`write_responses`, its Python work done (:func:`table_writer`)."""
     codes: list[list[npt.NDArray[np.int32]]] = [[] for _ in RESPONSE_HEADER]
     # Each column's dictionary is its slots' distinct texts one after another: a text in two
     # slots is in it twice, which the writer does not mind, and nothing is looked up to merge.
