@@ -126,14 +126,13 @@ def _defused(pa: Any, words: Sequence[str]) -> Any:
     filled = np.flatnonzero(ends > starts)
     first = data[starts[filled]]
     maybe = filled[np.isin(first, _STARTS)]
-    changed = {int(k): defuse(words[k]) for k in maybe}
-    changed = {k: text for k, text in changed.items() if text != words[k]}
-    if not changed:
-        return strings
-    fixed = list(words)
-    for k, text in changed.items():
-        fixed[k] = text
-    return arrow_strings(pa, fixed)
+    fixed: list[str] | None = None  # a copy only when some text is defused
+    for k in maybe.tolist():
+        text = defuse(words[k])
+        if text != words[k]:
+            fixed = list(words) if fixed is None else fixed
+            fixed[k] = text
+    return strings if fixed is None else arrow_strings(pa, fixed)
 
 
 # Arrays are built from their buffers: ``pa.array`` would import pandas (0.4 s) when it is
