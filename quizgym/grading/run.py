@@ -19,7 +19,7 @@ import json
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -224,6 +224,11 @@ def grade_submissions(
         # One piece: each distinct (version, answer) pair is graded once (in pieces, each piece
         # grades the pairs it holds again), and the graded class is as large either way.
         plan = plan_loaded(read, submissions, chunk_rows=max(1, len(read)))
+        if len(plan.pieces) != 1:  # its one piece writes the tables (Job.write_to)
+            raise QuizgymError(
+                f"a class read whole made {len(plan.pieces)} pieces, not one (this is a bug in "
+                "quizgym: please report it)"
+            )
     versions = resolve(
         book,
         plan.present,
@@ -245,8 +250,8 @@ def grade_submissions(
             versions=versions,
             decisions=decisions,
             roster=tuple(plan.roster),
-            # One piece in memory writes its largest table while the run sums (Job.write_to).
-            write_to=stage if parts_dir is None and len(plan.pieces) == 1 else None,
+            # The one piece in memory writes the tables while the run sums (Job.write_to).
+            write_to=stage if parts_dir is None else None,
         )
         results = runner.map(book, plan, job, progress)
         try:
@@ -408,9 +413,7 @@ def assemble(
     if job.parts_dir is None:
         parts = [r.graded for r in ordered if r.graded is not None]
         writing = [w for r in ordered for w in r.writing]
-        stats, counts = _write_whole(
-            out_dir, bank.bank, parts, job, then=class_wide, writing=writing
-        )
+        stats, counts = _write_whole(out_dir, bank.bank, parts, job, writing, then=class_wide)
     else:
         for spec in specs:
             head = job.parts_dir / f"header-{spec.name}"
@@ -512,34 +515,24 @@ def _write_whole(
     bank: Bank,
     parts: Sequence[GradedPartition],
     job: Job,
+    writing: Sequence[Future[None]],
     *,
     then: Callable[[], T],
-    writing: Sequence[Future[None]] = (),
 ) -> T:
-    """The per-student tables of a run in memory, straight from its graded partitions, and
-    ``then()``'s outputs; returns what ``then()`` returns.
+    """The outputs of a run in memory: its feedback files and ``then()``'s, while its per-student
+    tables are written (``writing``: started by its one piece as soon as it was graded; pyarrow
+    writes them without holding the GIL); returns what ``then()`` returns.
 
-    pyarrow writes the tables without holding the GIL, in a second thread while this one goes
-    on: started by the run's one piece as soon as it was graded (``writing``), or else here,
-    the first (``responses.csv``) there and the others in this thread. All of them finish (or
-    fail, the tables' error raised first) before the run goes on.
+    The tables' writes finish (or fail, their error raised first) before the run goes on.
     """
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        if writing:
-            others = []
-        else:
-            first, *others = tables(gradebook=job.gradebook)
-            writing = [pool.submit(first.write, out_dir / first.name, bank, parts)]
-        try:
-            for spec in others:
-                spec.write(out_dir / spec.name, bank, parts)
-            if job.feedback:
-                write_feedback(out_dir / "feedback", bank, parts)
-            return then()
-        finally:
-            wait(writing)
-            for done in writing:
-                done.result()
+    try:
+        if job.feedback:
+            write_feedback(out_dir / "feedback", bank, parts)
+        return then()
+    finally:
+        wait(writing)
+        for done in writing:
+            done.result()
 
 
 def _move_feedback(folder: Path, results: Sequence[PieceResult]) -> None:
