@@ -4,6 +4,7 @@ whatever fails there, or meanwhile, fails the run, publishes nothing and leaves 
 from __future__ import annotations
 
 import csv
+import sys
 import threading
 import time
 from pathlib import Path
@@ -137,12 +138,11 @@ def test_an_output_folder_named_in_bytes_that_are_not_utf8_is_written(tmp_path: 
     is, as every other output of the run is."""
     import os
 
+    if sys.platform != "linux":  # macOS and Windows refuse such names themselves
+        pytest.skip("only Linux names files in any bytes")
     source = _class(tmp_path / "class.csv", 40)
     odd = tmp_path / os.fsdecode(b"out-\xff")
-    try:
-        odd.mkdir()
-    except (OSError, UnicodeError):
-        pytest.skip("this file system refuses such a name")
+    odd.mkdir()
     grade_submissions(FIELD, [source], out_dir=odd, version="per-student")
     grade_submissions(FIELD, [source], out_dir=tmp_path / "plain", version="per-student")
     for name in ("responses.csv", "grades.csv", "items.csv"):
