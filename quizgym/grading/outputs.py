@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -22,7 +22,7 @@ import numpy.typing as npt
 from quizgym.analysis import Statistics
 from quizgym.arrays import arrow_strings, distinct
 from quizgym.errors import QuizgymError
-from quizgym.grading.batch import GradedPartition, factorize
+from quizgym.grading.batch import GradedPartition, GradedSlot, factorize
 from quizgym.grading.cells import FORMULA_START, defuse, fmt
 from quizgym.grading.table import Coded, Rejection
 from quizgym.grading.verdicts import STATUSES
@@ -47,6 +47,7 @@ __all__ = [
     "write_table",
 ]
 
+Integer = TypeVar("Integer", bound=np.signedinteger[Any])
 Column = tuple[Sequence[str], npt.NDArray[np.signedinteger[Any]]]
 """A column as (distinct strings, one code per row)."""
 
@@ -164,7 +165,11 @@ def grades_writer(path: Path, parts: Sequence[GradedPartition]) -> Write:
     """``grades.csv`` (student, score, max_score, percent, then one score column per slot), its
     Python work done; returns the write (:func:`table_writer`)."""
     slots = [g.slot for g in parts[0].slots] if parts else []
-    students = [s for p in parts for s in p.answers.students]  # distinct: no factorizing
+    students = (  # distinct: no factorizing
+        parts[0].answers.students
+        if len(parts) == 1
+        else [s for p in parts for s in p.answers.students]
+    )
     scores = np.vstack([p.scores for p in parts]) if parts else np.zeros((0, 0))
     maximum = float(sum(s.points for s in slots))
     total = scores.sum(axis=1) if scores.size else np.zeros(len(students))
@@ -175,9 +180,20 @@ def grades_writer(path: Path, parts: Sequence[GradedPartition]) -> Write:
         ([fmt(maximum)], np.zeros(len(students), dtype=np.int64)),
         _numbers(percent, 2),
     ]
-    columns += [_numbers(scores[:, j]) for j in range(len(slots))]
+    columns += [_slot_scores([p.slots[j] for p in parts]) for j in range(len(slots))]
     header = ["student", "score", "max_score", "percent", *[s.id for s in slots]]
     return table_writer(path, header, columns)
+
+
+def _slot_scores(graded: Sequence[GradedSlot]) -> Column:
+    """A slot's column of scores in ``grades.csv``, from each piece's distinct verdicts."""
+    words: list[str] = []
+    codes: list[npt.NDArray[np.int64]] = []
+    for piece in graded:
+        table, inverse = _numbers(piece.verdicts.score)
+        codes.append((len(words) + inverse)[piece.codes])
+        words += table
+    return words, _joined(codes)
 
 
 RESPONSE_HEADER = (
@@ -239,21 +255,23 @@ def responses_writer(path: Path, parts: Sequence[GradedPartition]) -> Write:
             grid[2][:, j] = add(2, texts) + text_codes
             v = graded.verdicts
             scored_by = np.where(
-                np.array([m is not None for m in v.machine], dtype=bool),
-                SCORED_BY.index("teacher"),
-                np.where(v.needs_review, SCORED_BY.index("rubric"), SCORED_BY.index("machine")),
+                v.needs_review, SCORED_BY.index("rubric"), SCORED_BY.index("machine")
             )
-            fields: list[tuple[Sequence[str], npt.NDArray[np.int64]]] = [
+            scored_by[v.decided] = SCORED_BY.index("teacher")
+            fields: list[tuple[Sequence[str | None], npt.NDArray[np.int64] | None]] = [
                 (STATUS_TEXTS, v.status),
                 _numbers(v.score),
                 _numbers(v.max_score),
-                factorize(v.read_as),
+                (v.read_as, None),  # nearly one per verdict: the verdicts' own order
                 factorize(v.feedback),
-                factorize([t or "" for t in v.tag]),
+                factorize(v.tag),  # None and "" both write an empty cell
                 (SCORED_BY, scored_by),
             ]
             for offset, (table, inverse) in enumerate(fields, start=3):
-                grid[offset][:, j] = (add(offset, table) + inverse)[graded.codes]
+                start = add(offset, table)
+                grid[offset][:, j] = (
+                    start + graded.codes if inverse is None else (start + inverse)[graded.codes]
+                )
         for field in range(len(RESPONSE_HEADER)):
             codes[field].append(grid[field].reshape(-1))
     columns: list[Column] = [
@@ -266,7 +284,7 @@ def responses_writer(path: Path, parts: Sequence[GradedPartition]) -> Write:
     return table_writer(path, RESPONSE_HEADER, columns)
 
 
-def _joined(arrays: Sequence[npt.NDArray[np.int32]]) -> npt.NDArray[np.int32]:
+def _joined(arrays: Sequence[npt.NDArray[Integer]]) -> npt.NDArray[Integer]:
     """The arrays one after another (one array is not copied)."""
     if len(arrays) == 1:
         return arrays[0]
