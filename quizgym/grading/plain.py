@@ -107,21 +107,20 @@ def read_plain_column(texts: Sequence[str | None]) -> PlainColumn | None:
     sigfigs = np.where(significant > 0, significant, np.maximum(1, frac_length))
     whole_zeros = whole_length - _lengths(pc.utf8_length(pc.utf8_rtrim(whole, characters="0")))
     zeros = np.where(has_sep, 0, whole_zeros)
-    read_as = [""] * len(texts)
-    units = [""] * len(texts)
-    values = np.zeros(len(texts))
-    rows = np.flatnonzero(read).tolist()
-    if rows:
-        signs, wholes, fracs = sign.to_pylist(), whole.to_pylist(), frac.to_pylist()
-        words = unit.to_pylist()
-        for k in rows:
-            shown = signs[k] + wholes[k] + ("." + fracs[k] if has_sep[k] else "")
-            values[k] = float(shown)  # correctly rounded from the digits, as Fraction → float
-            if words[k]:  # as read_answer shows a number with a unit: "2.30 nats", "15%"
-                units[k] = words[k]
-                shown += words[k] if words[k] == "%" else " " + words[k]
-            read_as[k] = shown
-        values += 0.0  # -0 reads as 0, as the single-answer path has it
+    # How each plain answer reads (sign, digits, the point for a comma; then the unit word, as
+    # read_answer shows a number with a unit: "2.30 nats", "15%") and its value (pyarrow's
+    # parser rounds correctly, as Python's float() does), for the texts read, "" for the others.
+    taken = pa.array(read)
+    shown = pc.binary_join_element_wise(
+        sign, whole, pc.if_else(pa.array(has_sep), ".", ""), frac, ""
+    )
+    shown = pc.if_else(taken, shown, "0")
+    values = _floats(pc.cast(shown, pa.float64())) * read + 0.0  # -0 reads as 0, as there
+    spaced = pc.if_else(pc.or_(pc.equal(unit, ""), pc.equal(unit, "%")), "", " ")
+    read_as = pc.if_else(
+        taken, pc.binary_join_element_wise(shown, spaced, unit, ""), ""
+    ).to_pylist()
+    units = pc.if_else(taken, unit, "").to_pylist()
     keep = read.astype(np.int64)
     return PlainColumn(
         plain=plain,
@@ -156,6 +155,13 @@ def _lengths(array: Any) -> npt.NDArray[np.int64]:
     width = np.int64 if array.type.bit_width == 64 else np.int32
     data = np.frombuffer(array.buffers()[1], dtype=width)
     return data[array.offset : array.offset + len(array)].astype(np.int64)
+
+
+def _floats(array: Any) -> npt.NDArray[np.float64]:
+    """A float64 array without nulls, read from its buffer."""
+    assert array.null_count == 0
+    data = np.frombuffer(array.buffers()[1], dtype=np.float64)
+    return data[array.offset : array.offset + len(array)].copy()
 
 
 def _bools(array: Any) -> npt.NDArray[np.bool_]:
