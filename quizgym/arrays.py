@@ -53,6 +53,13 @@ def arrow_strings(pa: Any, words: Sequence[str]) -> Any:
     return pa.Array.from_buffers(kind, len(words), buffers)
 
 
+def arrow_bools(pa: Any, mask: npt.NDArray[np.bool_]) -> Any:
+    """A pyarrow boolean array of a NumPy one, built from its bits (``pa.array`` would import
+    pandas, as for :func:`arrow_strings`)."""
+    bits = np.packbits(np.asarray(mask, dtype=np.bool_), bitorder="little")
+    return pa.Array.from_buffers(pa.bool_(), len(mask), [None, pa.py_buffer(bits)])
+
+
 def objects(items: Sequence[Any]) -> npt.NDArray[np.object_]:
     """A sequence as a one-dimensional object array, its items never read as sequences (to
     take from with codes, or to fill at positions)."""

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quizgym.arrays import arrow_strings, distinct
+from quizgym.arrays import arrow_bools, arrow_strings, distinct
 from quizgym.grading.cells import defuse
 from quizgym.grading.outputs import write_table
 
@@ -66,6 +66,13 @@ TEXTS = st.lists(
 def test_arrow_strings_holds_every_text(words: list[str]) -> None:
     """ASCII or not, empty or not: the array holds the texts as they were."""
     assert arrow_strings(pa, words).to_pylist() == words
+
+
+@settings(max_examples=100, deadline=None)
+@given(mask=st.lists(st.booleans(), max_size=200), start=st.integers(0, 9))
+def test_arrow_bools_holds_every_flag(mask: list[bool], start: int) -> None:
+    flags = np.array(mask, dtype=np.bool_)
+    assert arrow_bools(pa, flags[start:]).to_pylist() == mask[start:]
 
 
 @settings(max_examples=60, deadline=None)

@@ -20,12 +20,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
-from quizgym.arrays import arrow_strings
+from quizgym.arrays import arrow_bools, arrow_strings
 from quizgym.expr import MAX_LENGTH, PLAIN_NUMBER, Reading, read_answer
 
 __all__ = ["PlainColumn", "read_plain_column", "reads_as_unit"]
@@ -110,17 +110,18 @@ def read_plain_column(texts: Sequence[str | None]) -> PlainColumn | None:
     # How each plain answer reads (sign, digits, the point for a comma; then the unit word, as
     # read_answer shows a number with a unit: "2.30 nats", "15%") and its value (pyarrow's
     # parser rounds correctly, as Python's float() does), for the texts read, "" for the others.
-    taken = pa.array(read)
-    shown = pc.binary_join_element_wise(
-        sign, whole, pc.if_else(pa.array(has_sep), ".", ""), frac, ""
-    )
-    shown = pc.if_else(taken, shown, "0")
-    values = _floats(pc.cast(shown, pa.float64())) * read + 0.0  # -0 reads as 0, as there
-    spaced = pc.if_else(pc.or_(pc.equal(unit, ""), pc.equal(unit, "%")), "", " ")
-    read_as = pc.if_else(
-        taken, pc.binary_join_element_wise(shown, spaced, unit, ""), ""
-    ).to_pylist()
-    units = pc.if_else(taken, unit, "").to_pylist()
+    # No Python value is handed to pyarrow (that imports pandas): constants are arrays.
+    n, rows = len(texts), np.flatnonzero(read)
+    taken, nothing = arrow_bools(pa, read), _repeated(pa, "", np.zeros(n, dtype=np.bool_))
+    percent = _bools(pc.match_substring(unit, "%"))  # a unit word is letters, or "%"
+    dots, spaces = _repeated(pa, ".", has_sep), _repeated(pa, " ", united & ~percent)
+    shown = pc.binary_join_element_wise(sign, whole, dots, frac, nothing)
+    values = np.zeros(n)
+    values[rows] = _floats(pc.cast(pc.filter(shown, taken), pa.float64()))
+    values += 0.0  # -0 reads as 0, as the single-answer path has it
+    joined = pc.binary_join_element_wise(shown, spaces, unit, nothing)
+    read_as = _scattered(n, rows, pc.filter(joined, taken).to_pylist())
+    units = _scattered(n, rows, pc.filter(unit, taken).to_pylist())
     keep = read.astype(np.int64)
     return PlainColumn(
         plain=plain,
@@ -155,6 +156,22 @@ def _lengths(array: Any) -> npt.NDArray[np.int64]:
     width = np.int64 if array.type.bit_width == 64 else np.int32
     data = np.frombuffer(array.buffers()[1], dtype=width)
     return data[array.offset : array.offset + len(array)].astype(np.int64)
+
+
+def _repeated(pa: Any, text: str, where: npt.NDArray[np.bool_]) -> Any:
+    """A pyarrow string array: ``text`` where ``where`` is true, "" elsewhere."""
+    size = len(text.encode())
+    offsets = np.zeros(len(where) + 1, dtype=np.int32)
+    np.cumsum(where * size, out=offsets[1:])
+    data = pa.py_buffer(text.encode() * int(np.count_nonzero(where)))
+    return pa.Array.from_buffers(pa.string(), len(where), [None, pa.py_buffer(offsets), data])
+
+
+def _scattered(size: int, rows: npt.NDArray[np.intp], texts: list[str]) -> list[str]:
+    """``texts`` at ``rows`` of a list of ``size`` texts, "" elsewhere."""
+    out = np.full(size, "", dtype=object)
+    out[rows] = texts
+    return cast(list[str], out.tolist())
 
 
 def _floats(array: Any) -> npt.NDArray[np.float64]:
