@@ -48,13 +48,35 @@ __all__ = [
 ]
 
 Integer = TypeVar("Integer", bound=np.signedinteger[Any])
-Column = tuple[Sequence[str], npt.NDArray[np.signedinteger[Any]]]
-"""A column as (distinct strings, one code per row)."""
+
+
+@dataclass(frozen=True)
+class Through:
+    """A column's codes through a second level: row r's code is ``inner[outer[r]]``.
+
+    Many columns of ``responses.csv`` are coded by verdict (``outer``: each response's verdict,
+    shared by them) and then by text (``inner``: each verdict's text); pyarrow resolves the two
+    as it writes, instead of a gather of every row in Python's thread for each column.
+    """
+
+    inner: npt.NDArray[np.signedinteger[Any]]
+    outer: npt.NDArray[np.signedinteger[Any]]
+
+    def resolved(self) -> npt.NDArray[np.signedinteger[Any]]:
+        """One code per row."""
+        codes: npt.NDArray[np.signedinteger[Any]] = self.inner[self.outer]
+        return codes
+
+
+Column = tuple[Sequence[str], npt.NDArray[np.signedinteger[Any]] | Through]
+"""A column as (distinct strings, one code per row, or codes through a second level)."""
 
 GRADEBOOKS = ("canvas", "moodle")
 
 
-def _numbers(values: npt.NDArray[np.float64], digits: int = 4) -> Column:
+def _numbers(
+    values: npt.NDArray[np.float64], digits: int = 4
+) -> tuple[list[str], npt.NDArray[np.int64]]:
     unique, inverse = distinct(values)
     return [fmt(float(v), digits) for v in unique], inverse
 
@@ -81,15 +103,15 @@ def table_writer(path: Path, header: Sequence[str], columns: Sequence[Column]) -
         import pyarrow.csv as pacsv
     except ImportError:  # pragma: no cover - exercised by forcing the fallback in a test
         starts = FORMULA_START  # most cells cannot be formulas: test the first character inline
-        columns = [
-            ([defuse(w) if w[:1] in starts else w for w in words], codes)
+        plain = [
+            (
+                [defuse(w) if w[:1] in starts else w for w in words],
+                codes.resolved() if isinstance(codes, Through) else codes,
+            )
             for words, codes in columns
         ]
-        return lambda: _write_plain(path, header, columns)
-    arrays = [
-        pa.DictionaryArray.from_arrays(_arrow_codes(pa, codes), _defused(pa, words))
-        for words, codes in columns
-    ]
+        return lambda: _write_plain(path, header, plain)
+    arrays = [_dictionary_array(pa, words, codes) for words, codes in columns]
     table = pa.table(arrays, names=[f"c{i}" for i in range(len(arrays))])
     head = (",".join(_quote(h) for h in header) + "\n").encode()
 
@@ -103,6 +125,17 @@ def table_writer(path: Path, header: Sequence[str], columns: Sequence[Column]) -
             )
 
     return write
+
+
+def _dictionary_array(
+    pa: Any, words: Sequence[str], codes: npt.NDArray[np.signedinteger[Any]] | Through
+) -> Any:
+    texts = _defused(pa, words)
+    if isinstance(codes, Through):
+        import pyarrow.compute as pc
+
+        texts, codes = pc.take(texts, _arrow_codes(pa, codes.inner)), codes.outer
+    return pa.DictionaryArray.from_arrays(_arrow_codes(pa, codes), texts)
 
 
 _STARTS = np.array(sorted(ord(c) for c in FORMULA_START), dtype=np.uint8)
@@ -149,7 +182,11 @@ def _quote(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
-def _write_plain(path: Path, header: Sequence[str], columns: Sequence[Column]) -> None:
+def _write_plain(
+    path: Path,
+    header: Sequence[str],
+    columns: Sequence[tuple[Sequence[str], npt.NDArray[np.signedinteger[Any]]]],
+) -> None:
     with path.open("w", encoding="utf-8", newline="") as stream:
         writer = csv.writer(stream, quoting=csv.QUOTE_ALL, lineterminator="\n")
         writer.writerow(header)
@@ -241,45 +278,60 @@ def responses_writer(path: Path, parts: Sequence[GradedPartition]) -> Write:
         placed[field, id(table)] = (table, start)
         return start
 
+    # Each response's verdict among the slots' verdicts one after another (the parts' one
+    # after another); each field's code of every verdict, in the same order.
+    verdicts_at: list[npt.NDArray[np.int32]] = []
+    of_verdicts: list[list[npt.NDArray[np.int64]]] = [[] for _ in RESPONSE_HEADER]
+    first = 0
     for part in parts:
         n, p = len(part.answers), len(part.slots)
-        grid = [np.zeros((n, p), dtype=np.int32) for _ in RESPONSE_HEADER]
-        grid[0][:] = np.arange(len(students), len(students) + n)[:, None]
-        students += part.answers.students
+        verdict_at = np.zeros((n, p), dtype=np.int32)
+        text_codes = np.zeros((n, p), dtype=np.int32)
         for j, graded in enumerate(part.slots):
-            grid[1][:, j] = add(1, [graded.slot.id])
+            v = graded.verdicts
+            verdict_at[:, j] = first + graded.codes
+            first += len(v)
             column = part.answers.column(graded.slot.id)
-            texts, text_codes = (
+            texts, typed = (
                 (column.texts, column.codes) if isinstance(column, Coded) else factorize(column)
             )
-            grid[2][:, j] = add(2, texts) + text_codes
-            v = graded.verdicts
+            text_codes[:, j] = add(2, texts) + typed
             scored_by = np.where(
                 v.needs_review, SCORED_BY.index("rubric"), SCORED_BY.index("machine")
             )
             scored_by[v.decided] = SCORED_BY.index("teacher")
-            fields: list[tuple[Sequence[str | None], npt.NDArray[np.int64] | None]] = [
-                (STATUS_TEXTS, v.status),
-                _numbers(v.score),
-                _numbers(v.max_score),
-                (v.read_as, None),  # nearly one per verdict: the verdicts' own order
-                factorize(v.feedback),
-                factorize(v.tag),  # None and "" both write an empty cell
-                (SCORED_BY, scored_by),
-            ]
-            for offset, (table, inverse) in enumerate(fields, start=3):
-                start = add(offset, table)
-                grid[offset][:, j] = (
-                    start + graded.codes if inverse is None else (start + inverse)[graded.codes]
-                )
-        for field in range(len(RESPONSE_HEADER)):
-            codes[field].append(grid[field].reshape(-1))
+            by_verdict: dict[str, tuple[Sequence[str | None], npt.NDArray[np.int64]]] = {
+                "question": ([graded.slot.id], np.zeros(len(v), dtype=np.int64)),
+                "verdict": (STATUS_TEXTS, v.status),
+                "score": _numbers(v.score),
+                "max_score": _numbers(v.max_score),
+                "read_as": (v.read_as, np.arange(len(v))),  # nearly one per verdict: as they are
+                "feedback": factorize(v.feedback),
+                "tag": factorize(v.tag),  # None and "" both write an empty cell
+                "scored_by": (SCORED_BY, scored_by),
+            }
+            for name, (table, inverse) in by_verdict.items():
+                field = RESPONSE_HEADER.index(name)
+                of_verdicts[field].append(add(field, table) + inverse)
+        verdicts_at.append(verdict_at.reshape(-1))
+        # student: distinct across the class, codes are row numbers; answer: coded by text
+        codes[0].append(np.repeat(np.arange(len(students), len(students) + n, dtype=np.int32), p))
+        codes[2].append(text_codes.reshape(-1))
+        students += part.answers.students
+    at = _joined(verdicts_at)
     columns: list[Column] = [
-        (
-            students if f == 0 else words[f],
-            _joined(codes[f]),
-        )
-        for f in range(len(RESPONSE_HEADER))
+        (students, _joined(codes[0])),
+        *(
+            (
+                words[f],
+                _joined(codes[f])
+                if f == 2
+                else Through(
+                    _joined(of_verdicts[f]) if of_verdicts[f] else np.zeros(0, np.int64), at
+                ),
+            )
+            for f in range(1, len(RESPONSE_HEADER))
+        ),
     ]
     return table_writer(path, RESPONSE_HEADER, columns)
 
