@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from quizgym.analysis import Statistics
-from quizgym.arrays import arrow_strings, distinct
+from quizgym.arrays import arrow_call, arrow_strings, distinct
 from quizgym.errors import QuizgymError
 from quizgym.grading.batch import GradedPartition, GradedSlot, factorize
 from quizgym.grading.cells import FORMULA_START, defuse, fmt
@@ -132,9 +132,7 @@ def _dictionary_array(
 ) -> Any:
     texts = _defused(pa, words)
     if isinstance(codes, Through):
-        import pyarrow.compute as pc
-
-        texts, codes = pc.take(texts, _arrow_codes(pa, codes.inner)), codes.outer
+        texts, codes = arrow_call("take", texts, _arrow_codes(pa, codes.inner)), codes.outer
     return pa.DictionaryArray.from_arrays(_arrow_codes(pa, codes), texts)
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from quizgym.analysis import Sums
+from quizgym.arrays import arrow_call, arrow_compute
 from quizgym.errors import QuizgymError, SubmissionError
 from quizgym.grading.batch import SEEDS, GradedPartition, grade_partition, partitions
 from quizgym.grading.census import Census, count_csv, count_parquet, counted
@@ -571,13 +572,15 @@ class _Cutter:
 def _student_changes(handle: Any, column: str, chunk_rows: int) -> list[int]:
     """Long Parquet: the rows where pieces start (see :class:`_Cutter`)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
+    to_text = arrow_compute().CastOptions.safe(pa.string())
     cut = _Cutter("long", chunk_rows)
     starts: list[int] = []
     row = 0
     for batch in handle.iter_batches(batch_size=CHUNK_ROWS, columns=[column]):
-        values = pc.utf8_trim_whitespace(pc.cast(batch.column(0), pa.string()))
+        values = arrow_call(
+            "utf8_trim_whitespace", arrow_call("cast", batch.column(0), options=to_text)
+        )
         for student in values.to_pylist():
             if cut(student or ""):
                 starts.append(row)

@@ -25,7 +25,7 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from quizgym.arrays import arrow_bools, arrow_strings
+from quizgym.arrays import arrow_bools, arrow_call, arrow_compute, arrow_strings
 from quizgym.expr import MAX_LENGTH, PLAIN_NUMBER, Reading, read_answer
 
 __all__ = ["PlainColumn", "read_plain_column", "reads_as_unit"]
@@ -78,34 +78,41 @@ def read_plain_column(texts: Sequence[str | None]) -> PlainColumn | None:
     """
     try:
         import pyarrow as pa
-        import pyarrow.compute as pc
     except ImportError:  # pragma: no cover - the optional dependency is missing
         return None
     # Only ASCII can be plain: anything else is read as "" (never plain), so no text is encoded
     # that could fail to encode (a lone surrogate from a library caller).
     column = arrow_strings(pa, [t if isinstance(t, str) and t.isascii() else "" for t in texts])
-    groups = pc.extract_regex(column, _WHOLE)
+    pc = arrow_compute()
+    groups = arrow_call("extract_regex", column, options=pc.ExtractRegexOptions(_WHOLE))
     sign, whole, sep, frac, unit = (
         groups.field(name) for name in ("sign", "whole", "sep", "frac", "unit")
     )
-    united = _lengths(pc.utf8_length(unit)) > 0
-    frac_length = _lengths(pc.utf8_length(frac))
-    comma = _bools(pc.match_substring(sep, ","))
+    united = _lengths(arrow_call("utf8_length", unit)) > 0
+    frac_length = _lengths(arrow_call("utf8_length", frac))
+    comma = _bools(arrow_call("match_substring", sep, options=pc.MatchSubstringOptions(",")))
     read = (
-        _bools(groups.is_valid())
-        & (_lengths(pc.utf8_length(column)) <= MAX_LENGTH)
+        _bools(arrow_call("is_valid", groups))
+        & (_lengths(arrow_call("utf8_length", column)) <= MAX_LENGTH)
         & ~(comma & (frac_length == 3))  # "2,302": the parser refuses it
     )
     plain = read & ~united
-    has_sep = _lengths(pc.utf8_length(sep)) > 0
+    zeros_trimmed = pc.TrimOptions("0")
+    has_sep = _lengths(arrow_call("utf8_length", sep)) > 0
     # Significant figures: the digits after leading zeros (of the whole part, or of the fraction
     # when the whole part is all zeros); a zero typed alone has one, or as many as its decimals.
-    whole_length = _lengths(pc.utf8_length(whole))
-    whole_significant = _lengths(pc.utf8_length(pc.utf8_ltrim(whole, characters="0")))
-    frac_significant = _lengths(pc.utf8_length(pc.utf8_ltrim(frac, characters="0")))
+    whole_length = _lengths(arrow_call("utf8_length", whole))
+    whole_significant = _lengths(
+        arrow_call("utf8_length", arrow_call("utf8_ltrim", whole, options=zeros_trimmed))
+    )
+    frac_significant = _lengths(
+        arrow_call("utf8_length", arrow_call("utf8_ltrim", frac, options=zeros_trimmed))
+    )
     significant = np.where(whole_significant > 0, whole_significant + frac_length, frac_significant)
     sigfigs = np.where(significant > 0, significant, np.maximum(1, frac_length))
-    whole_zeros = whole_length - _lengths(pc.utf8_length(pc.utf8_rtrim(whole, characters="0")))
+    whole_zeros = whole_length - _lengths(
+        arrow_call("utf8_length", arrow_call("utf8_rtrim", whole, options=zeros_trimmed))
+    )
     zeros = np.where(has_sep, 0, whole_zeros)
     # How each plain answer reads (sign, digits, the point for a comma; then the unit word, as
     # read_answer shows a number with a unit: "2.30 nats", "15%") and its value (pyarrow's
@@ -113,15 +120,21 @@ def read_plain_column(texts: Sequence[str | None]) -> PlainColumn | None:
     # No Python value is handed to pyarrow (that imports pandas): constants are arrays.
     n, rows = len(texts), np.flatnonzero(read)
     taken, nothing = arrow_bools(pa, read), _repeated(pa, "", np.zeros(n, dtype=np.bool_))
-    percent = _bools(pc.match_substring(unit, "%"))  # a unit word is letters, or "%"
+    percent = _bools(
+        arrow_call("match_substring", unit, options=pc.MatchSubstringOptions("%"))
+    )  # a unit word is letters, or "%"
     dots, spaces = _repeated(pa, ".", has_sep), _repeated(pa, " ", united & ~percent)
-    shown = pc.binary_join_element_wise(sign, whole, dots, frac, nothing)
+    shown = arrow_call("binary_join_element_wise", sign, whole, dots, frac, nothing)
     values = np.zeros(n)
-    values[rows] = _floats(pc.cast(pc.filter(shown, taken), pa.float64()))
+    values[rows] = _floats(
+        arrow_call(
+            "cast", arrow_call("filter", shown, taken), options=pc.CastOptions.safe(pa.float64())
+        )
+    )
     values += 0.0  # -0 reads as 0, as the single-answer path has it
-    joined = pc.binary_join_element_wise(shown, spaces, unit, nothing)
-    read_as = _scattered(n, rows, pc.filter(joined, taken).to_pylist())
-    units = _scattered(n, rows, pc.filter(unit, taken).to_pylist())
+    joined = arrow_call("binary_join_element_wise", shown, spaces, unit, nothing)
+    read_as = _scattered(n, rows, arrow_call("filter", joined, taken).to_pylist())
+    units = _scattered(n, rows, arrow_call("filter", unit, taken).to_pylist())
     keep = read.astype(np.int64)
     return PlainColumn(
         plain=plain,

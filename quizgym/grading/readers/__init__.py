@@ -28,7 +28,7 @@ from quizgym.grading.readers.layout import Layout, layout_of
 from quizgym.grading.readers.lms import read_canvas, read_moodle
 from quizgym.grading.readers.long import read_long
 from quizgym.grading.readers.text import csv_head, csv_records, survey
-from quizgym.grading.readers.wide import read_wide, read_wide_arrow
+from quizgym.grading.readers.wide import abandon, read_wide, read_wide_arrow, start_wide_arrow
 from quizgym.grading.table import ClassAnswers
 from quizgym.issued import Issued
 from quizgym.model import Bank
@@ -94,8 +94,14 @@ def read_submissions(
             raise SubmissionError(path, NO_LAYOUT, head.line)
         if head.survey.note:
             answers.notes.append(head.survey.note)
-        census = counted(answers.census, source, count_csv(path, delimiter=head.delimiter))
-        if kind == "wide" and read_wide_arrow(answers, source, path, head, census):
+        # pyarrow reads a wide file, without the GIL, while its records are counted
+        early = start_wide_arrow(answers, path, head) if kind == "wide" else None
+        try:
+            census = counted(answers.census, source, count_csv(path, delimiter=head.delimiter))
+        except BaseException:
+            abandon(early)
+            raise
+        if early is not None and read_wide_arrow(answers, source, head, census, early):
             continue
         rows = csv_records(
             path,

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from quizgym.arrays import arrow_call, arrow_compute
 from quizgym.errors import QuizgymError, SubmissionError
 from quizgym.grading.readers.text import Record
 from quizgym.grading.rows import list_answer
@@ -95,7 +96,6 @@ def parquet_rows(
         batch_rows: rows per batch read at once.
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     handle = open_parquet(path)
     left = rows
@@ -108,7 +108,7 @@ def parquet_rows(
             continue
         batch = batch.slice(skip, min(left, batch.num_rows - skip))
         skip = 0
-        cells = [_cells(pa, pc, batch.column(k)) for k in range(batch.num_columns)]
+        cells = [_cells(pa, batch.column(k)) for k in range(batch.num_columns)]
         for row in zip(*cells, strict=True):
             yield Record(start=line, end=line, cells=list(row))
             line += 1
@@ -117,7 +117,7 @@ def parquet_rows(
             return
 
 
-def _cells(pa: Any, pc: Any, column: Any) -> list[str]:
+def _cells(pa: Any, column: Any) -> list[str]:
     """One column of a batch as text cells (null → empty)."""
     kind = column_kind(column.type)
     if kind == "binary":
@@ -131,7 +131,8 @@ def _cells(pa: Any, pc: Any, column: Any) -> list[str]:
             for v in column.to_pylist()
         ]
     try:
-        values = pc.cast(column, pa.string()).to_pylist()
+        to_text = arrow_compute().CastOptions.safe(pa.string())
+        values = arrow_call("cast", column, options=to_text).to_pylist()
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         values = [None if v is None else str(v) for v in column.to_pylist()]
     # Nulls become "" in Python: pc.fill_null(…, "") would convert "" with pa.scalar, which

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from quizgym.arrays import arrow_call, arrow_compute
 from quizgym.grading.census import Census
 from quizgym.grading.readers.text import Head, Record
 from quizgym.grading.rows import (
@@ -44,7 +46,15 @@ from quizgym.grading.rows import (
 )
 from quizgym.grading.table import ClassAnswers, Coded
 
-__all__ = ["WideHeader", "read_wide", "read_wide_arrow", "slot_named"]
+__all__ = [
+    "ArrowRead",
+    "WideHeader",
+    "abandon",
+    "read_wide",
+    "read_wide_arrow",
+    "slot_named",
+    "start_wide_arrow",
+]
 
 _MOST_ARROW_COLUMNS = 4096
 """pyarrow is given a type per column: past this many, the careful path is as fast."""
@@ -257,54 +267,87 @@ def _clean_rows(
     return [s for s in seeds if not isinstance(s, str)]
 
 
+@dataclass
+class ArrowRead:
+    """pyarrow reading a wide CSV in a thread of its own (:func:`start_wide_arrow`), while the
+    caller counts its records; :func:`read_wide_arrow` takes the result."""
+
+    spec: WideHeader
+    plain: set[int | None]
+    table: Future[Any]
+
+
+def start_wide_arrow(answers: ClassAnswers, path: Path, head: Head) -> ArrowRead | None:
+    """Start reading a wide CSV with pyarrow, or return None when its header already says the
+    fast path cannot take it (or pyarrow is not installed).
+
+    pyarrow does not hold the GIL while it reads, so the census of the file
+    (:func:`~quizgym.grading.census.count_csv`) runs meanwhile. Whoever starts a read must end
+    it with :func:`read_wide_arrow` or :func:`abandon`.
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+    except ImportError:  # pragma: no cover - the parquet extra is not installed
+        return None
+    header = head.cells
+    simple = head.line == 1 and head.next_line == 2
+    if not head.survey.clean or not simple or len(header) > _MOST_ARROW_COLUMNS:
+        return None
+    if len(set(header)) != len(header):
+        return None
+    spec = WideHeader.of(header, answers.slots)
+    plain = {spec.student, spec.seed, *(k for k, _ in spec.roster)}
+    options = {
+        "read_options": pacsv.ReadOptions(column_names=header, skip_rows=1),
+        "parse_options": pacsv.ParseOptions(delimiter=head.delimiter),
+        "convert_options": pacsv.ConvertOptions(
+            # Answer columns arrive dictionary-encoded (distinct texts + codes) from the reader
+            # itself; student, seed and roster columns stay plain strings.
+            column_types={
+                h: pa.string() if k in plain else pa.dictionary(pa.int32(), pa.string())
+                for k, h in enumerate(header)
+            },
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+        ),
+    }
+    pool = ThreadPoolExecutor(1, thread_name_prefix="quizgym-read")
+    table = pool.submit(pacsv.read_csv, str(path), **options)
+    pool.shutdown(wait=False)  # the thread ends with its read
+    return ArrowRead(spec, plain, table)
+
+
+def abandon(read: ArrowRead | None) -> None:
+    """Wait for a read that is not wanted (no thread outlives its reader)."""
+    if read is not None:
+        wait([read.table])
+
+
 def read_wide_arrow(
-    answers: ClassAnswers, source: str, path: Path, head: Head, census: Census
+    answers: ClassAnswers, source: str, head: Head, census: Census, read: ArrowRead
 ) -> bool:
-    """Read a clean wide CSV with pyarrow into coded columns, or return False.
+    """Take a clean wide CSV that pyarrow read into coded columns, or return False.
 
     The fast path for a file with one row per line and nothing to reject: valid UTF-8, its
     header on line 1 and every other line a row (``census`` says so, and pyarrow must read as
     many). Returns False, having changed nothing, whenever the file is anything else;
     :func:`read_wide` then reads it.
     """
-    return _read_wide_arrow(answers, source, path, head, census)
+    return _read_wide_arrow(answers, source, head, census, read)
 
 
 def _read_wide_arrow(
-    answers: ClassAnswers, source: str, path: Path, head: Head, census: Census
+    answers: ClassAnswers, source: str, head: Head, census: Census, read: ArrowRead
 ) -> bool:
+    import pyarrow as pa
+
+    header, spec, plain = head.cells, read.spec, read.plain
     try:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-        import pyarrow.csv as pacsv
-    except ImportError:  # pragma: no cover - the parquet extra is not installed
-        return False
-    header = head.cells
-    simple = head.line == 1 and head.next_line == 2
-    simple = simple and not (census.multiline or census.blank or census.broken)
-    if not head.survey.clean or not simple or len(header) > _MOST_ARROW_COLUMNS:
-        return False
-    if len(set(header)) != len(header):
-        return False
-    spec = WideHeader.of(header, answers.slots)
-    plain = {spec.student, spec.seed, *(k for k, _ in spec.roster)}
-    try:
-        table = pacsv.read_csv(
-            str(path),
-            read_options=pacsv.ReadOptions(column_names=header, skip_rows=1),
-            parse_options=pacsv.ParseOptions(delimiter=head.delimiter),
-            convert_options=pacsv.ConvertOptions(
-                # Answer columns arrive dictionary-encoded (distinct texts + codes) from the
-                # reader itself; student, seed and roster columns stay plain strings.
-                column_types={
-                    h: pa.string() if k in plain else pa.dictionary(pa.int32(), pa.string())
-                    for k, h in enumerate(header)
-                },
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
-        )
+        table = read.table.result()
     except (pa.ArrowInvalid, ValueError, OSError):
+        return False
+    if census.multiline or census.blank or census.broken:
         return False
     if table.num_rows != census.records:  # pyarrow read otherwise than the census counts
         return False
@@ -312,10 +355,11 @@ def _read_wide_arrow(
     for index in range(len(header)):  # no cell longer than a cell may be
         column = table.column(index)
         values = column.chunk(0).dictionary if index not in plain and column.num_chunks else column
-        longest = pc.max(pc.utf8_length(values)).as_py() if len(values) else 0
+        longest = arrow_call("max", arrow_call("utf8_length", values)).as_py() if len(values) else 0
         if longest is not None and longest > MAX_CELL:
             return False
-    students = pc.utf8_trim(table.column(spec.student), characters=ID_SPACE).to_pylist()
+    trim = arrow_compute().TrimOptions(ID_SPACE)
+    students = arrow_call("utf8_trim", table.column(spec.student), options=trim).to_pylist()
     raw_seeds = None if spec.seed is None else table.column(spec.seed).to_pylist()
     seeds = _clean_rows(answers, students, raw_seeds, spec)
     if seeds is None:
