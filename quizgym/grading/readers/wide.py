@@ -18,7 +18,6 @@ import functools
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +43,7 @@ from quizgym.grading.rows import (
     strip_id,
     unknown_question,
 )
-from quizgym.grading.table import ClassAnswers, Coded
+from quizgym.grading.table import ClassAnswers, Coded, Origins
 
 __all__ = [
     "ArrowRead",
@@ -367,10 +366,12 @@ def _read_wide_arrow(
     for reason in spec.ignored:
         answers.ignore_column(source, 1, reason)
     answers.typed.update(name for _, name in spec.columns)
+    lines = Origins()  # every student a line, from line 2 on
+    lines.extend_lines(source, 2, len(students))
     answers.extend(
         students,
         seeds,
-        list(zip(repeat(source), range(2, len(students) + 2))),
+        lines,
         {name: _coded(table.column(index)) for index, name in spec.columns},
         {
             name: [v.strip() or None for v in table.column(index).to_pylist()]
