@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import time
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,10 @@ from grading_helpers import single_verdict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from quizgym.grading import batch as batch_module
+from quizgym.grading import keys as keys_module
 from quizgym.grading.batch import grade_partition, partitions
+from quizgym.grading.keys import LaterKeys
 from quizgym.grading.readers import read_submissions, slot_ids
 from quizgym.grading.table import ClassAnswers, Coded
 from quizgym.loader import load_bank
@@ -226,3 +230,80 @@ def test_a_run_puts_the_collector_back_even_when_it_fails(tmp_path: Path) -> Non
     with pytest.raises(SubmissionError):
         grade_submissions("bert-mlm", [tmp_path / "missing.csv"], out_dir=tmp_path / "out")
     assert gc.get_threshold() == before
+
+
+def _few_students_get_a_helper(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(keys_module, "HELPER_STUDENTS", 1)
+    monkeypatch.setattr(keys_module, "_spare_cores", lambda: True)
+
+
+def test_a_helper_process_hashes_the_keys_a_class_would_hash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _few_students_get_a_helper(monkeypatch)
+    students = ["s1", None, "", "Zoë", "a\x1fb", "s1\n2", *(f"t{k}" for k in range(500))]
+    seeds = [None, None, 7, 0, -3, 2**40, *range(500)]
+    later = LaterKeys("bank-a", students, seeds)
+    assert later.helped
+    assert later.result().tolist() == student_keys("bank-a", students, seeds).tolist()
+
+
+@pytest.mark.parametrize(
+    "helper",
+    [
+        "import sys; sys.exit(3)",  # fails
+        "import sys; sys.stdout.buffer.write(bytes(32))",  # answers for fewer students
+        "import os; os.kill(os.getpid(), 9)",  # is killed
+    ],
+)
+def test_keys_are_hashed_here_when_the_helper_fails(
+    monkeypatch: pytest.MonkeyPatch, helper: str
+) -> None:
+    _few_students_get_a_helper(monkeypatch)
+    monkeypatch.setattr(keys_module, "_HELPER", helper)
+    students, seeds = ["s1", "s2", "s3"], [None, 1, None]
+    later = LaterKeys("bank-a", students, seeds)
+    assert later.helped
+    assert later.result().tolist() == student_keys("bank-a", students, seeds).tolist()
+
+
+def test_keys_are_hashed_here_when_no_helper_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    _few_students_get_a_helper(monkeypatch)
+    monkeypatch.setattr(keys_module.sys, "executable", "/nonexistent/python")
+    later = LaterKeys("bank-a", ["s1", "s2"], [None, 4])
+    assert not later.helped
+    assert later.result().tolist() == student_keys("bank-a", ["s1", "s2"], [None, 4]).tolist()
+
+
+def test_keys_not_wanted_stop_their_helper(monkeypatch: pytest.MonkeyPatch) -> None:
+    _few_students_get_a_helper(monkeypatch)
+    monkeypatch.setattr(keys_module, "_HELPER", "import time; time.sleep(60)")
+    later = LaterKeys("bank-a", ["s1"], [None])
+    started = time.monotonic()
+    later.close()
+    assert time.monotonic() - started < 10
+    assert later._helper.poll() is not None  # the helper is gone
+
+
+def test_a_class_graded_with_a_helper_grades_as_without(
+    quiz: Bank, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    width = len(bank_slots(quiz))
+    rows = [
+        (f"s{k}", k if k % 3 else None, [POOL[(k * 5 + j) % len(POOL)] for j in range(width)])
+        for k in range(60)
+    ]
+    answers = _class(quiz, rows)
+    alone = grade_partition(quiz, answers)
+    _few_students_get_a_helper(monkeypatch)
+    started: list[LaterKeys] = []
+    monkeypatch.setattr(
+        batch_module,
+        "LaterKeys",
+        lambda *a: started.append(keys_module.LaterKeys(*a)) or started[-1],
+    )
+    helped = grade_partition(quiz, answers)
+    assert started and started[0].helped  # the quiz has questions that vary and some that do not
+    assert [g.slot.id for g in helped.slots] == [g.slot.id for g in alone.slots]
+    for mine, theirs in zip(helped.slots, alone.slots, strict=True):
+        assert [mine.verdict(r) for r in range(60)] == [theirs.verdict(r) for r in range(60)]

@@ -44,6 +44,7 @@ from quizgym.answers import (
 from quizgym.arrays import IntArray, group
 from quizgym.expr import ParseFailure, Reading, read_answer
 from quizgym.grading.decisions import Decision, Decisions, answer_print, apply, version_of
+from quizgym.grading.keys import LaterKeys
 from quizgym.grading.plain import PlainColumn, read_plain_column, reads_as_unit
 from quizgym.grading.table import ClassAnswers, Coded
 from quizgym.grading.verdicts import STATUS_CODES, UNREAD, Verdicts
@@ -188,15 +189,32 @@ def grade_partition(
         The graded partition.
     """
     book = compiled(bank)
-    graded: list[GradedSlot] = []
-    keys = None  # the students' keys for variant draws: hashed once, for the first slot that varies
-    for slot in graded_slots(book, answers):
-        if keys is None and versions.draws and book.varies(slot.question):
-            keys = student_keys(book.bank.bank, answers.students, versions.draw_seeds(answers))
-        graded.append(_grade_slot(book, slot, answers, versions, keys, decisions))
-        if progress is not None:
-            progress(slot.id)
-    return GradedPartition(answers, graded)
+    slots = graded_slots(book, answers)
+    drawn = [versions.draws and book.varies(slot.question) for slot in slots]
+    # The students' keys for the draws are hashed once, for the first slot that varies; while
+    # the slots that do not vary are graded first, a helper process may hash them (keys.py).
+    later = None
+    if any(drawn) and not all(drawn):
+        later = LaterKeys(book.bank.bank, answers.students, versions.draw_seeds(answers))
+    keys = None
+    graded: dict[int, GradedSlot] = {}
+    try:
+        for k in sorted(range(len(slots)), key=drawn.__getitem__):  # stable: else bank order
+            if drawn[k] and keys is None:
+                keys = (
+                    later.result()
+                    if later is not None
+                    else student_keys(
+                        book.bank.bank, answers.students, versions.draw_seeds(answers)
+                    )
+                )
+            graded[k] = _grade_slot(book, slots[k], answers, versions, keys, decisions)
+            if progress is not None:
+                progress(slots[k].id)
+    finally:
+        if later is not None:
+            later.close()
+    return GradedPartition(answers, [graded[k] for k in range(len(slots))])
 
 
 # --- one slot ------------------------------------------------------------------------------------

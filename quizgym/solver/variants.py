@@ -88,6 +88,7 @@ __all__ = [
     "param_values",
     "show_number",
     "student_key",
+    "keys_of",
     "student_keys",
 ]
 
@@ -253,7 +254,11 @@ def student_keys(
     bank: str, students: Sequence[str | None], seeds: Sequence[int | None]
 ) -> npt.NDArray[np.uint64]:
     """:func:`student_key` of a whole class at once (one digest each)."""
-    digests = student_digests(bank, students, seeds)
+    return keys_of(student_digests(bank, students, seeds))
+
+
+def keys_of(digests: bytes) -> npt.NDArray[np.uint64]:
+    """The keys of :func:`student_digests`' digests, one after another."""
     # Each 32-byte digest is four big-endian 64-bit words; the key is the first.
     return np.frombuffer(digests, dtype=">u8")[::4].astype(np.uint64)
 
