@@ -6,6 +6,7 @@ the suite runs with the cache off (conftest.py); every test here switches it on.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -393,3 +394,60 @@ def test_concurrent_commands_write_the_same_bytes(folder: Path, tmp_path: Path) 
         stdout=subprocess.DEVNULL,
     )
     assert {out.read_bytes() for out in [*outs, again]} == {again.read_bytes()}
+
+
+def _report(bank: Path, answers: Path, out: Path, *, folder: Path | None = None) -> str:
+    """The report of a grade in this process, or (given the cache folder) in a process of its
+    own, as a teacher's next run is."""
+    args = ["grade", str(bank), str(answers), "-o", str(out), "--version", "default"]
+    if folder is None:
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code in (0, 1), result.output
+    else:
+        done = subprocess.run(
+            [sys.executable, "-m", "quizgym", *args], env=_env(folder), capture_output=True
+        )
+        assert done.returncode in (0, 1), done.stderr
+    return (out / "report.html").read_text(encoding="utf-8")
+
+
+def _timeless(report: str) -> str:
+    return "\n".join(line for line in report.splitlines() if " s<" not in line)
+
+
+def test_a_warm_grade_shows_the_questions_the_cold_one_showed(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = tmp_path / "class.csv"
+    answers.write_text("student,tf-bert-generates\ns1,true\ns2,false\n", encoding="utf-8")
+    cold = _report(BANKS[0], answers, tmp_path / "cold")
+    assert list(folder.glob("*.json")), "the cold run keeps what it worked out"
+    # The warm run reads the questions' texts from the cache: it parses no Markdown.
+    monkeypatch.setattr("quizgym.render.report._question_texts", _never)
+    warm = _report(BANKS[0], answers, tmp_path / "warm")
+    assert _timeless(warm) == _timeless(cold)
+    assert "<math" in cold  # the bank's texts hold formulas
+
+
+def test_an_image_changed_after_a_grade_shows_in_the_next_report(
+    folder: Path, tmp_path: Path
+) -> None:
+    # An image is read from its file, which the compiled bank's key does not cover: a report of
+    # a bank that shows one always reads it again.
+    bank = tmp_path / "bank.yaml"
+    shutil.copytree(ROOT / "tests" / "data" / "rich" / "figures", tmp_path / "figures")
+    bank.write_text((ROOT / "tests" / "data" / "rich" / "rich.yaml").read_text("utf-8"), "utf-8")
+    answers = tmp_path / "class.csv"
+    answers.write_text("student\ns1\n", encoding="utf-8")
+    image = tmp_path / "figures" / "histogram.png"
+    before = _report(bank, answers, tmp_path / "before", folder=folder)
+    assert list(folder.glob("*.json")), "the first run keeps what it worked out"
+    image.write_bytes(image.read_bytes() + b"\0changed")
+    after = _report(bank, answers, tmp_path / "after", folder=folder)
+    shown = "data:image/png;base64,{}"
+    assert shown.format(base64.b64encode(image.read_bytes()).decode()) in after
+    assert shown.format(base64.b64encode(image.read_bytes()).decode()) not in before
+
+
+def _never(*args: object) -> object:
+    raise AssertionError("the questions' texts were worked out again")

@@ -48,7 +48,7 @@ from quizgym.grading.versions import resolve
 from quizgym.issued import Issued, bank_hash, read_issued
 from quizgym.model import Bank
 from quizgym.names import claim_name
-from quizgym.render.report import ReviewSummary, render_report
+from quizgym.render.report import ReviewSummary, render_report, report_questions
 from quizgym.solver import CompiledBank, compile_bank
 from quizgym.solver.cache import open_bank, save
 from quizgym.version import __version__
@@ -393,6 +393,7 @@ def assemble(
         )
         report = render_report(
             bank=bank.bank,
+            questions=report_questions(bank),
             stats=stats,
             totals=sums.totals,
             rejected_rows=sum(1 for r in rejected if not r.is_column),

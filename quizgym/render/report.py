@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
+from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
@@ -22,6 +23,10 @@ from quizgym.model import LETTERS, Bank, MultipleChoice, Numeric, SpotTheError
 from quizgym.render.env import make_env
 from quizgym.render.markup import Target, math_html
 from quizgym.richtext import image_folder
+from quizgym.richtext.tree import Image
+
+if TYPE_CHECKING:
+    from quizgym.solver import CompiledBank
 
 __all__ = ["ReviewSummary", "facility_chart", "histogram", "render_report"]
 
@@ -140,11 +145,42 @@ class _QuestionText:
     html: Markup
 
 
-def _question_texts(bank: Bank) -> list[_QuestionText]:
+def report_questions(book: CompiledBank) -> list[_QuestionText]:
+    """:func:`_question_texts` of a compiled bank, kept with it (and so in the compiled-bank
+    cache, whose key names markdown-it and latex2mathml) when no question shows an image:
+    an image is read from its file, which the bank's key does not cover."""
+    kept: list[tuple[str, str]] | None = book.memo(
+        "report_questions", None, lambda: _without_images(book.bank)
+    )
+    if kept is None:
+        return _question_texts(book.bank)
+    # Safe: made by _question_texts, whose every piece of bank text went through math_html.
+    return [_QuestionText(qid, Markup(html)) for qid, html in kept]  # noqa: S704
+
+
+class _ImageShownError(Exception):
+    """A question's text shows an image."""
+
+
+class _NoImages(Target):
+    def image_url(self, image: Image) -> str:
+        raise _ImageShownError
+
+
+def _without_images(bank: Bank) -> list[tuple[str, str]] | None:
+    """The question texts of a bank that shows no image, or None."""
+    try:
+        texts = _question_texts(bank, _NoImages("html", image_folder(bank.path)))
+    except _ImageShownError:
+        return None
+    return [(q.id, str(q.html)) for q in texts]
+
+
+def _question_texts(bank: Bank, target: Target | None = None) -> list[_QuestionText]:
     """Every question's text as students read it (formulas as MathML, images inline), so the
     report says what each item asked; parameters stay symbolic (students had different
     numbers)."""
-    target = Target("html", image_folder(bank.path))
+    target = target or Target("html", image_folder(bank.path))
     out = []
     for question in bank.questions:
         names = frozenset(question.params) if isinstance(question, Numeric) else frozenset()
@@ -273,6 +309,7 @@ def render_report(
     warnings: Sequence[str] = (),
     notes: Sequence[str] = (),
     review: ReviewSummary | None = None,
+    questions: Sequence[_QuestionText] | None = None,
 ) -> str:
     """The report as one HTML string (no external resources: images are inlined).
 
@@ -286,6 +323,7 @@ def render_report(
         warnings: grades that may be wrong, and why (shown first).
         notes: what the run assumed (how versions were chosen).
         review: what review.csv holds (answers awaiting a decision, decisions applied).
+        questions: the questions' texts (:func:`report_questions`), when the caller has them.
     """
     review = review or ReviewSummary()
     env = make_env(filters={"pct": _pct})
@@ -318,5 +356,5 @@ def render_report(
             warnings=warnings,
             review=review,
         ),
-        questions=_question_texts(bank),
+        questions=_question_texts(bank) if questions is None else questions,
     )
