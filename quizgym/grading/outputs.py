@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from quizgym.analysis import Statistics
-from quizgym.arrays import arrow_call, arrow_strings, distinct
+from quizgym.arrays import arrow_strings, distinct
 from quizgym.errors import QuizgymError
 from quizgym.grading.batch import GradedPartition, GradedSlot, factorize
 from quizgym.grading.cells import FORMULA_START, defuse, fmt
@@ -111,11 +111,18 @@ def table_writer(path: Path, header: Sequence[str], columns: Sequence[Column]) -
             for words, codes in columns
         ]
         return lambda: _write_plain(path, header, plain)
-    arrays = [_dictionary_array(pa, words, codes) for words, codes in columns]
-    table = pa.table(arrays, names=[f"c{i}" for i in range(len(arrays))])
+    dictionaries = [_defused(pa, words) for words, _ in columns]
     head = (",".join(_quote(h) for h in header) + "\n").encode()
 
     def write() -> None:
+        # A column coded through a second level is resolved here, in the writer's thread
+        # (NumPy's gather does not hold the GIL), so that pyarrow writes from the texts' own
+        # dictionary: resolving it through the verdicts' texts made pyarrow's write slower.
+        arrays = [
+            pa.DictionaryArray.from_arrays(_arrow_codes(pa, _resolved(codes)), texts)
+            for texts, (_, codes) in zip(dictionaries, columns, strict=True)
+        ]
+        table = pa.table(arrays, names=[f"c{i}" for i in range(len(arrays))])
         # pyarrow's own file, not a Python one: writing to a Python file takes the GIL for
         # every block, and a thread writing while another computes took twice as long.
         with pa.OSFile(os.fsencode(path), "wb") as stream:  # any name the system allows
@@ -127,13 +134,12 @@ def table_writer(path: Path, header: Sequence[str], columns: Sequence[Column]) -
     return write
 
 
-def _dictionary_array(
-    pa: Any, words: Sequence[str], codes: npt.NDArray[np.signedinteger[Any]] | Through
-) -> Any:
-    texts = _defused(pa, words)
+def _resolved(
+    codes: npt.NDArray[np.signedinteger[Any]] | Through,
+) -> npt.NDArray[np.signedinteger[Any]]:
     if isinstance(codes, Through):
-        texts, codes = arrow_call("take", texts, _arrow_codes(pa, codes.inner)), codes.outer
-    return pa.DictionaryArray.from_arrays(_arrow_codes(pa, codes), texts)
+        return np.take(codes.inner.astype(np.int32), codes.outer)
+    return codes
 
 
 _STARTS = np.array(sorted(ord(c) for c in FORMULA_START), dtype=np.uint8)
