@@ -28,7 +28,6 @@ from quizgym.grading.table import Coded, Rejection
 from quizgym.grading.verdicts import STATUSES
 from quizgym.model import Bank
 from quizgym.names import claim_name, file_stem
-from quizgym.render.markup import escape_markdown
 from quizgym.terminal import escape_controls
 
 __all__ = [
@@ -469,6 +468,8 @@ def write_feedback(folder: Path, bank: Bank, parts: Sequence[GradedPartition]) -
 def _md(text: str) -> str:
     """Text that prints literally in Markdown and is inert in a terminal or a browser: control
     and bidi characters spelled out, emphasis, code, links and raw HTML escaped."""
+    from quizgym.render.markup import escape_markdown  # here: the render stack loads Jinja
+
     return escape_markdown(escape_controls(" ".join(text.split())))
 
 

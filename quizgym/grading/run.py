@@ -48,7 +48,6 @@ from quizgym.grading.versions import resolve
 from quizgym.issued import Issued, bank_hash, read_issued
 from quizgym.model import Bank
 from quizgym.names import claim_name
-from quizgym.render.report import ReviewSummary, render_report, report_questions
 from quizgym.solver import CompiledBank, compile_bank
 from quizgym.solver.cache import open_bank, save
 from quizgym.version import __version__
@@ -384,6 +383,9 @@ def assemble(
 
     def class_wide() -> tuple[Statistics, ReviewCounts]:
         """The outputs the whole class's statistics give."""
+        # The render stack (Jinja, the rich-text tree) loads here, while the tables are written.
+        from quizgym.render.report import ReviewSummary, render_report, report_questions
+
         stats = combine(sums)
         write_items(out_dir / "items.csv", stats)
         write_rejected(out_dir / "rejected.csv", rejected)

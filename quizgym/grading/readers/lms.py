@@ -47,7 +47,6 @@ from quizgym.grading.rows import (
 from quizgym.grading.table import ClassAnswers
 from quizgym.issued import Issued
 from quizgym.model import Bank, MultipleChoice, Numeric, SpotTheError, slot_id
-from quizgym.richtext import HtmlStyle, html_plain, parse, plain_text, to_html
 
 __all__ = ["Matcher", "read_canvas", "read_moodle"]
 
@@ -72,6 +71,8 @@ def _shown_forms(body: str) -> list[str]:
     """A bank text folded as an LMS may show it: as written, as the HTML an export writes (its
     formulas as ``\\(…\\)`` TeX or as MathML's characters, images as their alt text), and as
     plain text (formulas in Unicode)."""
+    from quizgym.richtext import HtmlStyle, html_plain, parse, plain_text, to_html  # LMS files
+
     forms = [_fold(body), _fold(plain_text(body))]
     for math in ("tex", "mathml"):
         style = HtmlStyle(math=math, image=lambda image: image.src)
