@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -237,15 +238,33 @@ def _few_students_get_a_helper(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(keys_module, "_spare_cores", lambda: True)
 
 
+class _Patient(LaterKeys):
+    """Keys whose helper always answers before they are asked for."""
+
+    made: list[_Patient] = []
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        _Patient.made.append(self)
+
+    def result(self) -> Any:
+        if self._thread is not None:
+            self._thread.join()
+        return super().result()
+
+
+STUDENTS = ["s1", None, "", "Zoë", "a\x1fb", "s1\n2", *(f"t{k}" for k in range(500))]
+SEEDS = [None, None, 7, 0, -3, 2**40, *range(500)]
+
+
 def test_a_helper_process_hashes_the_keys_a_class_would_hash(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     _few_students_get_a_helper(monkeypatch)
-    students = ["s1", None, "", "Zoë", "a\x1fb", "s1\n2", *(f"t{k}" for k in range(500))]
-    seeds = [None, None, 7, 0, -3, 2**40, *range(500)]
-    later = LaterKeys("bank-a", students, seeds)
+    later = _Patient("bank-a", STUDENTS, SEEDS)
     assert later.helped
-    assert later.result().tolist() == student_keys("bank-a", students, seeds).tolist()
+    assert later.result().tolist() == student_keys("bank-a", STUDENTS, SEEDS).tolist()
+    assert later.answered  # the helper's own digests, checked
 
 
 @pytest.mark.parametrize(
@@ -254,6 +273,8 @@ def test_a_helper_process_hashes_the_keys_a_class_would_hash(
         "import sys; sys.exit(3)",  # fails
         "import sys; sys.stdout.buffer.write(bytes(32))",  # answers for fewer students
         "import os; os.kill(os.getpid(), 9)",  # is killed
+        "import sys; sys.stdout.buffer.write(bytes(32 * 506))",  # answers wrong digests
+        "import sys; sys.path.clear(); import quizgym",  # finds no quizgym
     ],
 )
 def test_keys_are_hashed_here_when_the_helper_fails(
@@ -261,10 +282,10 @@ def test_keys_are_hashed_here_when_the_helper_fails(
 ) -> None:
     _few_students_get_a_helper(monkeypatch)
     monkeypatch.setattr(keys_module, "_HELPER", helper)
-    students, seeds = ["s1", "s2", "s3"], [None, 1, None]
-    later = LaterKeys("bank-a", students, seeds)
+    later = _Patient("bank-a", STUDENTS, SEEDS)
     assert later.helped
-    assert later.result().tolist() == student_keys("bank-a", students, seeds).tolist()
+    assert later.result().tolist() == student_keys("bank-a", STUDENTS, SEEDS).tolist()
+    assert not later.answered
 
 
 def test_keys_are_hashed_here_when_no_helper_starts(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -273,6 +294,19 @@ def test_keys_are_hashed_here_when_no_helper_starts(monkeypatch: pytest.MonkeyPa
     later = LaterKeys("bank-a", ["s1", "s2"], [None, 4])
     assert not later.helped
     assert later.result().tolist() == student_keys("bank-a", ["s1", "s2"], [None, 4]).tolist()
+
+
+def test_keys_never_wait_for_a_slow_helper(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Asked for before the helper answers, the keys are hashed here meanwhile, and the helper
+    is stopped: the keys never cost more than hashing them here."""
+    _few_students_get_a_helper(monkeypatch)
+    monkeypatch.setattr(keys_module, "_HELPER", "import time; time.sleep(60)")
+    monkeypatch.setattr(keys_module, "_BLOCK", 7)
+    later = LaterKeys("bank-a", STUDENTS, SEEDS)
+    started = time.monotonic()
+    assert later.result().tolist() == student_keys("bank-a", STUDENTS, SEEDS).tolist()
+    assert time.monotonic() - started < 10 and not later.answered
+    assert later._helper.poll() is not None  # the helper is gone
 
 
 def test_keys_not_wanted_stop_their_helper(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -294,16 +328,13 @@ def test_a_class_graded_with_a_helper_grades_as_without(
         for k in range(60)
     ]
     answers = _class(quiz, rows)
-    alone = grade_partition(quiz, answers)
+    alone = grade_partition(quiz, answers, helpers=True)  # too few students for a helper
     _few_students_get_a_helper(monkeypatch)
-    started: list[LaterKeys] = []
-    monkeypatch.setattr(
-        batch_module,
-        "LaterKeys",
-        lambda *a: started.append(keys_module.LaterKeys(*a)) or started[-1],
-    )
-    helped = grade_partition(quiz, answers)
-    assert started and started[0].helped  # the quiz has questions that vary and some that do not
+    monkeypatch.setattr(batch_module, "LaterKeys", _Patient)
+    _Patient.made.clear()
+    helped = grade_partition(quiz, answers, helpers=True)
+    # the quiz has questions that vary and some that do not: those are graded while it hashes
+    assert [k.answered for k in _Patient.made] == [True]
     assert [g.slot.id for g in helped.slots] == [g.slot.id for g in alone.slots]
     for mine, theirs in zip(helped.slots, alone.slots, strict=True):
         assert [mine.verdict(r) for r in range(60)] == [theirs.verdict(r) for r in range(60)]

@@ -174,6 +174,7 @@ def grade_partition(
     versions: Versions = SEEDS,
     decisions: Decisions | None = None,
     progress: Callable[[str], None] | None = None,
+    helpers: bool = False,
 ) -> GradedPartition:
     """Grade every response of a set of students.
 
@@ -184,6 +185,8 @@ def grade_partition(
         decisions: a teacher's decisions (``grade --review``): each scores every response to
             its slot and version with its answer text.
         progress: called with each slot's id once it is graded.
+        helpers: whether a large class's draw keys may be hashed by a helper process while
+            the slots that do not vary are graded (:mod:`quizgym.grading.keys`).
 
     Returns:
         The graded partition.
@@ -194,7 +197,7 @@ def grade_partition(
     # The students' keys for the draws are hashed once, for the first slot that varies; while
     # the slots that do not vary are graded first, a helper process may hash them (keys.py).
     later = None
-    if any(drawn) and not all(drawn):
+    if helpers and any(drawn) and not all(drawn):
         later = LaterKeys(book.bank.bank, answers.students, versions.draw_seeds(answers))
     keys = None
     graded: dict[int, GradedSlot] = {}

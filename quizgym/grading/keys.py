@@ -22,10 +22,12 @@ import subprocess
 import sys
 import threading
 from collections.abc import Sequence
+from typing import IO
 
 import numpy as np
 import numpy.typing as npt
 
+from quizgym.solver.draws import student_digest, student_digests
 from quizgym.solver.variants import keys_of, student_keys
 
 __all__ = ["HELPER_STUDENTS", "LaterKeys"]
@@ -35,6 +37,8 @@ HELPER_STUDENTS = 50_000
 hashing fewer students here)."""
 
 _DIGEST = 32
+_BLOCK = 10_000
+"""Students hashed here at a time while the helper works."""
 
 _HELPER = (
     "import json, pickle, sys\n"
@@ -54,58 +58,108 @@ class LaterKeys:
         self, bank: str, students: Sequence[str | None], seeds: Sequence[int | None]
     ) -> None:
         self._bank, self._students, self._seeds = bank, students, seeds
-        self._digests: bytes | None = None
         self._thread: threading.Thread | None = None
         self._helper: subprocess.Popen[bytes]
-        if len(students) >= HELPER_STUDENTS and _spare_cores() and sys.executable:
+        self._answer: IO[bytes]
+        self._taken = False
+        frozen = getattr(sys, "frozen", False)  # an application's executable is no Python
+        if len(students) >= HELPER_STUDENTS and _spare_cores() and sys.executable and not frozen:
             self._start()
 
     def _start(self) -> None:
+        import tempfile  # here: only a large class needs it
+
         payload = pickle.dumps(
             (self._bank, list(self._students), list(self._seeds)), pickle.HIGHEST_PROTOCOL
         )
         command = [sys.executable, "-I", "-S", "-c", _HELPER, json.dumps(sys.path)]
+        # The answer goes to a file, read at once: through a pipe, the thread reading it would
+        # need the GIL for every 64 KiB, while this process grades.
+        self._answer = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
         try:
             helper = subprocess.Popen(
-                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+                command, stdin=subprocess.PIPE, stdout=self._answer, stderr=subprocess.DEVNULL
             )
         except OSError:  # no helper: the keys are hashed here
+            self._answer.close()
             return
-        expected = _DIGEST * len(self._students)
 
-        def talk() -> None:  # the pipes' waits do not hold the GIL
+        def talk() -> None:  # one write, one wait: neither holds the GIL
             try:
-                out, _ = helper.communicate(payload)
+                assert helper.stdin is not None
+                with helper.stdin:
+                    helper.stdin.write(payload)
+                helper.wait()
             except BaseException:  # noqa: BLE001 - any failure: the keys are hashed here
                 helper.kill()
                 helper.wait()
-                return
-            if helper.returncode == 0 and len(out) == expected:
-                self._digests = out
 
         self._helper = helper
         self._thread = threading.Thread(target=talk, name="quizgym-keys", daemon=True)
         self._thread.start()
 
-    def close(self) -> None:
-        """Stop the helper if it is still at work (the keys are not wanted): no process or
-        thread outlives the grading that started it."""
+    def _read_answer(self) -> bytes | None:
+        """The helper's digests, if it ended well with one for each student."""
+        if self._helper.returncode != 0:
+            return None
+        self._answer.seek(0)
+        answer = self._answer.read(_DIGEST * len(self._students) + 1)
+        return answer if len(answer) == _DIGEST * len(self._students) else None
+
+    def _stop(self) -> None:
         if self._thread is not None and self._thread.is_alive():
             self._helper.kill()
             self._thread.join()
 
+    def close(self) -> None:
+        """Stop the helper if it is still at work (the keys are not wanted), and let its answer
+        go: no process, thread or file outlives the grading that started it."""
+        if self._thread is not None:
+            self._stop()
+            self._answer.close()
+
     @property
     def helped(self) -> bool:
-        """Whether a helper process is (or was) hashing the keys."""
+        """Whether a helper process was started to hash the keys."""
         return self._thread is not None
 
+    @property
+    def answered(self) -> bool:
+        """Whether the keys :meth:`result` gave are the helper's."""
+        return self._taken
+
     def result(self) -> npt.NDArray[np.uint64]:
-        """The keys, one per student (waiting for the helper, if one is hashing them)."""
-        if self._thread is not None:
-            self._thread.join()
-        if self._digests is None:
-            return student_keys(self._bank, self._students, self._seeds)
-        return keys_of(self._digests)
+        """The keys, one per student.
+
+        Never slower than hashing them here: while the helper works, this process hashes the
+        students itself, a block at a time, and takes the helper's answer once it has come
+        (its digests of the students hashed here, and of the first, middle and last, must be
+        this process's own); otherwise the helper is stopped.
+        """
+        bank, students, seeds = self._bank, self._students, self._seeds
+        if self._thread is None:
+            return student_keys(bank, students, seeds)
+        blocks: list[bytes] = []
+        done = 0
+        while done < len(students) and self._thread.is_alive():
+            end = min(done + _BLOCK, len(students))
+            blocks.append(student_digests(bank, students[done:end], seeds[done:end]))
+            done = end
+        self._stop()  # the helper has answered, or is no longer needed
+        mine = b"".join(blocks)
+        theirs = self._read_answer()
+        self.close()
+        if done < len(students) and theirs is not None and theirs[: len(mine)] == mine:
+            spot = [done, (done + len(students)) // 2, len(students) - 1]
+            if all(
+                theirs[_DIGEST * k : _DIGEST * (k + 1)]
+                == student_digest(bank, students[k], seeds[k])
+                for k in spot
+            ):
+                self._taken = True
+                return keys_of(theirs)
+        rest = student_digests(bank, students[done:], seeds[done:]) if done < len(students) else b""
+        return keys_of(mine + rest)
 
 
 def _spare_cores() -> bool:

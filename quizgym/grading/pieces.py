@@ -146,6 +146,9 @@ class Job:
     """A teacher's decisions from a review file (``grade --review``)."""
     roster: tuple[str, ...] = ()
     """The roster fields of the run (every piece carries the same ones)."""
+    helpers: bool = False
+    """Whether a piece may start a helper process (:mod:`quizgym.grading.keys`): in a run on
+    this machine, not on a Dask worker, whose cores the cluster shares out."""
     write_to: Path | None = None
     """A run of one piece in memory: the folder where that piece starts writing its
     per-student tables (:func:`~quizgym.grading.outputs.tables`) in a thread of their own as
@@ -696,7 +699,12 @@ def grade_piece(
         book.bank, piece, present=job.present, versions=job.versions, roster=job.roster
     )
     graded = grade_partition(
-        book, answers, versions=job.versions, decisions=job.decisions, progress=progress
+        book,
+        answers,
+        versions=job.versions,
+        decisions=job.decisions,
+        progress=progress,
+        helpers=job.helpers,
     )
     records = _records(answers)
     writing = [] if job.write_to is None else write_tables(job.write_to, book.bank, graded, job)

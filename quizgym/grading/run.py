@@ -249,6 +249,7 @@ def grade_submissions(
             versions=versions,
             decisions=decisions,
             roster=tuple(plan.roster),
+            helpers=engine == "numpy",
             # The one piece in memory writes the tables while the run sums (Job.write_to).
             write_to=stage if parts_dir is None else None,
         )
