@@ -93,6 +93,22 @@ def test_pyarrow_and_standard_library_read_alike(
     assert [o[1] for o in fast.origins] == [o[1] for o in slow.origins]
 
 
+@pytest.mark.parametrize("error", ["ArrowNotImplementedError", "ArrowMemoryError", "ArrowInvalid"])
+def test_a_file_pyarrow_cannot_read_is_read_carefully(
+    quiz: Bank, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: str
+) -> None:
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.csv as pacsv
+
+    expected = _table(_read(quiz, tmp_path, "a.csv", WIDE))
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise getattr(pa, error)("not today")
+
+    monkeypatch.setattr(pacsv, "read_csv", refuse)
+    assert _table(_read(quiz, tmp_path, "b.csv", WIDE)) == expected
+
+
 def test_several_files_make_one_class(quiz: Bank, tmp_path: Path) -> None:
     (tmp_path / "a.csv").write_text("student,tf-bert\ns1,true\n", encoding="utf-8")
     (tmp_path / "b.jsonl").write_text('{"student": "s2", "answers": {"mc-causal": "A"}}\n')

@@ -98,11 +98,10 @@ def read_submissions(
         early = start_wide_arrow(answers, path, head) if kind == "wide" else None
         try:
             census = counted(answers.census, source, count_csv(path, delimiter=head.delimiter))
-        except BaseException:
-            abandon(early)
-            raise
-        if early is not None and read_wide_arrow(answers, source, head, census, early):
-            continue
+            if early is not None and read_wide_arrow(answers, source, head, census, early):
+                continue
+        finally:
+            abandon(early)  # no read outlives its file (a read taken has ended already)
         rows = csv_records(
             path,
             offset=head.offset,

@@ -342,11 +342,12 @@ def _read_wide_arrow(
     import pyarrow as pa
 
     header, spec, plain = head.cells, read.spec, read.plain
+    if census.multiline or census.blank or census.broken:
+        abandon(read)  # what pyarrow read is not taken
+        return False
     try:
         table = read.table.result()
-    except (pa.ArrowInvalid, ValueError, OSError):
-        return False
-    if census.multiline or census.blank or census.broken:
+    except (pa.ArrowException, ValueError, OSError):  # pyarrow could not: the careful reader
         return False
     if table.num_rows != census.records:  # pyarrow read otherwise than the census counts
         return False
