@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from grading_helpers import single_verdict
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from quizgym import expr
+from quizgym.grading import plain as plain_module
 from quizgym.grading.batch import grade_partition
 from quizgym.grading.plain import read_plain_column
 from quizgym.grading.table import ClassAnswers
@@ -220,3 +222,24 @@ def test_a_column_with_text_that_cannot_be_encoded_is_still_read() -> None:
     assert column is not None
     assert column.plain.tolist() == [False, True, False, False]
     assert column.read_as[1] == "2.30"
+
+
+def test_a_column_past_2_gib_reads_as_a_shorter_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A column whose texts pass 2 GiB is a pyarrow large-string array: its constants are made
+    of the same type (shown here by making every column one)."""
+    pa = pytest.importorskip("pyarrow")
+    texts = ["2.30", "-0,5", "15 %", "2.30 nats", "= 8", "abc", None, "", "+3.000"]
+    expected = read_plain_column(texts)
+    made = plain_module.arrow_strings
+    wide = lambda pa, words: made(pa, words).cast(pa.large_string())  # noqa: E731
+    monkeypatch.setattr(plain_module, "arrow_strings", wide)
+    assert wide(pa, ["x"]).type == pa.large_string()
+    assert _fields(read_plain_column(texts)) == _fields(expected)
+
+
+def _fields(column: object) -> tuple[object, ...]:
+    names = ("plain", "unit", "values", "decimals", "sigfigs", "zeros", "read_as")
+    return tuple(
+        value.tolist() if hasattr(value, "tolist") else value
+        for value in (getattr(column, name) for name in names)
+    )

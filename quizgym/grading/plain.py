@@ -71,10 +71,10 @@ class PlainColumn:
 def read_plain_column(texts: Sequence[str | None]) -> PlainColumn | None:
     """The plain decimals among ``texts`` (None entries are not), or None without pyarrow.
 
-    The pattern, the lengths and the digit counts run in pyarrow; how each plain answer reads
-    and its value are put together from the matched groups in Python. No pyarrow scalar is made
-    and no array is turned into NumPy by pyarrow: either would import pandas (0.4 s) when it is
-    installed, so the arrays are read from their buffers.
+    The pattern, the lengths, the digit counts, how each plain answer reads and its value all
+    come from pyarrow, a column at once. No Python value is handed to pyarrow and no array is
+    turned into NumPy by pyarrow: either would import pandas (0.4 s) when it is installed, so
+    constants are built as arrays and arrays are read from their buffers.
     """
     try:
         import pyarrow as pa
@@ -119,11 +119,17 @@ def read_plain_column(texts: Sequence[str | None]) -> PlainColumn | None:
     # parser rounds correctly, as Python's float() does), for the texts read, "" for the others.
     # No Python value is handed to pyarrow (that imports pandas): constants are arrays.
     n, rows = len(texts), np.flatnonzero(read)
-    taken, nothing = arrow_bools(pa, read), _repeated(pa, "", np.zeros(n, dtype=np.bool_))
+    taken, nothing = (
+        arrow_bools(pa, read),
+        _repeated(pa, column.type, "", np.zeros(n, dtype=np.bool_)),
+    )
     percent = _bools(
         arrow_call("match_substring", unit, options=pc.MatchSubstringOptions("%"))
     )  # a unit word is letters, or "%"
-    dots, spaces = _repeated(pa, ".", has_sep), _repeated(pa, " ", united & ~percent)
+    dots, spaces = (
+        _repeated(pa, column.type, ".", has_sep),
+        _repeated(pa, column.type, " ", united & ~percent),
+    )
     shown = arrow_call("binary_join_element_wise", sign, whole, dots, frac, nothing)
     values = np.zeros(n)
     values[rows] = _floats(
@@ -171,13 +177,15 @@ def _lengths(array: Any) -> npt.NDArray[np.int64]:
     return data[array.offset : array.offset + len(array)].astype(np.int64)
 
 
-def _repeated(pa: Any, text: str, where: npt.NDArray[np.bool_]) -> Any:
-    """A pyarrow string array: ``text`` where ``where`` is true, "" elsewhere."""
+def _repeated(pa: Any, kind: Any, text: str, where: npt.NDArray[np.bool_]) -> Any:
+    """A pyarrow array of strings of type ``kind`` (string or large string, as the column's):
+    ``text`` where ``where`` is true, "" elsewhere."""
     size = len(text.encode())
-    offsets = np.zeros(len(where) + 1, dtype=np.int32)
+    width = np.int64 if kind == pa.large_string() else np.int32
+    offsets = np.zeros(len(where) + 1, dtype=width)
     np.cumsum(where * size, out=offsets[1:])
     data = pa.py_buffer(text.encode() * int(np.count_nonzero(where)))
-    return pa.Array.from_buffers(pa.string(), len(where), [None, pa.py_buffer(offsets), data])
+    return pa.Array.from_buffers(kind, len(where), [None, pa.py_buffer(offsets), data])
 
 
 def _scattered(size: int, rows: npt.NDArray[np.intp], texts: list[str]) -> list[str]:
