@@ -606,7 +606,9 @@ def grade(
 
 
 def main() -> None:
-    """Entry point of the ``quizgym`` command and of ``python -m quizgym``."""
+    """Entry point of the ``quizgym`` command and of ``python -m quizgym``: the process ends
+    when it returns (it freezes the collector, see :func:`_leaving`); a program that runs
+    commands and goes on calls :func:`cli` (click's group) instead."""
     try:
         cli(prog_name="quizgym")
     finally:

@@ -49,7 +49,7 @@ __all__ = [
 Integer = TypeVar("Integer", bound=np.signedinteger[Any])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Through:
     """A column's codes through a second level: row r's code is ``inner[outer[r]]``.
 
@@ -61,10 +61,9 @@ class Through:
     inner: npt.NDArray[np.signedinteger[Any]]
     outer: npt.NDArray[np.signedinteger[Any]]
 
-    def resolved(self) -> npt.NDArray[np.signedinteger[Any]]:
-        """One code per row."""
-        codes: npt.NDArray[np.signedinteger[Any]] = self.inner[self.outer]
-        return codes
+    def resolved(self) -> npt.NDArray[np.int32]:
+        """One code per row (NumPy's gather, which does not hold the GIL)."""
+        return np.take(self.inner.astype(np.int32), self.outer)
 
 
 Column = tuple[Sequence[str], npt.NDArray[np.signedinteger[Any]] | Through]
@@ -94,8 +93,9 @@ Write = Callable[[], None]
 
 
 def table_writer(path: Path, header: Sequence[str], columns: Sequence[Column]) -> Write:
-    """:func:`write_table` in two steps: the Python work now (the cells defused, pyarrow's
-    arrays built), the write itself — pyarrow's, which does not hold the GIL — returned."""
+    """:func:`write_table` in two steps: the Python work now (the cells defused, each column's
+    texts made a pyarrow array), the write itself returned: the codes resolved and pyarrow's
+    write, neither of which holds the GIL."""
     header = [defuse(h) for h in header]  # a bank's title heads a gradebook column
     try:
         import pyarrow as pa
@@ -118,7 +118,9 @@ def table_writer(path: Path, header: Sequence[str], columns: Sequence[Column]) -
         # (NumPy's gather does not hold the GIL), so that pyarrow writes from the texts' own
         # dictionary: resolving it through the verdicts' texts made pyarrow's write slower.
         arrays = [
-            pa.DictionaryArray.from_arrays(_arrow_codes(pa, _resolved(codes)), texts)
+            pa.DictionaryArray.from_arrays(
+                _arrow_codes(pa, codes.resolved() if isinstance(codes, Through) else codes), texts
+            )
             for texts, (_, codes) in zip(dictionaries, columns, strict=True)
         ]
         table = pa.table(arrays, names=[f"c{i}" for i in range(len(arrays))])
@@ -131,14 +133,6 @@ def table_writer(path: Path, header: Sequence[str], columns: Sequence[Column]) -
             )
 
     return write
-
-
-def _resolved(
-    codes: npt.NDArray[np.signedinteger[Any]] | Through,
-) -> npt.NDArray[np.signedinteger[Any]]:
-    if isinstance(codes, Through):
-        return np.take(codes.inner.astype(np.int32), codes.outer)
-    return codes
 
 
 _STARTS = np.array(sorted(ord(c) for c in FORMULA_START), dtype=np.uint8)
@@ -176,7 +170,7 @@ def _defused(pa: Any, words: Sequence[str]) -> Any:
 # installed, only to check whether its argument is a pandas object.
 
 
-def _arrow_codes(pa: Any, codes: npt.NDArray[np.int64]) -> Any:
+def _arrow_codes(pa: Any, codes: npt.NDArray[np.signedinteger[Any]]) -> Any:
     data = np.ascontiguousarray(codes, dtype=np.int32)
     return pa.Array.from_buffers(pa.int32(), len(data), [None, pa.py_buffer(data)])
 
