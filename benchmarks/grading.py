@@ -580,9 +580,9 @@ def main() -> None:
             f"{responses / e_time:,.0f} responses/s"
         )
         print(f"ratio end to end / long-table floor in process: {e_time / b_time:.1f}x")
-        print(f"ratio end to end / long-table floor, fresh process: {e_time / f_time:.1f}x "
+        print(f"ratio end to end / long-table floor, fresh process: {e_time / f_time:.2f}x "
               "(goal <= 3x)")  # fmt: skip
-        print(f"ratio end to end / same-bytes floor, fresh process: {e_time / s_time:.1f}x "
+        print(f"ratio end to end / same-bytes floor, fresh process: {e_time / s_time:.2f}x "
               "(goal <= 2.5x)")  # fmt: skip
         total, spent, rows = review_cost(data, folder / "review-run")
         print(
