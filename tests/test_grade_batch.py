@@ -338,3 +338,38 @@ def test_a_class_graded_with_a_helper_grades_as_without(
     assert [g.slot.id for g in helped.slots] == [g.slot.id for g in alone.slots]
     for mine, theirs in zip(helped.slots, alone.slots, strict=True):
         assert [mine.verdict(r) for r in range(60)] == [theirs.verdict(r) for r in range(60)]
+
+
+@pytest.mark.parametrize(
+    ("students", "seeds"),
+    [
+        (STUDENTS, SEEDS),  # seeds, and an id with a line break: pickled
+        ([f"t{k}" for k in range(300)], [None] * 300),  # ids one a line
+        (["Zoë", "\ud800lone", "", "x y"], [None] * 4),  # any text, one a line
+        ([None, "s1"], [None, None]),  # a row without an id: pickled
+    ],
+)
+def test_the_helper_is_sent_every_kind_of_class(
+    monkeypatch: pytest.MonkeyPatch, students: list[str | None], seeds: list[int | None]
+) -> None:
+    _few_students_get_a_helper(monkeypatch)
+    later = _Patient("bank-a", students, seeds)
+    if "\ud800lone" in students:  # a lone surrogate cannot be hashed, here or there
+        with pytest.raises(UnicodeEncodeError):
+            student_keys("bank-a", students, seeds)
+        with pytest.raises(UnicodeEncodeError):
+            later.result()
+        return
+    assert later.result().tolist() == student_keys("bank-a", students, seeds).tolist()
+    assert later.answered
+    assert later.result() is later.result()  # worked out once
+
+
+def test_a_helper_that_cannot_be_told_the_path_is_no_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _few_students_get_a_helper(monkeypatch)
+    monkeypatch.setattr(keys_module.sys, "path", [*keys_module.sys.path, object()])
+    later = LaterKeys("bank-a", ["s1", "s2"], [None, 4])
+    assert not later.helped
+    assert later.result().tolist() == student_keys("bank-a", ["s1", "s2"], [None, 4]).tolist()
