@@ -243,3 +243,20 @@ def _fields(column: object) -> tuple[object, ...]:
         value.tolist() if hasattr(value, "tolist") else value
         for value in (getattr(column, name) for name in names)
     )
+
+
+def test_a_plus_sign_is_not_handed_to_pyarrow_s_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An older pyarrow may refuse "+5" as a float (the parser it bundled follows C++'s
+    from_chars, which does): the sign is kept for how the answer reads, not for its value."""
+    real = plain_module.arrow_call
+
+    def strict(name: str, *args: object, options: object = None) -> object:
+        if name == "cast":
+            assert not any(str(t).startswith("+") for t in args[0].to_pylist())  # type: ignore[attr-defined]
+        return real(name, *args, options=options)
+
+    monkeypatch.setattr(plain_module, "arrow_call", strict)
+    column = read_plain_column(["+5", "+0,25", "-3", "+0"])
+    assert column is not None
+    assert column.values.tolist() == [5.0, 0.25, -3.0, 0.0]
+    assert column.read_as == ["+5", "+0.25", "-3", "+0"]

@@ -131,10 +131,20 @@ def read_plain_column(texts: Sequence[str | None]) -> PlainColumn | None:
         _repeated(pa, column.type, " ", united & ~percent),
     )
     shown = arrow_call("binary_join_element_wise", sign, whole, dots, frac, nothing)
+    # The value is read without a "+": an older pyarrow's parser may refuse one.
+    negative = _bools(arrow_call("match_substring", sign, options=pc.MatchSubstringOptions("-")))
+    signed = arrow_call(
+        "binary_join_element_wise",
+        _repeated(pa, column.type, "-", negative),
+        whole,
+        dots,
+        frac,
+        nothing,
+    )
     values = np.zeros(n)
     values[rows] = _floats(
         arrow_call(
-            "cast", arrow_call("filter", shown, taken), options=pc.CastOptions.safe(pa.float64())
+            "cast", arrow_call("filter", signed, taken), options=pc.CastOptions.safe(pa.float64())
         )
     )
     values += 0.0  # -0 reads as 0, as the single-answer path has it
