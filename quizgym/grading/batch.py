@@ -451,17 +451,23 @@ def _grade_numeric(
     # (``2.30 nats``: nothing to convert); a slot that requires a unit judges the absence of
     # one on the single-answer path. The other texts are read one by one, but for a plain
     # decimal followed by another unit, whose reading is put together from the column.
-    used = np.unique(pair_texts)  # a coded column's texts may count many no pair uses
+    # The texts some pair uses (a coded column's texts may count many no pair uses), in order.
+    present = np.zeros(len(texts), dtype=np.bool_)
+    present[pair_texts] = True
+    used = np.flatnonzero(present)
     column = read_plain_column([texts[t] for t in used.tolist()])
-    at = np.searchsorted(used, pair_texts)  # each pair's entry in the column
+    at = (np.cumsum(present) - 1)[pair_texts]  # each pair's entry in the column
     known: dict[int, Reading] = {}
     if column is None:
         plain = np.zeros(m, dtype=bool)
     else:
         kinds_typed = _unit_kinds(column.unit, slot.units)
         bare = column.plain if not (slot.units and slot.require_units > 0) else False
-        plain = (bare | (kinds_typed == "same"))[at]
-        for r in np.flatnonzero(np.isin(kinds_typed, ["converted", "incompatible"])).tolist():
+        plain = (bare | (kinds_typed == _KINDS.index("same")))[at]
+        other = (kinds_typed == _KINDS.index("converted")) | (
+            kinds_typed == _KINDS.index("incompatible")
+        )
+        for r in np.flatnonzero(other).tolist():
             text, word = texts[int(used[r])], column.unit[r]
             assert text is not None
             number = read_answer(text.rstrip(" ")[: -len(word)])  # as the reader splits it
@@ -601,20 +607,20 @@ def _grade_numeric(
     return Verdicts.scattered(m, [(where, columns), (scalar, objects)]), column.take(at)
 
 
-def _unit_kinds(units: Sequence[str], wanted: str | None) -> npt.NDArray[np.str_]:
+_KINDS = ("", "same", "converted", "incompatible", "unknown")
+"""The codes of :func:`_unit_kinds`: no unit word, or :class:`~quizgym.units.Conversion`'s kind."""
+
+
+def _unit_kinds(units: Sequence[str], wanted: str | None) -> npt.NDArray[np.int8]:
     """Per text of a plain column: how the unit word after the number relates to the slot's
-    units (:class:`~quizgym.units.Conversion`'s kind: ``same``, ``converted``,
-    ``incompatible``, ``unknown``), or '' when there is no word or it is not read as a unit
-    (``2.30 e`` is 2.30·e). A text in the slot's own unit (``2.30 nats`` for nats) is the
-    number as typed, nothing to convert or to doubt."""
-    kind: dict[str, str] = {"": ""}
-    out = []
-    for word in units:
-        found = kind.get(word)
-        if found is None:
-            found = kind[word] = convert(word, wanted).kind if reads_as_unit(word) else ""
-        out.append(found)
-    return np.array(out, dtype=str)
+    units, as a code of :data:`_KINDS` (:class:`~quizgym.units.Conversion`'s kind: ``same``,
+    ``converted``, ``incompatible``, ``unknown``), or that of '' when there is no word or it is
+    not read as a unit (``2.30 e`` is 2.30·e). A text in the slot's own unit (``2.30 nats`` for
+    nats) is the number as typed, nothing to convert or to doubt."""
+    kind: dict[str, int] = {"": 0}
+    for word in set(units) - {""}:
+        kind[word] = _KINDS.index(convert(word, wanted).kind) if reads_as_unit(word) else 0
+    return np.fromiter(map(kind.__getitem__, units), dtype=np.int8, count=len(units))
 
 
 def _plain_verdicts(
