@@ -49,7 +49,7 @@ from installed import installed_env
 FRESH = installed_env()
 """Every fresh process starts as an installed quizgym does (its bytecode compiled)."""
 
-BATCH_ROWS = 16_384
+BATCH_ROWS = 8_192
 """Rows pyarrow formats at a time in the floors, as quizgym writes (``outputs.CSV_BATCH_ROWS``):
 the floors are pyarrow at its fastest, not at its default (1,024 rows, 1.5× slower here)."""
 

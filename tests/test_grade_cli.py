@@ -232,6 +232,24 @@ def test_fallback_writer_writes_the_same_bytes(
     ]
 
 
+def test_a_table_of_many_batches_writes_the_same_bytes_as_python(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pyarrow writes a long table a batch of rows at a time: across batches, the bytes are
+    Python's csv module's."""
+    np = outputs.np
+    rows = 3 * outputs.CSV_BATCH_ROWS + 17
+    columns: list[outputs.Column] = [
+        ([f"s{k}" for k in range(rows)], np.arange(rows)),
+        (["a,b", 'say "hi"', "two\nlines", "", "=1"], np.arange(rows) % 5),
+        (["x", "y"], outputs.Through(np.array([1, 0, 1]), np.arange(rows) % 3)),
+    ]
+    outputs.write_table(tmp_path / "arrow.csv", ["s", "t", "u"], columns)
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # import pyarrow now fails
+    outputs.write_table(tmp_path / "plain.csv", ["s", "t", "u"], columns)
+    assert (tmp_path / "arrow.csv").read_bytes() == (tmp_path / "plain.csv").read_bytes()
+
+
 def test_grade_forwards_options_to_the_library(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -176,10 +176,10 @@ def _arrow_codes(pa: Any, codes: npt.NDArray[np.signedinteger[Any]]) -> Any:
     return pa.Array.from_buffers(pa.int32(), len(data), [None, pa.py_buffer(data)])
 
 
-CSV_BATCH_ROWS = 16_384
+CSV_BATCH_ROWS = 8_192
 """Rows pyarrow formats at a time: with its default (1,024), ``responses.csv`` of 200,000
-students took 0.42 s to write, with 16,384 0.28 s (the same bytes; ``benchmarks/grading.py``'s
-floors write with it too)."""
+students took 0.42 s to write, with 8,192 0.27 s (the same bytes; 16,384 was no faster and
+took 30 MB more in a chunked run). ``benchmarks/grading.py``'s floors write with it too."""
 
 
 def _quote(text: str) -> str:
