@@ -100,15 +100,19 @@ def partial_sums(graded: GradedPartition) -> Sums:
         else:
             sums.options.append(Counter())
         # counted by code, then named: few distinct tags and variants, many students
-        names, tag_of = factorize([t or "" for t in g.tags])
-        tag_codes = tag_of[g.codes]
-        has_tag = tag_codes != names.index("") if "" in names else np.ones(len(g.codes), bool)
-        tagged = (
-            count((np.arange(len(names)), tag_codes[has_tag]), (totals[0], totals[1][has_tag]))
-            if has_tag.any()
-            else Counter()
-        )
-        sums.tags.append(_rename(tagged, names))
+        tags = g.tags
+        if tags.count(None) + tags.count("") == len(tags):  # no tag at all: counted at C speed
+            sums.tags.append(Counter())
+        else:
+            names, tag_of = factorize([t or "" for t in tags])
+            tag_codes = tag_of[g.codes]
+            has_tag = tag_codes != names.index("") if "" in names else np.ones(len(g.codes), bool)
+            tagged = (
+                count((np.arange(len(names)), tag_codes[has_tag]), (totals[0], totals[1][has_tag]))
+                if has_tag.any()
+                else Counter()
+            )
+            sums.tags.append(_rename(tagged, names))
         by_variant = count(g.variant_codes, x)
         sums.variants.append(_rename(by_variant, g.variant_labels))
         counts = np.bincount(g.codes, minlength=len(g.verdicts))
