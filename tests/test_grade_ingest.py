@@ -472,7 +472,7 @@ def test_planning_surveys_each_csv_file_once(
         st.one_of(
             st.tuples(st.just("pair"), st.sampled_from("ab"), st.integers(1, 9)),
             st.tuples(st.just("lines"), st.sampled_from("ab"), st.integers(0, 4)),
-            st.tuples(st.just("add"), st.sampled_from("ab"), st.integers(0, 3)),
+            st.tuples(st.just("runs"), st.sampled_from("ab"), st.integers(0, 3)),
         ),
         max_size=12,
     ),
@@ -491,7 +491,7 @@ def test_origins_read_as_the_list_of_pairs(steps: list[tuple[str, str, int]], cu
         else:
             other = Origins([(source, 1)])
             other.extend_lines(source, 5, n)
-            origins.add(other)
+            origins.extend(other)
             pairs += [(source, 1)] + [(source, line) for line in range(5, 5 + n)]
         assert len(origins) == len(pairs)
         assert origins.sources() == dict(Counter(s for s, _ in pairs))

@@ -106,13 +106,13 @@ class Origins(Sequence[Origin]):
         self._made().append(origin)
 
     def extend(self, origins: Iterable[Origin]) -> None:
-        self._made().extend(origins)
-
-    def add(self, other: Origins) -> None:
-        """Another's origins after these (its runs kept as runs)."""
-        if other._pairs:
-            self._made().extend(other._pairs)
-        self._runs += other._runs
+        """Origins after these (another :class:`Origins`' runs kept as runs)."""
+        if not isinstance(origins, Origins):
+            self._made().extend(origins)
+            return
+        if origins._pairs:
+            self._made().extend(origins._pairs)
+        self._runs += origins._runs
 
     def extend_lines(self, source: str, first: int, count: int) -> None:
         """Students read from ``count`` lines of ``source`` one after another, from ``first``."""
@@ -280,10 +280,7 @@ class ClassAnswers:
                 self.answers[slot] = new
         self.students += students
         self.seeds += seeds
-        if isinstance(origins, Origins):
-            self.origins.add(origins)
-        else:
-            self.origins.extend(origins)
+        self.origins.extend(origins)
         self.records += [1] * added
         for seen in self.versions.values():
             seen.extend([None] * added)
