@@ -53,9 +53,9 @@ Integer = TypeVar("Integer", bound=np.signedinteger[Any])
 class Through:
     """A column's codes through a second level: row r's code is ``inner[outer[r]]``.
 
-    Many columns of ``responses.csv`` are coded by verdict (``outer``: each response's verdict,
-    shared by them) and then by text (``inner``: each verdict's text); pyarrow resolves the two
-    as it writes, instead of a gather of every row in Python's thread for each column.
+    Most columns of ``responses.csv``, and ``grades.csv``'s slot columns, are coded by verdict
+    (``outer``: each response's verdict) and then by text (``inner``: each verdict's text); the
+    writer's thread resolves the two (:func:`table_writer`), not the thread that grades.
     """
 
     inner: npt.NDArray[np.signedinteger[Any]]
@@ -227,14 +227,18 @@ def grades_writer(path: Path, parts: Sequence[GradedPartition]) -> Write:
 
 
 def _slot_scores(graded: Sequence[GradedSlot]) -> Column:
-    """A slot's column of scores in ``grades.csv``, from each piece's distinct verdicts."""
+    """A slot's column of scores in ``grades.csv``, through each piece's distinct verdicts."""
     words: list[str] = []
-    codes: list[npt.NDArray[np.int64]] = []
+    inner: list[npt.NDArray[np.int64]] = []
+    outer: list[npt.NDArray[np.int64]] = []
+    verdicts = 0
     for piece in graded:
         table, inverse = _numbers(piece.verdicts.score)
-        codes.append((len(words) + inverse)[piece.codes])
+        inner.append(len(words) + inverse)
+        outer.append(verdicts + piece.codes)
         words += table
-    return words, _joined(codes)
+        verdicts += len(inverse)
+    return words, Through(_joined(inner), _joined(outer))
 
 
 RESPONSE_HEADER = (
