@@ -130,17 +130,12 @@ def read_plain_column(texts: Sequence[str | None]) -> PlainColumn | None:
         _repeated(pa, column.type, ".", has_sep),
         _repeated(pa, column.type, " ", united & ~percent),
     )
-    shown = arrow_call("binary_join_element_wise", sign, whole, dots, frac, nothing)
+    digits = arrow_call("binary_join_element_wise", whole, dots, frac, nothing)
+    shown = arrow_call("binary_join_element_wise", sign, digits, nothing)
     # The value is read without a "+": an older pyarrow's parser may refuse one.
     negative = _bools(arrow_call("match_substring", sign, options=pc.MatchSubstringOptions("-")))
-    signed = arrow_call(
-        "binary_join_element_wise",
-        _repeated(pa, column.type, "-", negative),
-        whole,
-        dots,
-        frac,
-        nothing,
-    )
+    minus = _repeated(pa, column.type, "-", negative)
+    signed = arrow_call("binary_join_element_wise", minus, digits, nothing)
     values = np.zeros(n)
     values[rows] = _floats(
         arrow_call(
