@@ -7,10 +7,11 @@ this short. On a machine with more than one core, the grader hands a large class
 helper Python process that runs the same function, grades the slots whose questions do not
 vary meanwhile, and takes the keys when the first slot that varies needs them.
 
-The helper is never trusted blindly and never needed: it runs quizgym's own code from the same
-interpreter and import path, its answer must have one digest per student, and if it cannot be
-started, fails, is killed or answers anything else, the keys are hashed here, as always.
-``tests/test_grade_batch.py`` holds the two ways equal.
+The helper is never trusted blindly, never waited for and never needed: it runs quizgym's own
+code from the same interpreter and import path; its answer must have one digest per student and
+agree with this process's own digests of the students it hashed meanwhile and of three others;
+and if it cannot be started, fails, is killed, is late or answers anything else, the keys are
+hashed here, as always. ``tests/test_grade_batch.py`` holds the two ways equal.
 """
 
 from __future__ import annotations
