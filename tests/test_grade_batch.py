@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -235,7 +236,7 @@ def test_a_run_puts_the_collector_back_even_when_it_fails(tmp_path: Path) -> Non
 
 def _few_students_get_a_helper(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(keys_module, "HELPER_STUDENTS", 1)
-    monkeypatch.setattr(keys_module, "_spare_cores", lambda: True)
+    monkeypatch.setattr(keys_module, "may_help", lambda: True)
 
 
 class _Patient(LaterKeys):
@@ -290,7 +291,7 @@ def test_keys_are_hashed_here_when_the_helper_fails(
 
 def test_keys_are_hashed_here_when_no_helper_starts(monkeypatch: pytest.MonkeyPatch) -> None:
     _few_students_get_a_helper(monkeypatch)
-    monkeypatch.setattr(keys_module.sys, "executable", "/nonexistent/python")
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python")
     later = LaterKeys("bank-a", ["s1", "s2"], [None, 4])
     assert not later.helped
     assert later.result().tolist() == student_keys("bank-a", ["s1", "s2"], [None, 4]).tolist()
@@ -369,7 +370,7 @@ def test_a_helper_that_cannot_be_told_the_path_is_no_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     _few_students_get_a_helper(monkeypatch)
-    monkeypatch.setattr(keys_module.sys, "path", [*keys_module.sys.path, object()])
+    monkeypatch.setattr(sys, "path", [*sys.path, object()])
     later = LaterKeys("bank-a", ["s1", "s2"], [None, 4])
     assert not later.helped
     assert later.result().tolist() == student_keys("bank-a", ["s1", "s2"], [None, 4]).tolist()

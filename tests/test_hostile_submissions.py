@@ -216,8 +216,7 @@ def test_a_quote_that_swallows_rows_names_the_lines_it_holds(tmp_path: Path) -> 
 def test_a_run_whose_reader_loses_a_row_fails_loudly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from quizgym.grading import readers
-    from quizgym.grading.readers import wide
+    from quizgym.grading.readers import submissions, wide
 
     data = write_class(tmp_path / "c.csv", [[f"s{k}", *ANSWERS] for k in range(5)])
     real = wide.read_wide
@@ -226,7 +225,7 @@ def test_a_run_whose_reader_loses_a_row_fails_loudly(
         real(answers, source, line, header, list(rows)[:-1], **kw)  # the last row, gone
 
     monkeypatch.setattr(wide, "_read_wide_arrow", lambda *args: False)
-    monkeypatch.setattr(readers, "read_wide", lossy)
+    monkeypatch.setattr(submissions, "read_wide", lossy)
     result = CliRunner().invoke(
         cli, ["grade", str(QUIZ), str(data), "-o", str(tmp_path / "g"), "--version", "per-student"]
     )

@@ -3,16 +3,16 @@
 One response is graded by the answer engine, :mod:`quizgym.answers`; its entry points are
 re-exported here because ``from quizgym.grading import grade_response`` is how the README and
 earlier releases spell it. A whole class is graded by :func:`grade_submissions`
-(:mod:`quizgym.grading.run`), loaded on first use.
+(:mod:`quizgym.grading.run`). Each is loaded on first use, so that the package's light modules
+(the census, the text readers) are imported without the answer engine.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from quizgym.answers import Status, Verdict, grade_question, grade_response
-
 if TYPE_CHECKING:
+    from quizgym.answers import Status, Verdict, grade_question, grade_response
     from quizgym.grading.run import GradeRun, grade_submissions
 
 __all__ = ["GradeRun", "Status", "Verdict", "grade_question", "grade_response", "grade_submissions"]
@@ -23,4 +23,8 @@ def __getattr__(name: str) -> Any:
         from quizgym.grading import run
 
         return getattr(run, name)
+    if name in {"Status", "Verdict", "grade_question", "grade_response"}:
+        import quizgym.answers as engine
+
+        return getattr(engine, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

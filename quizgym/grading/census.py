@@ -46,6 +46,11 @@ class Census:
     """Records the CSV rules reject whole (a quote that swallows rows or is never closed, a
     record too long): a file with none is one pyarrow may read."""
 
+    @property
+    def simple(self) -> bool:
+        """One record a line, none blank or broken: a file pyarrow may read as we do."""
+        return not (self.multiline or self.blank or self.broken)
+
     def __add__(self, other: Census) -> Census:
         """Both counts (a file given twice is read twice)."""
         return Census(

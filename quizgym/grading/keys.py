@@ -17,10 +17,8 @@ hashed here, as always. ``tests/test_grade_batch.py`` holds the two ways equal.
 from __future__ import annotations
 
 import json
-import os
 import pickle
 import subprocess
-import sys
 import threading
 from collections.abc import Sequence
 from typing import IO, cast
@@ -28,6 +26,7 @@ from typing import IO, cast
 import numpy as np
 import numpy.typing as npt
 
+from quizgym.grading.helper import helper_command, may_help
 from quizgym.solver.draws import student_digest, student_digests
 from quizgym.solver.variants import keys_of, student_keys
 
@@ -84,8 +83,7 @@ class LaterKeys:
         self._helper: subprocess.Popen[bytes]
         self._answer: IO[bytes]
         self._taken = False
-        frozen = getattr(sys, "frozen", False)  # an application's executable is no Python
-        if len(students) >= HELPER_STUDENTS and _spare_cores() and sys.executable and not frozen:
+        if len(students) >= HELPER_STUDENTS and may_help():
             self._start()
 
     def _start(self) -> None:
@@ -93,8 +91,7 @@ class LaterKeys:
 
         try:
             form, payload = _payload(self._bank, self._students, self._seeds)
-            command = [sys.executable, "-I", "-S", "-c", _HELPER, json.dumps(sys.path), form]
-            command.append(json.dumps(self._bank))
+            command = helper_command(_HELPER, form, json.dumps(self._bank))
             # The answer goes to a file, read at once: through a pipe, the thread reading it
             # would need the GIL for every 64 KiB, while this process grades.
             self._answer = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
@@ -188,11 +185,3 @@ class LaterKeys:
                 return keys_of(theirs)
         rest = student_digests(bank, students[done:], seeds[done:]) if done < len(students) else b""
         return keys_of(mine + rest)
-
-
-def _spare_cores() -> bool:
-    """Whether this process may run on more than one core."""
-    try:
-        return len(os.sched_getaffinity(0)) > 1
-    except (AttributeError, OSError):  # not Linux
-        return (os.cpu_count() or 1) > 1

@@ -39,10 +39,12 @@ from quizgym.grading.compare import seeds_of
 from quizgym.grading.decisions import Decisions
 from quizgym.grading.fit import Fit, version_fit
 from quizgym.grading.outputs import feedback_name, tables, write_feedback
-from quizgym.grading.readers import layout_of, read_long, read_submissions, read_wide, recognised
+from quizgym.grading.readers.layout import layout_of
+from quizgym.grading.readers.long import read_long
 from quizgym.grading.readers.parquet import column_kind, describe, open_parquet, parquet_rows
+from quizgym.grading.readers.submissions import read_submissions, recognised
 from quizgym.grading.readers.text import Head, Record, csv_head, csv_records
-from quizgym.grading.readers.wide import WideHeader
+from quizgym.grading.readers.wide import WideHeader, read_wide
 from quizgym.grading.review import Review, review_of
 from quizgym.grading.rows import ROSTER, Seen, column_of_type, duplicate_student, strip_id
 from quizgym.grading.rows import kind_of as _kind

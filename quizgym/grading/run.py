@@ -30,6 +30,7 @@ from quizgym.errors import QuizgymError
 from quizgym.grading.batch import GradedPartition, grade_partition
 from quizgym.grading.compare import Change, check_previous, regrade
 from quizgym.grading.decisions import read_decisions
+from quizgym.grading.early import EarlyReads
 from quizgym.grading.engines import Progress, engine_named
 from quizgym.grading.fit import Fit
 from quizgym.grading.outputs import (
@@ -40,7 +41,7 @@ from quizgym.grading.outputs import (
     write_rejected,
 )
 from quizgym.grading.pieces import CHUNK_ROWS, Job, PieceResult, Plan, plan_loaded, plan_run
-from quizgym.grading.readers import read_submissions
+from quizgym.grading.readers.submissions import read_submissions
 from quizgym.grading.review import Review, agreements, write_review
 from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
@@ -155,6 +156,7 @@ def grade_submissions(
     accept_changes: bool = False,
     review: Path | None = None,
     progress: Progress | None = None,
+    early: EarlyReads | None = None,
 ) -> GradeRun:
     """Grade a class and write DESIGN.md's output folder.
 
@@ -183,6 +185,9 @@ def grade_submissions(
         review: an edited ``review.csv``: its scores replace the machine's for every student who
             gave the answer decided (:mod:`~quizgym.grading.decisions`).
         progress: called with (slots graded, slots to grade).
+        early: reads of the files started before this module was imported
+            (:func:`quizgym.grading.early.start_reads`, as ``quizgym grade`` does); a class read
+            whole takes those that fit. The caller closes them.
 
     Returns:
         What was done; ``rejected`` lists every row that could not be graded.
@@ -219,7 +224,7 @@ def grade_submissions(
             book.bank, submissions, chunk_rows=chunk_rows or CHUNK_ROWS, issued=manifest
         )
     else:
-        read = read_submissions(book.bank, submissions, issued=manifest)
+        read = read_submissions(book.bank, submissions, issued=manifest, early=early)
         # One piece: each distinct (version, answer) pair is graded once (in pieces, each piece
         # grades the pairs it holds again), and the graded class is as large either way.
         plan = plan_loaded(read, submissions, chunk_rows=max(1, len(read)))

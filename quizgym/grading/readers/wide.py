@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ import numpy as np
 
 from quizgym.arrays import arrow_call, arrow_compute
 from quizgym.grading.census import Census
+from quizgym.grading.early import EarlyRead, arrow_readable, start_arrow_read
 from quizgym.grading.readers.text import Head, Record
 from quizgym.grading.rows import (
     ID_SPACE,
@@ -54,9 +55,6 @@ __all__ = [
     "slot_named",
     "start_wide_arrow",
 ]
-
-_MOST_ARROW_COLUMNS = 4096
-"""pyarrow is given a type per column: past this many, the careful path is as fast."""
 
 
 def slot_named(name: str, slots: Sequence[str]) -> str | None:
@@ -272,49 +270,33 @@ class ArrowRead:
     caller counts its records; :func:`read_wide_arrow` takes the result."""
 
     spec: WideHeader
-    plain: set[int | None]
+    plain: frozenset[int]
+    """The columns read as plain strings (the others are dictionary-encoded)."""
     table: Future[Any]
 
 
-def start_wide_arrow(answers: ClassAnswers, path: Path, head: Head) -> ArrowRead | None:
-    """Start reading a wide CSV with pyarrow, or return None when its header already says the
-    fast path cannot take it (or pyarrow is not installed).
+def start_wide_arrow(
+    answers: ClassAnswers, path: Path, head: Head, early: EarlyRead | None = None
+) -> ArrowRead | None:
+    """Start reading a wide CSV with pyarrow (or take the read ``early`` started, if it reads
+    the columns this bank's reader wants as plain strings), or return None when its header
+    already says the fast path cannot take it (or pyarrow is not installed).
 
     pyarrow does not hold the GIL while it reads, so the census of the file
     (:func:`~quizgym.grading.census.count_csv`) runs meanwhile. Whoever starts a read must end
     it with :func:`read_wide_arrow` or :func:`abandon`.
     """
-    try:
-        import pyarrow as pa
-        import pyarrow.csv as pacsv
-    except ImportError:  # pragma: no cover - the parquet extra is not installed
+    if not arrow_readable(head):
         return None
-    header = head.cells
-    simple = head.line == 1 and head.next_line == 2
-    if not head.survey.clean or not simple or len(header) > _MOST_ARROW_COLUMNS:
-        return None
-    if len(set(header)) != len(header):
-        return None
-    spec = WideHeader.of(header, answers.slots)
-    plain = {spec.student, spec.seed, *(k for k, _ in spec.roster)}
-    options = {
-        "read_options": pacsv.ReadOptions(column_names=header, skip_rows=1),
-        "parse_options": pacsv.ParseOptions(delimiter=head.delimiter),
-        "convert_options": pacsv.ConvertOptions(
-            # Answer columns arrive dictionary-encoded (distinct texts + codes) from the reader
-            # itself; student, seed and roster columns stay plain strings.
-            column_types={
-                h: pa.string() if k in plain else pa.dictionary(pa.int32(), pa.string())
-                for k, h in enumerate(header)
-            },
-            strings_can_be_null=False,
-            quoted_strings_can_be_null=False,
-        ),
-    }
-    pool = ThreadPoolExecutor(1, thread_name_prefix="quizgym-read")
-    table = pool.submit(pacsv.read_csv, str(path), **options)
-    pool.shutdown(wait=False)  # the thread ends with its read
-    return ArrowRead(spec, plain, table)
+    spec = WideHeader.of(head.cells, answers.slots)
+    plain = frozenset(
+        k for k in (spec.student, spec.seed, *(k for k, _ in spec.roster)) if k is not None
+    )
+    if early is not None and early.table is not None and early.plain == plain:
+        early.taken = True
+        return ArrowRead(spec, plain, early.table)
+    table = start_arrow_read(path, head, plain)
+    return None if table is None else ArrowRead(spec, plain, table)
 
 
 def abandon(read: ArrowRead | None) -> None:
@@ -342,7 +324,7 @@ def _read_wide_arrow(
     import pyarrow as pa
 
     header, spec, plain = head.cells, read.spec, read.plain
-    if census.multiline or census.blank or census.broken:
+    if not census.simple:
         abandon(read)  # what pyarrow read is not taken
         return False
     try:

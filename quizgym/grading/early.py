@@ -1,0 +1,237 @@
+"""A class's files, read while the grader is still being imported.
+
+``quizgym grade`` spends its first 0.2 s importing the answer engine, on one core. Reading a wide
+CSV needs no bank for two of its parts: pyarrow's read of the file (which does not hold the GIL)
+and the census of its records (:mod:`quizgym.grading.census`: Python, so a helper process on a
+core to spare, :mod:`quizgym.grading.helper`). The command starts both here, before it imports
+the grader (:func:`start_reads`); :func:`~quizgym.grading.readers.submissions.read_submissions`
+takes them when its own look at the file asks for what was started, and does the work itself
+otherwise:
+
+- a read is taken only for the same file, unchanged (size, times, inode), with the same head
+  (:func:`~quizgym.grading.readers.text.csv_head`) and with the same columns read as plain
+  strings (the header's ``student``, ``seed`` and roster columns, which the bank could make
+  otherwise: a slot named ``email``);
+- the helper's count is taken only when it ended well, before it was needed, and says the file
+  is one pyarrow may read; and the reader takes pyarrow's table only when it holds as many rows
+  as the count says (:func:`~quizgym.grading.readers.wide.read_wide_arrow`), so the two agree.
+  Otherwise the file is counted here, as always.
+
+Whatever is not taken is ended by :meth:`EarlyReads.close`: no read outlives the command, no
+helper outlives its count.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from quizgym.grading.census import Census
+from quizgym.grading.helper import cores, helper_command, may_help
+from quizgym.grading.readers.layout import layout_of
+from quizgym.grading.readers.text import Head, csv_head
+from quizgym.grading.rows import ROSTER
+
+__all__ = ["HELPER_BYTES", "EarlyRead", "EarlyReads", "arrow_readable", "start_arrow_read"]
+
+HELPER_BYTES = 1 << 22
+"""The smallest file (4 MiB, some 50,000 students) whose records a helper process counts:
+starting one costs more than counting a smaller file here."""
+
+MOST_ARROW_COLUMNS = 4096
+"""pyarrow is given a type per column: past this many, the careful path is as fast."""
+
+_CENSUS = (
+    "import json, sys\n"
+    "sys.path[:0] = json.loads(sys.argv[1])\n"
+    "from pathlib import Path\n"
+    "from quizgym.grading.census import count_csv\n"
+    "found = count_csv(Path(sys.argv[2]), delimiter=sys.argv[3])\n"
+    "print(json.dumps([found.records, found.multiline, found.blank, found.broken]))\n"
+)
+"""The helper: the census of one file, as a JSON list of its four fields."""
+
+
+def arrow_readable(head: Head) -> bool:
+    """Whether a wide CSV's head lets pyarrow read it as quizgym does: valid UTF-8 with
+    ``\\n`` line endings, its header alone on line 1, not too wide, no column named twice."""
+    header = head.cells
+    return (
+        head.survey.clean
+        and head.line == 1
+        and head.next_line == 2
+        and len(header) <= MOST_ARROW_COLUMNS
+        and len(set(header)) == len(header)
+    )
+
+
+def start_arrow_read(
+    path: Path, head: Head, plain: frozenset[int], *, threads: bool = True
+) -> Future[Any] | None:
+    """Start pyarrow reading a wide CSV in a thread of its own: the columns at ``plain`` as
+    strings, the others dictionary-encoded (distinct texts and codes, made by the reader
+    itself); with ``threads``, in pyarrow's threads too. None when pyarrow is not installed."""
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+    except ImportError:  # pragma: no cover - the parquet extra is not installed
+        return None
+    header = head.cells
+    options = {
+        "read_options": pacsv.ReadOptions(column_names=header, skip_rows=1, use_threads=threads),
+        "parse_options": pacsv.ParseOptions(delimiter=head.delimiter),
+        "convert_options": pacsv.ConvertOptions(
+            column_types={
+                h: pa.string() if k in plain else pa.dictionary(pa.int32(), pa.string())
+                for k, h in enumerate(header)
+            },
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+        ),
+    }
+    pool = ThreadPoolExecutor(1, thread_name_prefix="quizgym-read")
+    table = pool.submit(pacsv.read_csv, str(path), **options)
+    pool.shutdown(wait=False)  # the thread ends with its read
+    return table
+
+
+def _identity(path: Path) -> tuple[int, ...] | None:
+    """What tells a file changed: its device, inode, size and modification time."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+
+
+def _guessed_plain(header: Sequence[str]) -> frozenset[int]:
+    """The columns a wide header's reader wants as plain strings, as far as the header alone
+    says: ``student``, ``seed`` and the roster columns (a bank may make one a slot)."""
+    names = [h.casefold() for h in header]
+    return frozenset(k for k, name in enumerate(names) if name in {"student", "seed", *ROSTER})
+
+
+@dataclass(eq=False)
+class EarlyRead:
+    """One file's read and count, started before the grader was imported."""
+
+    path: Path
+    identity: tuple[int, ...]
+    head: Head
+    plain: frozenset[int]
+    """The columns the read takes as plain strings."""
+    table: Future[Any] | None
+    """pyarrow's read (None: pyarrow is not installed)."""
+    helper: subprocess.Popen[bytes] | None = None
+    """The helper process counting the file's records."""
+    taken: bool = False
+
+    def census(self) -> Census | None:
+        """The helper's count of the file, if it has ended well by now (never waited for: a
+        helper still counting is stopped, and the file is counted by whoever asked)."""
+        helper, self.helper = self.helper, None
+        if helper is None:
+            return None
+        if helper.poll() is None or helper.returncode != 0:
+            _stop(helper)
+            return None
+        answer, _ = helper.communicate()
+        if _identity(self.path) != self.identity:  # changed while it was counted
+            return None
+        return _census_of(answer)
+
+    def end(self) -> None:
+        """Stop the helper and wait for the read, if either is not taken."""
+        if self.helper is not None:
+            _stop(self.helper)
+            self.helper = None
+        if self.table is not None and not self.taken:
+            wait([self.table])
+
+
+def _stop(helper: subprocess.Popen[bytes]) -> None:
+    if helper.poll() is None:
+        helper.kill()
+    helper.communicate()
+
+
+def _census_of(answer: bytes) -> Census | None:
+    """A helper's answer as a census, if it is exactly one."""
+    try:
+        records, multiline, blank, broken = json.loads(answer)
+    except (ValueError, TypeError):
+        return None
+    counts = (records, blank, broken)
+    if not all(type(n) is int and n >= 0 for n in counts) or type(multiline) is not bool:
+        return None
+    return Census(records=records, multiline=multiline, blank=blank, broken=broken)
+
+
+@dataclass(eq=False)
+class EarlyReads:
+    """The reads :func:`start_reads` started, by file, until each is taken or closed."""
+
+    reads: dict[Path, EarlyRead] = field(default_factory=dict)
+
+    def take(self, path: Path, head: Head) -> EarlyRead | None:
+        """The read started for this file, if it is unchanged and read as ``head`` says."""
+        read = self.reads.pop(path, None)
+        if read is None:
+            return None
+        if read.head != head or _identity(path) != read.identity:
+            read.end()
+            return None
+        return read
+
+    def close(self) -> None:
+        """End every read not taken (and every taken read's helper)."""
+        reads, self.reads = list(self.reads.values()), {}
+        for read in reads:
+            read.end()
+
+
+def start_reads(paths: Iterable[Path]) -> EarlyReads:
+    """Start reading and counting each wide CSV among ``paths`` (others are left to the
+    readers). Never fails: a file that cannot be read here is read, and reported, later."""
+    early = EarlyReads()
+    paths = list(paths)
+    if any(path.suffix.lower() == ".parquet" for path in paths):
+        return early  # a run with a Parquet file reads every file in pieces
+    for path in paths:
+        if path in early.reads or path.suffix.lower() in {".jsonl", ".ndjson"}:
+            continue
+        try:
+            read = _start(path)
+        except Exception:  # noqa: BLE001 - the readers read this file and say what is wrong
+            read = None
+        if read is not None:
+            early.reads[path] = read
+    return early
+
+
+def _start(path: Path) -> EarlyRead | None:
+    identity = _identity(path)
+    if identity is None or not path.is_file():
+        return None
+    head = csv_head(path, recognised=lambda cells: layout_of(cells) is not None)
+    if layout_of(head.cells) != "wide" or not arrow_readable(head):
+        return None
+    helper = None
+    if identity[2] >= HELPER_BYTES and may_help():
+        command = helper_command(_CENSUS, os.fsdecode(path), head.delimiter)
+        try:
+            helper = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            )
+        except OSError:  # no helper: the file is counted here
+            helper = None
+    plain = _guessed_plain(head.cells)
+    # One thread of pyarrow's on a machine of two cores: the other core is the imports'.
+    table = start_arrow_read(path, head, plain, threads=cores() > 2)
+    return EarlyRead(path, identity, head, plain, table, helper)
