@@ -464,18 +464,8 @@ def _judge_unit(reading: Reading, slot: Slot) -> UnitReading:
     if conversion.kind == "same":
         return UnitReading(conversion=conversion, read_as=reading.read_as)
     if conversion.kind == "incompatible":
-        expected = units or "no unit (a plain number)"
-        note = (
-            f"{typed} cannot be converted to {units}: the answer is in {units}."
-            if units
-            else f"This answer is a plain number, without a unit such as {typed}."
-        )
-        return UnitReading(
-            conversion=conversion,
-            read_as=reading.read_as,
-            doubt=f"incompatible unit: {typed} for {expected}",
-            note=note,
-        )
+        note, doubt = incompatible_unit(typed, units)
+        return UnitReading(conversion=conversion, read_as=reading.read_as, doubt=doubt, note=note)
     if conversion.kind == "unknown":
         return UnitReading(conversion=conversion, read_as=reading.read_as)
     value = conversion.scale * reading.number + conversion.offset
@@ -486,6 +476,17 @@ def _judge_unit(reading: Reading, slot: Slot) -> UnitReading:
         doubt=f"typed in {typed}, converted" if units else f"read {typed} as a fraction",
         note="",
     )
+
+
+def incompatible_unit(typed: str, units: str | None) -> tuple[str, str]:
+    """What a numeric answer's verdict says of a unit that cannot be converted to the slot's
+    (``kg`` for ``m/s``, or any unit for a plain number): its feedback and its doubt (shared
+    with the batch grader, which judges such answers a column at a time)."""
+    if units:
+        note = f"{typed} cannot be converted to {units}: the answer is in {units}."
+    else:
+        note = f"This answer is a plain number, without a unit such as {typed}."
+    return note, f"incompatible unit: {typed} for {units or 'no unit (a plain number)'}"
 
 
 def in_slot_unit(conversion: Conversion, tolerance: Tolerance) -> bool:
@@ -819,6 +820,7 @@ __all__ = [
     "grade_question",
     "grade_response",
     "grade_slot",
+    "incompatible_unit",
     "is_blank",
     "match_criterion",
     "match_rubric",

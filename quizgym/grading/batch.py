@@ -36,6 +36,7 @@ from quizgym.answers import (
     Verdict,
     expected_number,
     grade_response,
+    incompatible_unit,
     is_blank,
     numeric_verdict,
     read_bool,
@@ -458,15 +459,22 @@ def _grade_numeric(
     column = read_plain_column([texts[t] for t in used.tolist()])
     at = (np.cumsum(present) - 1)[pair_texts]  # each pair's entry in the column
     known: dict[int, Reading] = {}
+    # A plain decimal followed by a unit the slot's cannot be converted to is wrong whatever
+    # its number: judged a column at a time too (but under error carried forward, where the
+    # scalar path grades each miss).
+    apart = np.zeros(m, dtype=bool)
     if column is None:
         plain = np.zeros(m, dtype=bool)
     else:
         kinds_typed = _unit_kinds(column.unit, slot.units)
         bare = column.plain if not (slot.units and slot.require_units > 0) else False
         plain = (bare | (kinds_typed == _KINDS.index("same")))[at]
-        other = (kinds_typed == _KINDS.index("converted")) | (
-            kinds_typed == _KINDS.index("incompatible")
-        )
+        incompatible = kinds_typed == _KINDS.index("incompatible")
+        other = kinds_typed == _KINDS.index("converted")
+        if slot.earlier:
+            other |= incompatible
+        else:
+            apart = incompatible[at]
         for r in np.flatnonzero(other).tolist():
             text, word = texts[int(used[r])], column.unit[r]
             assert text is not None
@@ -475,9 +483,10 @@ def _grade_numeric(
                 known[int(used[r])] = Reading(
                     number.parsed, number.value, column.read_as[r], unit=word
                 )
-    read = _read_all(texts, pair_texts[~plain], known)
+    alone = ~plain & ~apart
+    read = _read_all(texts, pair_texts[alone], known)
     # Only the pairs read one by one are looked at one by one (None for the column's).
-    others = np.flatnonzero(~plain).tolist()
+    others = np.flatnonzero(alone).tolist()
     readings: list[Reading | ParseFailure | None | BaseException] = [None] * m
     for k, t in zip(others, pair_texts[others].tolist(), strict=True):
         readings[k] = read[t]
@@ -580,7 +589,7 @@ def _grade_numeric(
     # Plain decimals are scored a column at a time (what numeric_verdict makes of each one);
     # under error carried forward, a plain miss takes the scalar path above.
     columnar = plain & ok if slot.earlier else plain
-    scalar = np.flatnonzero(~columnar)
+    scalar = np.flatnonzero(~columnar & ~apart)
     objects = Verdicts.of(
         [
             failed(slot, reading)
@@ -604,7 +613,21 @@ def _grade_numeric(
         read_as=[column.read_as[r] for r in at[where].tolist()],
         values=column.values[at[where]],
     )
-    return Verdicts.scattered(m, [(where, columns), (scalar, objects)]), column.take(at)
+    parts = [(where, columns), (scalar, objects)]
+    if apart.any():
+        rows = at[apart].tolist()
+        parts.append(
+            (
+                np.flatnonzero(apart),
+                _incompatible_verdicts(
+                    slot,
+                    [expected[v] for v in pair_variants[apart].tolist()],
+                    read_as=[column.read_as[r] for r in rows],
+                    units=[column.unit[r] for r in rows],
+                ),
+            )
+        )
+    return Verdicts.scattered(m, parts), column.take(at)
 
 
 _KINDS = ("", "same", "converted", "incompatible", "unknown")
@@ -621,6 +644,32 @@ def _unit_kinds(units: Sequence[str], wanted: str | None) -> npt.NDArray[np.int8
     for word in set(units) - {""}:
         kind[word] = _KINDS.index(convert(word, wanted).kind) if reads_as_unit(word) else 0
     return np.fromiter(map(kind.__getitem__, units), dtype=np.int8, count=len(units))
+
+
+def _incompatible_verdicts(
+    slot: Slot, expected: list[str], *, read_as: list[str], units: list[str]
+) -> Verdicts:
+    """The verdicts of plain decimals followed by a unit that cannot be converted to the
+    slot's (``11.9 nats`` for %), a column at a time: field for field what
+    :func:`~quizgym.answers.numeric_verdict` makes of each (wrong, with the unit's note and
+    doubt, no value)."""
+    n = len(expected)
+    said = {typed: incompatible_unit(typed, slot.units) for typed in set(units)}
+    return Verdicts(
+        question=[slot.id] * n,
+        status=np.full(n, STATUS_CODES[Status.INCORRECT], dtype=np.int64),
+        score=np.zeros(n),
+        max_score=np.full(n, float(slot.points)),
+        read_as=read_as,
+        feedback=[said[typed][0] for typed in units],
+        tag=[None] * n,
+        expected=expected,
+        needs_review=np.zeros(n, dtype=bool),
+        value=np.zeros(n),
+        has_value=np.zeros(n, dtype=bool),
+        doubt=[said[typed][1] for typed in units],
+        machine=[None] * n,
+    )
 
 
 def _plain_verdicts(
