@@ -19,6 +19,7 @@ from quizgym.cli import cli
 from quizgym.grading import early as early_module
 from quizgym.grading.census import Census, count_csv
 from quizgym.grading.early import EarlyRead, start_reads
+from quizgym.grading.rows import MAX_CELL
 from quizgym.grading.run import grade_submissions
 from quizgym.loader import load_bank
 
@@ -245,3 +246,25 @@ def test_the_early_reader_imports_no_part_of_the_grader() -> None:
     )
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert found.stdout == "[]\n"
+
+
+@pytest.mark.parametrize("column", [0, 3])  # the student's id, an answer
+def test_a_cell_too_long_in_a_file_pyarrow_reads_rejects_its_row(
+    tmp_path: Path, column: int
+) -> None:
+    data = write_class(tmp_path / "class.csv", 30)
+    lines = data.read_text(encoding="utf-8").splitlines(keepends=True)
+    cells = lines[5].rstrip("\n").split(",")
+    cells[column] = "x" * (MAX_CELL + 1)
+    lines[5] = ",".join(cells) + "\n"
+    data.write_text("".join(lines), encoding="utf-8")
+    early = start_reads([data])
+    try:
+        run = grade_submissions(
+            FIELD, [data], out_dir=tmp_path / "out", version="per-student", early=early
+        )
+    finally:
+        early.close()
+    assert run.students == 29
+    (rejected,) = run.rejected
+    assert rejected.line == 6 and "a cell of 131,073 characters" in rejected.reason

@@ -36,9 +36,17 @@ from quizgym.grading.census import Census
 from quizgym.grading.helper import cores, helper_command, may_help
 from quizgym.grading.readers.layout import layout_of
 from quizgym.grading.readers.text import Head, csv_head
-from quizgym.grading.rows import ROSTER
+from quizgym.grading.rows import ID_SPACE, ROSTER
 
-__all__ = ["HELPER_BYTES", "EarlyRead", "EarlyReads", "arrow_readable", "start_arrow_read"]
+__all__ = [
+    "HELPER_BYTES",
+    "ArrowTable",
+    "EarlyRead",
+    "EarlyReads",
+    "arrow_readable",
+    "start_arrow_read",
+    "start_reads",
+]
 
 HELPER_BYTES = 1 << 22
 """The smallest file (4 MiB, some 50,000 students) whose records a helper process counts:
@@ -71,15 +79,33 @@ def arrow_readable(head: Head) -> bool:
     )
 
 
+@dataclass(frozen=True, eq=False)
+class ArrowTable:
+    """What pyarrow read of a wide CSV, with what its reader checks of whole columns worked out
+    in the reading thread (pyarrow's compute functions do not hold the GIL either)."""
+
+    table: Any
+    """The table, one dictionary per dictionary-encoded column."""
+    longest: list[int]
+    """Per column, its longest text in characters (0 for none)."""
+    students: Any
+    """The student column, each id stripped of spaces (:data:`~quizgym.grading.rows.ID_SPACE`)."""
+    named_once: bool
+    """Every student has an id, and no two the same."""
+
+
 def start_arrow_read(
-    path: Path, head: Head, plain: frozenset[int], *, threads: bool = True
-) -> Future[Any] | None:
+    path: Path, head: Head, plain: frozenset[int], student: int, *, threads: bool = True
+) -> Future[ArrowTable] | None:
     """Start pyarrow reading a wide CSV in a thread of its own: the columns at ``plain`` as
     strings, the others dictionary-encoded (distinct texts and codes, made by the reader
-    itself); with ``threads``, in pyarrow's threads too. None when pyarrow is not installed."""
+    itself), the column at ``student`` the students' ids; with ``threads``, in pyarrow's
+    threads too. None when pyarrow is not installed."""
     try:
         import pyarrow as pa
         import pyarrow.csv as pacsv
+
+        from quizgym.arrays import arrow_compute
     except ImportError:  # pragma: no cover - the parquet extra is not installed
         return None
     header = head.cells
@@ -95,8 +121,31 @@ def start_arrow_read(
             quoted_strings_can_be_null=False,
         ),
     }
+    compute = arrow_compute()
+    trim = compute.TrimOptions(ID_SPACE)
+
+    def read() -> ArrowTable:
+        def call(name: str, *args: Any, options: Any = None) -> Any:
+            return compute.call_function(name, list(args), options)
+
+        table = pacsv.read_csv(str(path), **options).unify_dictionaries()
+        longest = []
+        for index in range(table.num_columns):
+            column = table.column(index)
+            values = (
+                column.chunk(0).dictionary if index not in plain and column.num_chunks else column
+            )
+            most = call("max", call("utf8_length", values)).as_py() if len(values) else 0
+            longest.append(most or 0)
+        students = call("utf8_trim", table.column(student), options=trim)
+        named_once = not len(students) or (
+            call("count_distinct", students).as_py() == len(students)
+            and call("min", call("utf8_length", students)).as_py() > 0
+        )
+        return ArrowTable(table, longest, students, named_once)
+
     pool = ThreadPoolExecutor(1, thread_name_prefix="quizgym-read")
-    table = pool.submit(pacsv.read_csv, str(path), **options)
+    table = pool.submit(read)
     pool.shutdown(wait=False)  # the thread ends with its read
     return table
 
@@ -126,7 +175,7 @@ class EarlyRead:
     head: Head
     plain: frozenset[int]
     """The columns the read takes as plain strings."""
-    table: Future[Any] | None
+    table: Future[ArrowTable] | None
     """pyarrow's read (None: pyarrow is not installed)."""
     helper: subprocess.Popen[bytes] | None = None
     """The helper process counting the file's records."""
@@ -233,5 +282,6 @@ def _start(path: Path) -> EarlyRead | None:
             helper = None
     plain = _guessed_plain(head.cells)
     # One thread of pyarrow's on a machine of two cores: the other core is the imports'.
-    table = start_arrow_read(path, head, plain, threads=cores() > 2)
+    student = [h.casefold() for h in head.cells].index("student")  # as the wide reader finds it
+    table = start_arrow_read(path, head, plain, student, threads=cores() > 2)
     return EarlyRead(path, identity, head, plain, table, helper)

@@ -23,12 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from quizgym.arrays import arrow_call, arrow_compute
 from quizgym.grading.census import Census
-from quizgym.grading.early import EarlyRead, arrow_readable, start_arrow_read
+from quizgym.grading.early import ArrowTable, EarlyRead, arrow_readable, start_arrow_read
 from quizgym.grading.readers.text import Head, Record
 from quizgym.grading.rows import (
-    ID_SPACE,
     MAX_CELL,
     ROSTER,
     Origin,
@@ -236,22 +234,27 @@ def _read_clean_wide(
 
 
 def _clean_rows(
-    answers: ClassAnswers, students: list[str], raw_seeds: list[str] | None, spec: WideHeader
+    answers: ClassAnswers,
+    students: list[str],
+    raw_seeds: list[str] | None,
+    spec: WideHeader,
+    *,
+    named_once: bool | None = None,
 ) -> list[int | None] | None:
     """The seeds of a fast-path file, or None when some row needs the careful path.
 
     The rules of :func:`read_wide`, checked for whole columns: every student present, new,
-    named once, with no control character and not the header's own word, and every seed a whole
-    number or blank.
+    named once (``named_once``, when pyarrow has counted them already), with no control
+    character and not the header's own word, and every seed a whole number or blank.
     """
-    distinct = dict.fromkeys(students)
-    if len(distinct) != len(students) or "" in distinct:
+    if named_once is None:
+        distinct = dict.fromkeys(students)
+        named_once = len(distinct) == len(students) and "" not in distinct
+    if not named_once or answers.knows_any(students):
         return None
-    if answers.knows_any(distinct):
-        return None
-    joined = "\n".join(distinct)
+    joined = "\n".join(students)
     printable = joined.isascii() and joined.replace("\n", "").isprintable()
-    if not printable and any(map(bad_id, distinct)):
+    if not printable and any(map(bad_id, students)):
         return None
     # No id holds a line break now: the header's word between two of them is an id that is it.
     if f"\n{spec.header_student}\n" in f"\n{joined}\n".casefold():
@@ -272,7 +275,7 @@ class ArrowRead:
     spec: WideHeader
     plain: frozenset[int]
     """The columns read as plain strings (the others are dictionary-encoded)."""
-    table: Future[Any]
+    table: Future[ArrowTable]
 
 
 def start_wide_arrow(
@@ -295,7 +298,7 @@ def start_wide_arrow(
     if early is not None and early.table is not None and early.plain == plain:
         early.taken = True
         return ArrowRead(spec, plain, early.table)
-    table = start_arrow_read(path, head, plain)
+    table = start_arrow_read(path, head, plain, spec.student)
     return None if table is None else ArrowRead(spec, plain, table)
 
 
@@ -323,27 +326,22 @@ def _read_wide_arrow(
 ) -> bool:
     import pyarrow as pa
 
-    header, spec, plain = head.cells, read.spec, read.plain
+    spec = read.spec
     if not census.simple:
         abandon(read)  # what pyarrow read is not taken
         return False
     try:
-        table = read.table.result()
+        found = read.table.result()
     except (pa.ArrowException, ValueError, OSError):  # pyarrow could not: the careful reader
         return False
+    table = found.table  # one dictionary per column across the reader's chunks
     if table.num_rows != census.records:  # pyarrow read otherwise than the census counts
         return False
-    table = table.unify_dictionaries()  # one dictionary per column across the reader's chunks
-    for index in range(len(header)):  # no cell longer than a cell may be
-        column = table.column(index)
-        values = column.chunk(0).dictionary if index not in plain and column.num_chunks else column
-        longest = arrow_call("max", arrow_call("utf8_length", values)).as_py() if len(values) else 0
-        if longest is not None and longest > MAX_CELL:
-            return False
-    trim = arrow_compute().TrimOptions(ID_SPACE)
-    students = arrow_call("utf8_trim", table.column(spec.student), options=trim).to_pylist()
+    if max(found.longest, default=0) > MAX_CELL:  # no cell longer than a cell may be
+        return False
+    students = found.students.to_pylist()
     raw_seeds = None if spec.seed is None else table.column(spec.seed).to_pylist()
-    seeds = _clean_rows(answers, students, raw_seeds, spec)
+    seeds = _clean_rows(answers, students, raw_seeds, spec, named_once=found.named_once)
     if seeds is None:
         return False
     for reason in spec.ignored:
