@@ -477,8 +477,11 @@ def test_planning_surveys_each_csv_file_once(
         max_size=12,
     ),
     cut=st.integers(0, 20),
+    end=st.integers(-3, 25),
 )
-def test_origins_read_as_the_list_of_pairs(steps: list[tuple[str, str, int]], cut: int) -> None:
+def test_origins_read_as_the_list_of_pairs(
+    steps: list[tuple[str, str, int]], cut: int, end: int
+) -> None:
     """Runs of lines kept as runs read, count and slice as the pairs they stand for."""
     origins, pairs = Origins(), []
     for kind, source, n in steps:
@@ -495,5 +498,9 @@ def test_origins_read_as_the_list_of_pairs(steps: list[tuple[str, str, int]], cu
             pairs += [(source, 1)] + [(source, line) for line in range(5, 5 + n)]
         assert len(origins) == len(pairs)
         assert origins.sources() == dict(Counter(s for s, _ in pairs))
+    part = origins[cut:end]  # a slice keeps its runs as runs, and reads as the list's slice
+    assert part.sources() == dict(Counter(s for s, _ in pairs[cut:end]))
+    assert len(part) == len(pairs[cut:end]) and part == pairs[cut:end]
+    assert part[1:-1] == pairs[cut:end][1:-1] and origins[cut::2] == pairs[cut::2]
     assert origins[cut:] == pairs[cut:] and list(origins) == pairs
     assert all(origins[k] == pairs[k] for k in range(len(pairs)))

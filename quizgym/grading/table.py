@@ -143,8 +143,21 @@ class Origins(Sequence[Origin]):
 
     def __getitem__(self, index: int | slice) -> Origin | Origins:
         if isinstance(index, slice):
-            return Origins(self._made()[index])
+            start, stop, step = index.indices(len(self))
+            return self._run(start, stop) if step == 1 else Origins(self._made()[index])
         return self._made()[index]
+
+    def _run(self, start: int, stop: int) -> Origins:
+        """The origins from ``start`` to ``stop``, its runs kept as runs (a class's one piece
+        is all of it)."""
+        part = Origins(self._pairs[start:stop])
+        offset = len(self._pairs)
+        for source, first, count in self._runs:
+            low, high = max(start, offset), min(stop, offset + count)
+            if low < high:
+                part._runs.append((source, first + low - offset, high - low))
+            offset += count
+        return part
 
     def __iter__(self) -> Iterator[Origin]:
         return iter(self._made())
