@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from quizgym.analysis import Statistics
-from quizgym.arrays import arrow_strings, distinct
+from quizgym.arrays import arrow_call, arrow_strings, distinct
 from quizgym.errors import QuizgymError
 from quizgym.grading.batch import GradedPartition, GradedSlot, factorize
 from quizgym.grading.cells import FORMULA_START, defuse, fmt
@@ -158,13 +158,25 @@ def _defused(pa: Any, words: Sequence[str]) -> Any:
     filled = np.flatnonzero(ends > starts)
     first = data[starts[filled]]
     maybe = filled[np.isin(first, _STARTS)]
-    fixed: list[str] | None = None  # a copy only when some text is defused
+    changed, texts = [], []
     for k in maybe.tolist():
         text = defuse(words[k])
         if text != words[k]:
-            fixed = list(words) if fixed is None else fixed
+            changed.append(k)
+            texts.append(text)
+    if not changed:
+        return strings
+    # The defused texts after the others, each taken in its text's place: no copy of the
+    # others made again (a column's readings are some 100,000 texts, a few thousand defused).
+    extra = arrow_strings(pa, texts)
+    if extra.type != strings.type:  # pragma: no cover - past 2 GiB of text, the two kinds differ
+        fixed = list(words)
+        for k, text in zip(changed, texts, strict=True):
             fixed[k] = text
-    return strings if fixed is None else arrow_strings(pa, fixed)
+        return arrow_strings(pa, fixed)
+    order = np.arange(len(words), dtype=np.int64)
+    order[changed] = np.arange(len(words), len(words) + len(changed))
+    return arrow_call("take", pa.concat_arrays([strings, extra]), _arrow_codes(pa, order))
 
 
 # Arrays are built from their buffers: ``pa.array`` would import pandas (0.4 s) when it is
