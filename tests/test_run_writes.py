@@ -147,3 +147,53 @@ def test_an_output_folder_named_in_bytes_that_are_not_utf8_is_written(tmp_path: 
     grade_submissions(FIELD, [source], out_dir=tmp_path / "plain", version="per-student")
     for name in ("responses.csv", "grades.csv", "items.csv"):
         assert (odd / name).read_bytes() == (tmp_path / "plain" / name).read_bytes()
+
+
+def _records_thread(monkeypatch: pytest.MonkeyPatch, *, fails: bool = False) -> list[str]:
+    """The threads that wrote ``grades.csv`` (its write raising a full disk with ``fails``)."""
+    threads: list[str] = []
+    prepare = outputs.grades_writer
+
+    def recorded(path: Path, parts: list[object]) -> outputs.Write:
+        write = prepare(path, parts)  # type: ignore[arg-type]
+
+        def where() -> None:
+            threads.append(threading.current_thread().name)
+            if fails:
+                raise OSError(28, "No space left on device")
+            write()
+
+        return where
+
+    monkeypatch.setattr(outputs, "grades_writer", recorded)
+    return threads
+
+
+def test_a_table_the_writer_has_not_begun_is_written_by_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run, done with everything else while the writer's thread is still on
+    ``responses.csv``, writes ``grades.csv`` itself rather than wait; the files are the same."""
+    source = _class(tmp_path / "class.csv", 80)
+    grade_submissions(FIELD, [source], out_dir=tmp_path / "plain", version="per-student")
+    _writes_slowly(monkeypatch)
+    threads = _records_thread(monkeypatch)
+    grade_submissions(FIELD, [source], out_dir=tmp_path / "out", version="per-student")
+    assert threads == [threading.main_thread().name]
+    for name in ("grades.csv", "responses.csv"):
+        assert (tmp_path / "out" / name).read_bytes() == (tmp_path / "plain" / name).read_bytes()
+    assert not _writers()
+
+
+def test_a_table_written_by_the_run_that_fails_publishes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = _class(tmp_path / "class.csv", 50)
+    _writes_slowly(monkeypatch)
+    threads = _records_thread(monkeypatch, fails=True)
+    out = tmp_path / "out"
+    with pytest.raises(OSError, match="No space left"):
+        grade_submissions(FIELD, [source], out_dir=out, version="per-student")
+    assert threads == [threading.main_thread().name]
+    assert sorted(p.name for p in out.iterdir()) == []  # nor a staging folder
+    assert not _writers()  # the writer's own write ended first

@@ -158,6 +158,38 @@ class Job:
     and the run's class-wide outputs (:attr:`PieceResult.writing`)."""
 
 
+@dataclass(eq=False)
+class TableWrite:
+    """A per-student table's write (:func:`~quizgym.grading.outputs.table_writer`), handed to
+    the writer's thread (:func:`write_tables`)."""
+
+    write: Callable[[], None]
+    future: Future[None]
+
+    @staticmethod
+    def wait_all(writes: Sequence[TableWrite]) -> None:
+        """Wait for every write, those not begun given up: no thread outlives a run that
+        failed."""
+        for w in writes:
+            w.future.cancel()
+        wait([w.future for w in writes])
+
+    @staticmethod
+    def finish(writes: Sequence[TableWrite]) -> None:
+        """Every table written, by whoever is free: a write the writer's thread has not begun is
+        done here (the caller has nothing left to do but wait), while the thread ends its own.
+        Each has ended before the first failure is raised."""
+        taken = [w for w in writes if w.future.cancel()]
+        try:
+            for w in taken:
+                w.write()
+        finally:
+            wait([w.future for w in writes])
+        for w in writes:
+            if w not in taken:
+                w.future.result()
+
+
 @dataclass
 class PieceResult:
     """What grading one piece produced (small unless it keeps its graded partition)."""
@@ -180,9 +212,8 @@ class PieceResult:
     """The piece's answers a teacher should decide (or did)."""
     records: dict[str, int] = field(default_factory=dict)
     """Per file: the input records its graded students came from."""
-    writing: list[Future[None]] = field(default_factory=list)
-    """With ``Job.write_to``: the per-student tables being written (each result raises what
-    failed)."""
+    writing: list[TableWrite] = field(default_factory=list)
+    """With ``Job.write_to``: the per-student tables being written."""
 
 
 # --- reading --------------------------------------------------------------------------------------
@@ -658,7 +689,7 @@ def _records(answers: ClassAnswers) -> dict[str, int]:
     return records
 
 
-def write_tables(folder: Path, bank: Bank, graded: GradedPartition, job: Job) -> list[Future[None]]:
+def write_tables(folder: Path, bank: Bank, graded: GradedPartition, job: Job) -> list[TableWrite]:
     """Write the per-student tables of a one-piece run into ``folder``: the Python work of each
     here, the largest first, and pyarrow's writes one after another in a thread of their own.
 
@@ -666,12 +697,13 @@ def write_tables(folder: Path, bank: Bank, graded: GradedPartition, job: Job) ->
     ends with the last write.
     """
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quizgym-write")
-    writing: list[Future[None]] = []
+    writing: list[TableWrite] = []
     try:
         for table in tables(gradebook=job.gradebook):
-            writing.append(pool.submit(table.prepare(folder / table.name, bank, [graded])))
+            write = table.prepare(folder / table.name, bank, [graded])
+            writing.append(TableWrite(write, pool.submit(write)))
     except BaseException:
-        wait(writing)  # what was started ends before the error is raised
+        TableWrite.wait_all(writing)  # what was started ends before the error is raised
         raise
     finally:
         pool.shutdown(wait=False)
@@ -723,7 +755,7 @@ def grade_piece(
             writing=writing,
         )
     except BaseException:
-        wait(writing)  # no thread outlives the piece that failed
+        TableWrite.wait_all(writing)  # no thread outlives the piece that failed
         raise
     if job.parts_dir is None:
         result.graded = graded

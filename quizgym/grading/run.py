@@ -19,7 +19,6 @@ import json
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -40,7 +39,15 @@ from quizgym.grading.outputs import (
     write_items,
     write_rejected,
 )
-from quizgym.grading.pieces import CHUNK_ROWS, Job, PieceResult, Plan, plan_loaded, plan_run
+from quizgym.grading.pieces import (
+    CHUNK_ROWS,
+    Job,
+    PieceResult,
+    Plan,
+    TableWrite,
+    plan_loaded,
+    plan_run,
+)
 from quizgym.grading.readers.submissions import read_submissions
 from quizgym.grading.review import Review, agreements, write_review
 from quizgym.grading.sums import partial_sums
@@ -263,7 +270,7 @@ def grade_submissions(
             check_accounted(plan, results)
             run = assemble(book, plan, results, job, out_dir=stage, notes=[*plan.notes, *notes])
         except BaseException:  # the tables' writes end before the staging folder goes
-            wait([w for r in results for w in r.writing])
+            TableWrite.wait_all([w for r in results for w in r.writing])
             raise
         changes = None
         if compare is not None:
@@ -524,7 +531,7 @@ def _write_whole(
     bank: Bank,
     parts: Sequence[GradedPartition],
     job: Job,
-    writing: Sequence[Future[None]],
+    writing: Sequence[TableWrite],
     *,
     then: Callable[[], T],
 ) -> T:
@@ -532,16 +539,19 @@ def _write_whole(
     tables are written (``writing``: started by its one piece as soon as it was graded; pyarrow
     writes them without holding the GIL); returns what ``then()`` returns.
 
-    The tables' writes finish (or fail, their error raised first) before the run goes on.
+    The tables' writes finish (or fail, their error raised first) before the run goes on; one
+    the writer's thread has not begun by then is written here (this thread has nothing else to
+    do).
     """
     try:
         if job.feedback:
             write_feedback(out_dir / "feedback", bank, parts)
-        return then()
-    finally:
-        wait(writing)
-        for done in writing:
-            done.result()
+        result = then()
+    except BaseException:
+        TableWrite.wait_all(writing)
+        raise
+    TableWrite.finish(writing)  # a table the writer's thread has not begun is written here
+    return result
 
 
 def _move_feedback(folder: Path, results: Sequence[PieceResult]) -> None:
