@@ -24,6 +24,7 @@ adding counts, in any order, so the statistics of a class graded in chunks are t
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -174,8 +175,10 @@ class Sums:
         def ordered(counter: Counter[Any]) -> Counter[Any]:
             return Counter(dict(sorted(counter.items()))) if order else counter
 
-        def add(a: Sequence[Counter[Any]], b: Sequence[Counter[Any]]) -> list[Counter[Any]]:
-            return [ordered(x + y) for x, y in zip(a, b, strict=True)]
+        def add(
+            a: Sequence[Counter[Any]], b: Sequence[Counter[Any]], *, keyed: bool = True
+        ) -> list[Counter[Any]]:
+            return [ordered(x + y) if keyed else x + y for x, y in zip(a, b, strict=True)]
 
         return Sums(
             slots=self.slots,
@@ -188,7 +191,9 @@ class Sums:
             statuses=add(self.statuses, other.statuses),
             causes=add(self.causes, other.causes),
             picks=add(self.picks, other.picks),
-            wrong=add(self.wrong, other.wrong),
+            # Only the most common wrong values are shown, found by their counts: no sum runs
+            # over them, and a slot's tens of thousands of values need no sorting here.
+            wrong=add(self.wrong, other.wrong, keyed=False),
         )
 
 
@@ -521,9 +526,9 @@ def combine(sums: Sums) -> Statistics:
         for slot, counter in zip(
             sums.slots, sums.wrong or [Counter()] * len(sums.slots), strict=True
         )
-        for (answer, tag), n in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))[
-            :WRONG_SHOWN
-        ]
+        for (answer, tag), n in heapq.nsmallest(
+            WRONG_SHOWN, counter.items(), key=lambda kv: (-kv[1], kv[0])
+        )
     ]
     return Statistics(
         test=test,
