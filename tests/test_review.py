@@ -15,6 +15,7 @@ import shlex
 import shutil
 import subprocess
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -624,3 +625,29 @@ def test_the_review_loop_prints_what_the_documents_show(
                 command, shell=True, capture_output=True, text=True, check=False
             ).stdout
         assert shown == output, command
+
+
+def test_a_review_record_read_from_the_columns_is_the_verdicts_own(tmp_path: Path) -> None:
+    """``Graded.at`` (what the queue records of each distinct verdict, read from its columns)
+    is ``Graded.of`` its verdict object, for every verdict of a class of every kind of slot."""
+    from quizgym.grading.batch import failed, grade_partition
+    from quizgym.grading.readers.submissions import read_submissions
+    from quizgym.grading.review import Graded
+    from quizgym.grading.verdicts import Verdicts
+
+    data = Path(__file__).parent / "data" / "grade"
+    bank = compiled(load_bank(data / "quiz.yaml"))
+    graded = grade_partition(bank, read_submissions(bank.bank, [data / "class.csv"]))
+    seen = 0
+    for g in graded.slots:
+        made = [
+            *g.verdicts,
+            failed(g.slot, RuntimeError("engine bug")),  # one the engine failed on
+            replace(g.verdicts[0], doubt="typed in km/h, converted"),  # one with a doubt
+        ]
+        fresh = Verdicts.of(made)  # the same verdicts, none of them made yet
+        fresh._made = [None] * len(fresh)
+        for k in range(len(fresh)):
+            assert Graded.at(fresh, k) == Graded.of(made[k])
+            seen += 1
+    assert seen > 20

@@ -34,7 +34,7 @@ from quizgym.grading.causes import cause_of, probably
 from quizgym.grading.cells import fmt
 from quizgym.grading.decisions import TEACHER_NOTE, answer_print, question_print, version_of
 from quizgym.grading.outputs import write_rows
-from quizgym.grading.verdicts import UNREAD
+from quizgym.grading.verdicts import STATUSES, UNREAD, Verdicts
 from quizgym.model import AnyQuestion, FreeText, MultipleChoice, SpotTheError
 from quizgym.model import slot_id as part_slot
 from quizgym.solver import CompiledBank
@@ -105,6 +105,25 @@ class Graded:
             comment=sys.intern(comment),
             failed=machine.feedback.startswith(FAILED),
             doubt=sys.intern(machine.doubt),
+        )
+
+    @classmethod
+    def at(cls, verdicts: Verdicts, k: int) -> Graded:
+        """:meth:`of` the verdict at ``k``, read from the columns (no verdict object is made
+        for a verdict no teacher decided)."""
+        if verdicts.machine[k] is not None:
+            return cls.of(verdicts[k])
+        return cls(
+            free=bool(verdicts.needs_review[k]),
+            read_as=sys.intern(verdicts.read_as[k]),
+            status=STATUSES[int(verdicts.status[k])].value,
+            suggested=float(verdicts.score[k]),
+            max_score=float(verdicts.max_score[k]),
+            expected=sys.intern(verdicts.expected[k]),
+            decided=None,
+            comment="",
+            failed=verdicts.feedback[k].startswith(FAILED),
+            doubt=sys.intern(verdicts.doubt[k]),
         )
 
 
@@ -214,7 +233,7 @@ def review_of(bank: CompiledBank, graded: GradedPartition) -> Review:
             if key in found:
                 found[key][0].append(members)
             else:
-                found[key] = ([members], Graded.of(g.verdicts[code]))
+                found[key] = ([members], Graded.at(g.verdicts, code))
         for key, (parts, record) in found.items():
             members = np.sort(np.concatenate(parts)) if len(parts) > 1 else parts[0]
             shown = [students[r] for r in members[:SHOWN_STUDENTS].tolist()]

@@ -185,7 +185,7 @@ class Verdicts(Sequence[Verdict]):
         """Per verdict: whether it belongs in the review queue (the machine's verdict is a
         rubric's suggestion, invalid, or has a doubt)."""
         m = self.machines()
-        doubt = np.array([bool(d) for d in m.doubt], dtype=bool)
+        doubt = np.fromiter(map(bool, m.doubt), dtype=bool, count=len(m.doubt))
         result: BoolArray = m.needs_review | (m.status == STATUS_CODES[Status.INVALID]) | doubt
         return result
 
