@@ -226,8 +226,11 @@ def test_start_reads_never_fails_and_close_ends_what_it_started(
     (read,) = helped.reads
     helper = read.helper
     assert helper is not None
+    assert early.keys is not None  # a helper for the draw keys, started ahead
+    keys = early.keys._process
     early.close()
     assert helper.returncode is not None  # ended, not left running
+    assert keys is not None and keys.returncode is not None
     assert read.table is not None and read.table.done()
     assert early.reads == {}
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from quizgym.grading import batch as batch_module
 from quizgym.grading import keys as keys_module
 from quizgym.grading.batch import grade_partition, partitions
+from quizgym.grading.helper import WarmHelper
 from quizgym.grading.keys import LaterKeys
 from quizgym.grading.readers import read_submissions, slot_ids
 from quizgym.grading.table import ClassAnswers, Coded
@@ -244,8 +245,8 @@ class _Patient(LaterKeys):
 
     made: list[_Patient] = []
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, *args: Any, **options: Any) -> None:
+        super().__init__(*args, **options)
         _Patient.made.append(self)
 
     def result(self) -> Any:
@@ -374,3 +375,38 @@ def test_a_helper_that_cannot_be_told_the_path_is_no_error(
     later = LaterKeys("bank-a", ["s1", "s2"], [None, 4])
     assert not later.helped
     assert later.result().tolist() == student_keys("bank-a", ["s1", "s2"], [None, 4]).tolist()
+
+
+def test_a_helper_started_ahead_hashes_the_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A helper started before the class is known (``quizgym grade`` starts one while it
+    imports the grader) is given the class when the keys are wanted, and answers them."""
+    _few_students_get_a_helper(monkeypatch)
+    warm = WarmHelper(keys_module._HELPER)
+    try:
+        later = _Patient("bank-a", STUDENTS, SEEDS, warm=warm)
+        assert later.helped and warm.take(keys_module._HELPER) is None  # taken once
+        assert later.result().tolist() == student_keys("bank-a", STUDENTS, SEEDS).tolist()
+        assert later.answered
+    finally:
+        warm.close()
+
+
+def test_a_helper_started_ahead_that_died_is_not_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    _few_students_get_a_helper(monkeypatch)
+    warm = WarmHelper("import sys; sys.exit(1)")
+    warm._process.wait()  # type: ignore[union-attr]  # it has ended before it is wanted
+    try:
+        assert warm.take("import sys; sys.exit(1)") is None
+        later = _Patient("bank-a", STUDENTS, SEEDS, warm=warm)
+        assert later.helped  # a helper of its own
+        assert later.result().tolist() == student_keys("bank-a", STUDENTS, SEEDS).tolist()
+    finally:
+        warm.close()
+
+
+def test_a_helper_started_ahead_for_another_script_is_not_taken() -> None:
+    warm = WarmHelper("import time; time.sleep(30)")
+    process = warm._process
+    assert warm.take(keys_module._HELPER) is None
+    warm.close()  # never taken: stopped
+    assert process is not None and process.returncode is not None

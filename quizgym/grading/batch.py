@@ -45,6 +45,7 @@ from quizgym.answers import (
 from quizgym.arrays import IntArray, group
 from quizgym.expr import ParseFailure, Reading, read_answer
 from quizgym.grading.decisions import Decision, Decisions, answer_print, apply, version_of
+from quizgym.grading.helper import WarmHelper
 from quizgym.grading.keys import LaterKeys
 from quizgym.grading.plain import PlainColumn, read_plain_column, reads_as_unit
 from quizgym.grading.table import ClassAnswers, Coded
@@ -176,6 +177,7 @@ def grade_partition(
     decisions: Decisions | None = None,
     progress: Callable[[str], None] | None = None,
     helpers: bool = False,
+    warm: WarmHelper | None = None,
 ) -> GradedPartition:
     """Grade every response of a set of students.
 
@@ -188,6 +190,7 @@ def grade_partition(
         progress: called with each slot's id once it is graded.
         helpers: whether a large class's draw keys may be hashed by a helper process while
             the slots that do not vary are graded (:mod:`quizgym.grading.keys`).
+        warm: that helper, started ahead (its start then costs nothing here).
 
     Returns:
         The graded partition.
@@ -199,7 +202,8 @@ def grade_partition(
     # the slots that do not vary are graded first, a helper process may hash them (keys.py).
     later = None
     if helpers and any(drawn) and not all(drawn):
-        later = LaterKeys(book.bank.bank, answers.students, versions.draw_seeds(answers))
+        seeds = versions.draw_seeds(answers)
+        later = LaterKeys(book.bank.bank, answers.students, seeds, warm=warm)
     keys = None
     graded: dict[int, GradedSlot] = {}
     try:

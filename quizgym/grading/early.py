@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from quizgym.grading.census import Census
-from quizgym.grading.helper import cores, helper_command, may_help
+from quizgym.grading.helper import KEYS_HELPER, WarmHelper, cores, helper_command, may_help
 from quizgym.grading.readers.layout import layout_of
 from quizgym.grading.readers.text import Head, csv_head
 from quizgym.grading.rows import ID_SPACE, ROSTER
@@ -227,6 +227,8 @@ class EarlyReads:
     """The reads :func:`start_reads` started, by file, until each is taken or closed."""
 
     reads: dict[Path, EarlyRead] = field(default_factory=dict)
+    keys: WarmHelper | None = None
+    """A helper for a large class's draw keys (:mod:`quizgym.grading.keys`), started ahead."""
 
     def take(self, path: Path, head: Head) -> EarlyRead | None:
         """The read started for this file, if it is unchanged and read as ``head`` says."""
@@ -243,6 +245,8 @@ class EarlyReads:
         reads, self.reads = list(self.reads.values()), {}
         for read in reads:
             read.end()
+        if self.keys is not None:
+            self.keys.close()
 
 
 def start_reads(paths: Iterable[Path]) -> EarlyReads:
@@ -261,6 +265,11 @@ def start_reads(paths: Iterable[Path]) -> EarlyReads:
             read = None
         if read is not None:
             early.reads[path] = read
+    if any(read.identity[2] >= HELPER_BYTES for read in early.reads.values()) and may_help():
+        try:
+            early.keys = WarmHelper(KEYS_HELPER)
+        except OSError:  # none can start here: the keys start their own, or are hashed here
+            early.keys = None
     return early
 
 

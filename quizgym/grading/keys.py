@@ -26,7 +26,7 @@ from typing import IO, cast
 import numpy as np
 import numpy.typing as npt
 
-from quizgym.grading.helper import helper_command, may_help
+from quizgym.grading.helper import KEYS_HELPER, WarmHelper, helper_command, may_help
 from quizgym.solver.draws import student_digest, student_digests
 from quizgym.solver.variants import keys_of, student_keys
 
@@ -40,20 +40,8 @@ _DIGEST = 32
 _BLOCK = 10_000
 """Students hashed here at a time while the helper works."""
 
-_HELPER = (
-    "import json, pickle, sys\n"
-    "sys.path[:0] = json.loads(sys.argv[1])\n"
-    "from quizgym.solver.draws import student_digests\n"
-    "data = sys.stdin.buffer.read()\n"
-    "if sys.argv[2] == 'lines':\n"
-    "    students = data.decode('utf-8', 'surrogatepass').split('\\n')\n"
-    "    bank, seeds = json.loads(sys.argv[3]), [None] * len(students)\n"
-    "else:\n"
-    "    bank, students, seeds = pickle.loads(data)\n"
-    "sys.stdout.buffer.write(student_digests(bank, students, seeds))\n"
-)
-"""The helper: the digests of the students it is sent (their ids one a line when none has a
-seed or a line break, the bank in its arguments; else the bank, ids and seeds pickled)."""
+_HELPER = KEYS_HELPER
+"""The helper's script (:data:`quizgym.grading.helper.KEYS_HELPER`)."""
 
 
 def _payload(
@@ -73,8 +61,14 @@ class LaterKeys:
     helper process when the class is large and the machine has cores to spare."""
 
     def __init__(
-        self, bank: str, students: Sequence[str | None], seeds: Sequence[int | None]
+        self,
+        bank: str,
+        students: Sequence[str | None],
+        seeds: Sequence[int | None],
+        *,
+        warm: WarmHelper | None = None,
     ) -> None:
+        """``warm``: a helper started ahead, taken if it runs this module's helper and lives."""
         if len(students) != len(seeds):
             raise ValueError(f"{len(students)} students but {len(seeds)} seeds")
         self._bank, self._students, self._seeds = bank, students, seeds
@@ -84,21 +78,31 @@ class LaterKeys:
         self._answer: IO[bytes]
         self._taken = False
         if len(students) >= HELPER_STUDENTS and may_help():
-            self._start()
+            self._start(warm)
 
-    def _start(self) -> None:
+    def _start(self, warm: WarmHelper | None) -> None:
         import tempfile  # here: only a large class needs it
 
+        started = warm.take(_HELPER) if warm is not None else None
         try:
             form, payload = _payload(self._bank, self._students, self._seeds)
-            command = helper_command(_HELPER, form, json.dumps(self._bank))
-            # The answer goes to a file, read at once: through a pipe, the thread reading it
-            # would need the GIL for every 64 KiB, while this process grades.
-            self._answer = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
-            helper = subprocess.Popen(
-                command, stdin=subprocess.PIPE, stdout=self._answer, stderr=subprocess.DEVNULL
-            )
+            payload = json.dumps([form, self._bank]).encode() + b"\n" + payload
+            if started is not None:
+                helper, self._answer = started
+            else:
+                # The answer goes to a file, read at once: through a pipe, the thread reading
+                # it would need the GIL for every 64 KiB, while this process grades.
+                self._answer = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
+                helper = subprocess.Popen(
+                    helper_command(_HELPER),
+                    stdin=subprocess.PIPE,
+                    stdout=self._answer,
+                    stderr=subprocess.DEVNULL,
+                )
         except Exception:  # noqa: BLE001 - no helper (none can start here): hashed here
+            if started is not None:
+                started[0].kill()
+                started[0].communicate()
             if hasattr(self, "_answer"):
                 self._answer.close()
             return

@@ -38,6 +38,7 @@ from quizgym.grading.census import Census, count_csv, count_parquet, counted
 from quizgym.grading.compare import seeds_of
 from quizgym.grading.decisions import Decisions
 from quizgym.grading.fit import Fit, version_fit
+from quizgym.grading.helper import WarmHelper
 from quizgym.grading.outputs import feedback_name, tables, write_feedback
 from quizgym.grading.readers.layout import layout_of
 from quizgym.grading.readers.long import read_long
@@ -151,6 +152,9 @@ class Job:
     helpers: bool = False
     """Whether a piece may start a helper process (:mod:`quizgym.grading.keys`): in a run on
     this machine, not on a Dask worker, whose cores the cluster shares out."""
+    warm: WarmHelper | None = field(default=None, compare=False, repr=False)
+    """A helper process started ahead (``quizgym grade``'s :mod:`~quizgym.grading.early`), for
+    the piece's draw keys: a run of one piece in this process only."""
     write_to: Path | None = None
     """A run of one piece in memory: the folder where that piece starts writing its
     per-student tables (:func:`~quizgym.grading.outputs.tables`) in a thread of their own as
@@ -739,6 +743,7 @@ def grade_piece(
         decisions=job.decisions,
         progress=progress,
         helpers=job.helpers,
+        warm=job.warm,
     )
     records = _records(answers)
     writing = [] if job.write_to is None else write_tables(job.write_to, book.bank, graded, job)

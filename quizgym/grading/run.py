@@ -262,6 +262,7 @@ def grade_submissions(
             decisions=decisions,
             roster=tuple(plan.roster),
             helpers=engine == "numpy",
+            warm=early.keys if early is not None and not streamed else None,
             # The one piece in memory writes the tables while the run sums (Job.write_to).
             write_to=stage if parts_dir is None else None,
         )
