@@ -162,10 +162,12 @@ def test_a_roster_grades_right_with_its_seed_or_its_manifest(
     assert {row["percent"] for row in grades(tmp_path / "g").values()} == {"100"}
 
 
+@pytest.mark.parametrize("typed", ["{}", "{} + 0"])  # as a number, as an expression
 def test_a_roster_graded_with_another_seed_sets_off_the_safety_net(
-    roster: tuple[Path, list[list[str]]], tmp_path: Path
+    roster: tuple[Path, list[list[str]]], tmp_path: Path, typed: str
 ) -> None:
     _, rows = roster
+    rows = [rows[0], *([row[0], row[1], *map(typed.format, row[2:])] for row in rows[1:])]
     answers = write_csv(tmp_path / "class.csv", rows)
     result = run("grade", str(STATS), str(answers), "-o", str(tmp_path / "g"), "--seed", "4")
     assert result.exit_code == 1

@@ -282,12 +282,14 @@ def _numeric_tests(
         column = None
     if column is not None:  # the other entries of its arrays are 0
         # a number with a unit word is compared as typed (the unit aside), as below
-        readable[:] = column.plain | [bool(u) and reads_as_unit(u) for u in column.unit]
+        unit = {u: bool(u) and reads_as_unit(u) for u in set(column.unit)}  # few distinct words
+        readable[:] = column.plain | np.fromiter(map(unit.__getitem__, column.unit), bool, m)
         values[readable] = column.values[readable]
         decimals[:], sigfigs[:], zeros[:] = column.decimals, column.sigfigs, column.zeros
-    for k, text in enumerate(texts):
-        if text is None or readable[k]:
-            continue
+    given = np.fromiter((text is not None for text in texts), bool, m)
+    for k in np.flatnonzero(given & ~readable).tolist():  # the texts not read in the column
+        text = texts[k]
+        assert text is not None
         try:
             reading = read_answer(text)
             if not isinstance(reading, Reading):
