@@ -162,7 +162,7 @@ def _slot_counts(
     )
     if kind == "numeric":  # the texts as the grader read them, when it kept its reading
         known = g.numbers.take(pairs) if g.numbers is not None else None
-        right_under = _numeric_tests(slot, texts, known)
+        right_under = _numeric_tests(slot, texts, known, given=answered)
     else:
         right_under = _choice_tests(slot, texts)
     counter: Counter[tuple[str, str]] = Counter()
@@ -263,10 +263,15 @@ def _numbers(bank: CompiledBank, slot: Slot, variants: list[Variant]) -> npt.NDA
 
 
 def _numeric_tests(
-    slot: Slot, texts: list[str | None], known: PlainColumn | None = None
+    slot: Slot,
+    texts: list[str | None],
+    known: PlainColumn | None = None,
+    *,
+    given: npt.NDArray[np.bool_] | None = None,
 ) -> Callable[[CompiledBank, Variant], npt.NDArray[np.bool_]]:
-    """Each text read once (``known``: the texts already read as plain decimals); then, per
-    version, which of them are right for its key."""
+    """Each text read once (``known``: the texts already read as plain decimals; ``given``:
+    which texts are not None, when known); then, per version, which of them are right for its
+    key."""
     tolerance = slot.tolerance
     assert tolerance is not None
     m = len(texts)
@@ -286,7 +291,8 @@ def _numeric_tests(
         readable[:] = column.plain | np.fromiter(map(unit.__getitem__, column.unit), bool, m)
         values[readable] = column.values[readable]
         decimals[:], sigfigs[:], zeros[:] = column.decimals, column.sigfigs, column.zeros
-    given = np.fromiter((text is not None for text in texts), bool, m)
+    if given is None:
+        given = np.array([text is not None for text in texts], dtype=bool)
     for k in np.flatnonzero(given & ~readable).tolist():  # the texts not read in the column
         text = texts[k]
         assert text is not None
