@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING
 
+import jinja2
 from markupsafe import Markup
 
 from quizgym.analysis import Agreement, ItemStats, Statistics, TagStats
@@ -298,6 +299,12 @@ def check_first(
     return out
 
 
+def report_environment() -> jinja2.Environment:
+    """The environment ``report.html`` is rendered in (and its template compiled ahead in,
+    :mod:`quizgym.render.precompiled`)."""
+    return make_env(filters={"pct": _pct})
+
+
 def render_report(
     *,
     bank: Bank,
@@ -326,8 +333,7 @@ def render_report(
         questions: the questions' texts (:func:`report_questions`), when the caller has them.
     """
     review = review or ReviewSummary()
-    env = make_env(filters={"pct": _pct})
-    template = env.get_template("report.html.j2")
+    template = report_environment().get_template("report.html.j2")
     flagged = [i for i in stats.items if i.flags]
     with_options = {o.question for o in stats.options}
     with_picks = {p.question for p in stats.picks}
