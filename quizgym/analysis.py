@@ -448,11 +448,37 @@ def _item_moments(
     c = float((w * (x - xm) * (y - ym)).sum() / d)
     ct = float((w * (x - xm) * (t - tm)).sum() / d)
     # Cmax: pair the k-th smallest mark with the k-th smallest rest score (comonotone coupling)
-    counts = w.astype(np.int64)
-    xs = np.sort(np.repeat(x, counts))
-    ys = np.sort(np.repeat(y, counts))
-    cmax = float(((xs - xm) * (ys - ym)).sum() / d)
+    cmax = _coupled(x, y, w.astype(np.int64), xm, ym) / d
     return xm, v, vy, c, ct, cmax
+
+
+def _coupled(
+    x: FloatArray, y: FloatArray, counts: npt.NDArray[np.int64], xm: float, ym: float
+) -> float:
+    """``sum((sort(X) - xm) * (sort(Y) - ym))`` for the samples X and Y that hold each ``x[i]``
+    and ``y[i]`` ``counts[i]`` times, without making them: both sorted samples are runs of
+    equal values, and between two ends of runs (of either) the product is one number."""
+    ux, ix = np.unique(x, return_inverse=True)
+    uy, iy = np.unique(y, return_inverse=True)
+    ends_x = np.cumsum(np.bincount(ix.reshape(-1), weights=counts, minlength=len(ux)))
+    ends_y = np.cumsum(np.bincount(iy.reshape(-1), weights=counts, minlength=len(uy)))
+    ends = np.union1d(ends_x, ends_y)  # every place where either sorted sample changes value
+    ends = ends[ends > 0]
+    lengths = np.diff(ends, prepend=0.0)
+    at_x = np.searchsorted(ends_x, ends, side="left")  # the run each stretch lies in
+    at_y = np.searchsorted(ends_y, ends, side="left")
+    return float((lengths * (ux[at_x] - xm) * (uy[at_y] - ym)).sum())
+
+
+def _most_common(counter: Counter[Any], k: int) -> list[tuple[Any, int]]:
+    """The ``k`` most common keys with their counts, ties in the keys' order: the same as
+    ``sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))[:k]``, sorting only the keys
+    counted at least as often as the ``k``-th (a slot has tens of thousands of wrong values)."""
+    if not counter:
+        return []
+    least = heapq.nlargest(k, counter.values())[-1]
+    often = [kv for kv in counter.items() if kv[1] >= least]
+    return sorted(often, key=lambda kv: (-kv[1], kv[0]))[:k]
 
 
 def combine(sums: Sums) -> Statistics:
@@ -526,9 +552,7 @@ def combine(sums: Sums) -> Statistics:
         for slot, counter in zip(
             sums.slots, sums.wrong or [Counter()] * len(sums.slots), strict=True
         )
-        for (answer, tag), n in heapq.nsmallest(
-            WRONG_SHOWN, counter.items(), key=lambda kv: (-kv[1], kv[0])
-        )
+        for (answer, tag), n in _most_common(counter, WRONG_SHOWN)
     ]
     return Statistics(
         test=test,

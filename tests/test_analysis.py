@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from quizgym.analysis import Statistics, combine, group_bounds
 from quizgym.grading.batch import grade_partition, partitions
@@ -257,3 +259,45 @@ def test_counts_of_rows_dense_or_sparse(distinct: int) -> None:
     options = [rng.randrange(-3, 4) for _ in range(3000)]
     expected = Counter(zip(options, marks, totals, strict=True))
     assert _count(np.array(options), np.array(marks), np.array(totals)) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.25]),
+            st.sampled_from([x / 2 for x in range(24)]),
+            st.integers(0, 40),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_the_coupled_sum_is_that_of_the_sorted_samples(
+    rows: list[tuple[float, float, int]],
+) -> None:
+    """Cmax's sum, worked out from the runs of equal values, is the one over the samples."""
+    from quizgym.analysis import _coupled
+
+    x, y, counts = (np.array(c) for c in zip(*rows, strict=True))
+    if not counts.sum():
+        return
+    xm, ym = float((x * counts).sum() / counts.sum()), float((y * counts).sum() / counts.sum())
+    samples = (np.sort(np.repeat(x, counts)) - xm) * (np.sort(np.repeat(y, counts)) - ym)
+    assert _coupled(x, y, counts.astype(np.int64), xm, ym) == pytest.approx(
+        float(samples.sum()), rel=1e-12, abs=1e-9
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    counts=st.dictionaries(st.text(alphabet="ab1.", max_size=3), st.integers(1, 6), max_size=40),
+    k=st.integers(1, 7),
+)
+def test_the_most_common_wrong_values_are_those_of_a_full_sort(
+    counts: dict[str, int], k: int
+) -> None:
+    from quizgym.analysis import _most_common
+
+    counter = Counter({(text, ""): n for text, n in counts.items()})
+    assert _most_common(counter, k) == sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
