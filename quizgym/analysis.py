@@ -34,6 +34,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from quizgym.arrays import sorted_unique
 from quizgym.model import AnyQuestion, MultipleChoice, SpotTheError, TrueFalse
 
 __all__ = [
@@ -462,7 +463,7 @@ def _coupled(
     uy, iy = np.unique(y, return_inverse=True)
     ends_x = np.cumsum(np.bincount(ix.reshape(-1), weights=counts, minlength=len(ux)))
     ends_y = np.cumsum(np.bincount(iy.reshape(-1), weights=counts, minlength=len(uy)))
-    ends = np.union1d(ends_x, ends_y)  # every place where either sorted sample changes value
+    ends = sorted_unique(np.concatenate([ends_x, ends_y]))  # where either sample changes value
     ends = ends[ends > 0]
     lengths = np.diff(ends, prepend=0.0)
     at_x = np.searchsorted(ends_x, ends, side="left")  # the run each stretch lies in

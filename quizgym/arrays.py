@@ -84,6 +84,14 @@ def arrow_bools(pa: Any, mask: npt.NDArray[np.bool_]) -> Any:
     return pa.Array.from_buffers(pa.bool_(), len(mask), [None, pa.py_buffer(bits)])
 
 
+def sorted_unique(values: npt.ArrayLike) -> npt.NDArray[Any]:
+    """``np.unique(values)``: asked for with counts, which are dropped. Asked for alone, NumPy
+    (2.3 and later) first checks whether the array is masked, which imports ``numpy.ma``: 7 ms
+    of the first call in every process."""
+    unique: npt.NDArray[Any] = np.unique(values, return_counts=True)[0]
+    return unique
+
+
 def objects(items: Sequence[Any]) -> npt.NDArray[np.object_]:
     """A sequence as a one-dimensional object array, its items never read as sequences (to
     take from with codes, or to fill at positions)."""

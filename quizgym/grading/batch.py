@@ -42,7 +42,7 @@ from quizgym.answers import (
     read_bool,
     read_choices,
 )
-from quizgym.arrays import IntArray, group
+from quizgym.arrays import IntArray, group, sorted_unique
 from quizgym.expr import ParseFailure, Reading, read_answer
 from quizgym.grading.decisions import Decision, Decisions, answer_print, apply, version_of
 from quizgym.grading.helper import WarmHelper
@@ -425,7 +425,7 @@ def _read_all(
     """Each distinct text a slot's pairs use, read once (None for a blank; what the reader
     raised, for an answer it failed on), but for those whose reading is ``known``."""
     read: dict[int, Reading | ParseFailure | None | BaseException] = {}
-    for t in np.unique(used).tolist():
+    for t in sorted_unique(used).tolist():
         if t in known:
             read[t] = known[t]
             continue
@@ -718,7 +718,7 @@ def _plain_verdicts(
     ).astype(np.int64)
     # Feedback and tag from small tables: per (variant, mistake), the last column for no
     # mistake (the precision hint, by the comparison's code); none for a right answer.
-    codes = np.unique(hints).tolist()
+    codes = sorted_unique(hints).tolist()
     said = np.empty((len(resolved), width + len(codes)), dtype=object)
     said[:] = ""
     named = np.full((len(resolved), width), None, dtype=object)
