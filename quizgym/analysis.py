@@ -34,7 +34,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from quizgym.arrays import sorted_unique
+from quizgym.arrays import IntArray, sorted_unique
 from quizgym.model import AnyQuestion, MultipleChoice, SpotTheError, TrueFalse
 
 __all__ = [
@@ -140,6 +140,45 @@ class SlotInfo:
         )
 
 
+@dataclass(eq=False)
+class WrongCounts:
+    """A numeric slot's wrong answers by (value as shown, tag), as columns: a slot of a large
+    class has tens of thousands of distinct wrong values, of which only the most common are
+    shown (:meth:`most_common`). Each part holds the shown values and tags once and a code of
+    each per counted key; parts from partitions of a class are kept apart until then."""
+
+    parts: list[tuple[list[str], list[str], IntArray, IntArray, IntArray]] = field(
+        default_factory=list
+    )
+    """(shown values, tags, each key's value code, its tag code, its count), keys distinct."""
+
+    def __add__(self, other: WrongCounts) -> WrongCounts:
+        return WrongCounts([*self.parts, *other.parts])
+
+    def counter(self) -> Counter[tuple[str, str]]:
+        """Every key with its count, the parts' counts added."""
+        out: Counter[tuple[str, str]] = Counter()
+        for shown, tags, values, codes, counts in self.parts:
+            keys = zip(
+                [shown[v] for v in values.tolist()], [tags[t] for t in codes.tolist()], strict=True
+            )
+            for key, n in zip(keys, counts.tolist(), strict=True):
+                out[key] += n
+        return out
+
+    def most_common(self, k: int) -> list[tuple[tuple[str, str], int]]:
+        """The ``k`` most common keys with their counts, ties in the keys' order (as
+        ``sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))[:k]``)."""
+        parts = [p for p in self.parts if len(p[4])]
+        if len(parts) != 1:  # keys of several parts may be the same: counted together
+            return _most_common(self.counter(), k)
+        shown, tags, values, codes, counts = parts[0]
+        least = np.partition(counts, len(counts) - min(k, len(counts)))[-min(k, len(counts))]
+        often = np.flatnonzero(counts >= least).tolist()  # the k-th count's ties among them
+        ranked = [((shown[values[i]], tags[codes[i]]), int(counts[i])) for i in often]
+        return sorted(ranked, key=lambda kv: (-kv[1], kv[0]))[:k]
+
+
 @dataclass
 class Sums:
     """Sufficient statistics of a partition; :meth:`merge` adds two of them."""
@@ -160,9 +199,10 @@ class Sums:
     picks: list[Counter[tuple[int, float]]] = field(default_factory=list)
     """Per multiple-answer slot: (choice, total) for each choice a student picked, and
     (:data:`PICKS_ANSWERED`, total) for each student with a readable answer."""
-    wrong: list[Counter[tuple[str, str]]] = field(default_factory=list)
-    """Per numeric slot: wrong (or partly right) answers by (value as shown, matched mistake's
-    tag or ''); the value is '' when the question varies (each student had their own)."""
+    wrong: list[WrongCounts] = field(default_factory=list)
+    """Per slot: its wrong (or partly right) numeric answers by (value as shown, matched
+    mistake's tag or ''); the value is '' when the question varies (each student had their
+    own). None for a slot that is not numeric."""
 
     def merge(self, other: Sums, *, order: bool = True) -> Sums:
         """The sums of both partitions.
@@ -176,10 +216,8 @@ class Sums:
         def ordered(counter: Counter[Any]) -> Counter[Any]:
             return Counter(dict(sorted(counter.items()))) if order else counter
 
-        def add(
-            a: Sequence[Counter[Any]], b: Sequence[Counter[Any]], *, keyed: bool = True
-        ) -> list[Counter[Any]]:
-            return [ordered(x + y) if keyed else x + y for x, y in zip(a, b, strict=True)]
+        def add(a: Sequence[Counter[Any]], b: Sequence[Counter[Any]]) -> list[Counter[Any]]:
+            return [ordered(x + y) for x, y in zip(a, b, strict=True)]
 
         return Sums(
             slots=self.slots,
@@ -192,9 +230,7 @@ class Sums:
             statuses=add(self.statuses, other.statuses),
             causes=add(self.causes, other.causes),
             picks=add(self.picks, other.picks),
-            # Only the most common wrong values are shown, found by their counts: no sum runs
-            # over them, and a slot's tens of thousands of values need no sorting here.
-            wrong=add(self.wrong, other.wrong, keyed=False),
+            wrong=[x + y for x, y in zip(self.wrong, other.wrong, strict=True)],
         )
 
 
@@ -551,9 +587,9 @@ def combine(sums: Sums) -> Statistics:
     wrong = [
         WrongStats(slot.id, answer, tag, n)
         for slot, counter in zip(
-            sums.slots, sums.wrong or [Counter()] * len(sums.slots), strict=True
+            sums.slots, sums.wrong or [WrongCounts()] * len(sums.slots), strict=True
         )
-        for (answer, tag), n in _most_common(counter, WRONG_SHOWN)
+        for (answer, tag), n in counter.most_common(WRONG_SHOWN)
     ]
     return Statistics(
         test=test,

@@ -301,3 +301,44 @@ def test_the_most_common_wrong_values_are_those_of_a_full_sort(
 
     counter = Counter({(text, ""): n for text, n in counts.items()})
     assert _most_common(counter, k) == sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    parts=st.lists(
+        st.dictionaries(
+            st.tuples(st.sampled_from(["1.5", "2", "-0.3", "7e-05"]), st.sampled_from(["", "t"])),
+            st.integers(1, 5),
+            max_size=8,
+        ),
+        max_size=3,
+    ),
+    k=st.integers(1, 6),
+)
+def test_a_slots_most_common_wrong_values_are_those_of_its_counts(
+    parts: list[dict[tuple[str, str], int]], k: int
+) -> None:
+    """Whether the class was one part or several (whose keys may be the same), the most common
+    wrong values are those of all the counts added, ties in the keys' order."""
+    from quizgym.analysis import WrongCounts
+
+    total: Counter[tuple[str, str]] = Counter()
+    wrong = WrongCounts()
+    for part in parts:
+        shown = sorted({v for v, _ in part})
+        tags = sorted({t for _, t in part})
+        keys = list(part)
+        wrong = wrong + WrongCounts(
+            [
+                (
+                    shown,
+                    tags,
+                    np.array([shown.index(v) for v, _ in keys], dtype=np.int64),
+                    np.array([tags.index(t) for _, t in keys], dtype=np.int64),
+                    np.array([part[key] for key in keys], dtype=np.int64),
+                )
+            ]
+        )
+        total.update(part)
+    assert wrong.counter() == total
+    assert wrong.most_common(k) == sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))[:k]

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from quizgym.analysis import DECIDED, PICKS_ANSWERED, SlotInfo, Sums
+from quizgym.analysis import DECIDED, PICKS_ANSWERED, SlotInfo, Sums, WrongCounts
 from quizgym.answers import Status, is_blank, read_choices
 from quizgym.arrays import distinct, group, objects
 from quizgym.grading.batch import GradedPartition, GradedSlot, factorize
@@ -130,7 +130,7 @@ def partial_sums(graded: GradedPartition) -> Sums:
         answers = _Answers(graded, g, per_verdict, machines)
         sums.causes.append(_causes(g, answers))
         sums.picks.append(_picks(g, answers, totals) if info.choices else Counter())
-        sums.wrong.append(_wrong(g, answers) if info.numeric else Counter())
+        sums.wrong.append(_wrong(g, answers) if info.numeric else WrongCounts())
     return sums
 
 
@@ -192,7 +192,7 @@ def _picks(g: GradedSlot, answers: _Answers, totals: Factorized) -> Counter[tupl
     return out
 
 
-def _wrong(g: GradedSlot, answers: _Answers) -> Counter[tuple[str, str]]:
+def _wrong(g: GradedSlot, answers: _Answers) -> WrongCounts:
     """The wrong (or partly right) readable numeric answers of a slot, by value and mistake."""
     question = g.slot.question
     # Whether each student may have their own numbers: from the bank, not from the students in
@@ -200,13 +200,12 @@ def _wrong(g: GradedSlot, answers: _Answers) -> Counter[tuple[str, str]]:
     varies = isinstance(question, Numeric) and any(
         not isinstance(p, int | float) for p in question.params.values()
     )
-    out: Counter[tuple[str, str]] = Counter()
     machines = answers.machines
     counts = np.asarray(answers.counts, dtype=np.int64)
     wrong = np.isin(machines.status, [STATUS_CODES[s] for s in WRONG]) & machines.has_value
     at = np.flatnonzero(wrong & (counts > 0))
     if not len(at):
-        return out
+        return WrongCounts()
     tags = machines.tag
     names, tag_codes = factorize([tags[k] or "" for k in at.tolist()])
     if varies:
@@ -217,10 +216,4 @@ def _wrong(g: GradedSlot, answers: _Answers) -> Counter[tuple[str, str]]:
         value_codes = shown_of[value_of]
     cells = np.bincount(value_codes * len(names) + tag_codes, weights=counts[at]).astype(np.int64)
     filled = np.flatnonzero(cells)
-    keys = zip(
-        [shown[c] for c in (filled // len(names)).tolist()],
-        [names[c] for c in (filled % len(names)).tolist()],
-        strict=True,
-    )
-    out.update(dict(zip(keys, cells[filled].tolist(), strict=True)))
-    return out
+    return WrongCounts([(shown, names, filled // len(names), filled % len(names), cells[filled])])
