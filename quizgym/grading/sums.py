@@ -206,8 +206,11 @@ def _wrong(g: GradedSlot, answers: _Answers) -> WrongCounts:
     at = np.flatnonzero(wrong & (counts > 0))
     if not len(at):
         return WrongCounts()
-    tags = machines.tag
-    names, tag_codes = factorize([tags[k] or "" for k in at.tolist()])
+    # A mistake's tag, '' for none: few distinct tags, each verdict's code found by lookup.
+    index = {tag: "" if tag is None else tag for tag in set(machines.tag)}
+    names = sorted(set(index.values()))
+    code_of = {tag: names.index(name) for tag, name in index.items()}
+    tag_codes = np.fromiter(map(code_of.__getitem__, machines.tag), np.int64, len(machines.tag))[at]
     if varies:
         shown, value_codes = [""], np.zeros(len(at), dtype=np.int64)
     else:  # each distinct value shown once; two values may show alike, and their counts add
