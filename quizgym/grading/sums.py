@@ -34,6 +34,8 @@ Factorized = tuple[npt.NDArray[Any], npt.NDArray[np.int64]]
 def _factorized(column: npt.ArrayLike) -> Factorized:
     """Factorize a column: O(n) grouping for small non-negative codes, else one sort."""
     a = np.asarray(column)
+    if a.dtype.kind in "iu" and len(a) and a.min() == a.max():  # one value (one version)
+        return a[:1].astype(np.int64), np.zeros(len(a), dtype=np.int64)
     if a.dtype.kind in "iu" and len(a) and a.min() >= 0:
         u, _, inv = group(a.astype(np.int64))
     else:
@@ -72,6 +74,15 @@ def count(*columns: npt.ArrayLike | Factorized) -> Counter[Any]:
     return out
 
 
+def _tag_codes(tags: Sequence[str | None]) -> tuple[list[str], npt.NDArray[np.int64]]:
+    """The distinct tags of some verdicts ('' for none: a verdict without a mistake's tag),
+    sorted, and each verdict's index among them: few tags, each code found by lookup."""
+    named = {tag: "" if tag is None else tag for tag in set(tags)}
+    names = sorted(set(named.values()))
+    code_of = {tag: names.index(name) for tag, name in named.items()}
+    return names, np.fromiter(map(code_of.__getitem__, tags), np.int64, len(tags))
+
+
 def _rename(counter: Counter[Any], names: Sequence[str]) -> Counter[Any]:
     """Replace the code that starts each key by its name, adding counts that merge."""
     out: Counter[Any] = Counter()
@@ -104,7 +115,7 @@ def partial_sums(graded: GradedPartition) -> Sums:
         if tags.count(None) + tags.count("") == len(tags):  # no tag at all: counted at C speed
             sums.tags.append(Counter())
         else:
-            names, tag_of = factorize([t or "" for t in tags])
+            names, tag_of = _tag_codes(tags)
             tag_codes = tag_of[g.codes]
             has_tag = tag_codes != names.index("") if "" in names else np.ones(len(g.codes), bool)
             tagged = (
@@ -206,11 +217,8 @@ def _wrong(g: GradedSlot, answers: _Answers) -> WrongCounts:
     at = np.flatnonzero(wrong & (counts > 0))
     if not len(at):
         return WrongCounts()
-    # A mistake's tag, '' for none: few distinct tags, each verdict's code found by lookup.
-    index = {tag: "" if tag is None else tag for tag in set(machines.tag)}
-    names = sorted(set(index.values()))
-    code_of = {tag: names.index(name) for tag, name in index.items()}
-    tag_codes = np.fromiter(map(code_of.__getitem__, machines.tag), np.int64, len(machines.tag))[at]
+    names, tag_of = _tag_codes(machines.tag)
+    tag_codes = tag_of[at]
     if varies:
         shown, value_codes = [""], np.zeros(len(at), dtype=np.int64)
     else:  # each distinct value shown once; two values may show alike, and their counts add
