@@ -650,4 +650,5 @@ def test_a_review_record_read_from_the_columns_is_the_verdicts_own(tmp_path: Pat
         for k in range(len(fresh)):
             assert Graded.at(fresh, k) == Graded.of(made[k])
             seen += 1
+        assert Graded.many(fresh, range(len(fresh))[::-1]) == [Graded.of(v) for v in made[::-1]]
     assert seen > 20

@@ -111,20 +111,34 @@ class Graded:
     def at(cls, verdicts: Verdicts, k: int) -> Graded:
         """:meth:`of` the verdict at ``k``, read from the columns (no verdict object is made
         for a verdict no teacher decided)."""
-        if verdicts.machine[k] is not None:
-            return cls.of(verdicts[k])
-        return cls(
-            free=bool(verdicts.needs_review[k]),
-            read_as=sys.intern(verdicts.read_as[k]),
-            status=STATUSES[int(verdicts.status[k])].value,
-            suggested=float(verdicts.score[k]),
-            max_score=float(verdicts.max_score[k]),
-            expected=sys.intern(verdicts.expected[k]),
-            decided=None,
-            comment="",
-            failed=verdicts.feedback[k].startswith(FAILED),
-            doubt=sys.intern(verdicts.doubt[k]),
-        )
+        return cls.many(verdicts, [k])[0]
+
+    @classmethod
+    def many(cls, verdicts: Verdicts, at: Sequence[int]) -> list[Graded]:
+        """:meth:`at` each of the verdicts at ``at``, their numbers read at once."""
+        where = np.asarray(at, dtype=np.int64)
+        free, status = verdicts.needs_review[where].tolist(), verdicts.status[where].tolist()
+        score, most = verdicts.score[where].tolist(), verdicts.max_score[where].tolist()
+        out = []
+        for i, k in enumerate(where.tolist()):
+            if verdicts.machine[k] is not None:  # a teacher's: the machine's in its object
+                out.append(cls.of(verdicts[k]))
+                continue
+            out.append(
+                cls(
+                    free=free[i],
+                    read_as=sys.intern(verdicts.read_as[k]),
+                    status=STATUSES[status[i]].value,
+                    suggested=score[i],
+                    max_score=most[i],
+                    expected=sys.intern(verdicts.expected[k]),
+                    decided=None,
+                    comment="",
+                    failed=verdicts.feedback[k].startswith(FAILED),
+                    doubt=sys.intern(verdicts.doubt[k]),
+                )
+            )
+        return out
 
 
 @dataclass
@@ -217,8 +231,9 @@ def review_of(bank: CompiledBank, graded: GradedPartition) -> Review:
             for name in g.slot.earlier
         ]
         found: dict[Key, tuple[list[npt.NDArray[np.int64]], Graded]] = {}
-        for code, start, count in zip(
-            codes.tolist(), starts.tolist(), counts.tolist(), strict=True
+        records = Graded.many(g.verdicts, codes.tolist())
+        for code, start, count, record in zip(
+            codes.tolist(), starts.tolist(), counts.tolist(), records, strict=True
         ):
             members = by_code[start : start + count]
             text = column[int(members[0])]
@@ -233,7 +248,7 @@ def review_of(bank: CompiledBank, graded: GradedPartition) -> Review:
             if key in found:
                 found[key][0].append(members)
             else:
-                found[key] = ([members], Graded.at(g.verdicts, code))
+                found[key] = ([members], record)
         for key, (parts, record) in found.items():
             members = np.sort(np.concatenate(parts)) if len(parts) > 1 else parts[0]
             shown = [students[r] for r in members[:SHOWN_STUDENTS].tolist()]
