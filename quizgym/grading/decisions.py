@@ -91,9 +91,14 @@ def _positional(question: MultipleChoice | SpotTheError, text: str) -> bool:
     return bool(tokens) and all(c in letters for c in "".join(tokens))
 
 
-def question_print(question: AnyQuestion) -> str:
-    """The question half of a fingerprint: changes whenever the question's content does."""
-    return question_hash(question)[:10]
+def question_print(question: AnyQuestion, book: CompiledBank | None = None) -> str:
+    """The question half of a fingerprint: changes whenever the question's content does
+    (``book``: the compiled bank the question is from, which keeps its hash, as an issue
+    manifest does: the hash dumps the question through pydantic, whose serializer is built on
+    first use, 15 ms)."""
+    if book is None:
+        return question_hash(question)[:10]
+    return book.memo("question_hash", question.id, lambda: question_hash(question))[:10]
 
 
 def answer_print(slot: str, version: str, answer: str) -> str:
@@ -216,7 +221,7 @@ def read_decisions(path: Path, bank: CompiledBank, *, accept_changes: bool = Fal
             )
             continue
         if slot.question.id not in prints:
-            prints[slot.question.id] = question_print(slot.question)
+            prints[slot.question.id] = question_print(slot.question, bank)
         if found[1] != prints[slot.question.id]:
             if not accept_changes:
                 problems.append(

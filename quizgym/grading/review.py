@@ -284,7 +284,7 @@ def write_review(path: Path, bank: CompiledBank, review: Review) -> None:
         items = sorted(by_slot[slot_id], key=lambda kv: (-kv[1].count, kv[0][1], kv[0][2]))
         groups = _groups(bank, slot_id, items)
         ranked = sorted(range(len(items)), key=lambda i: (groups[i] or 0, i))
-        printed = question_print(bank.slot(slot_id).question)
+        printed = question_print(bank.slot(slot_id).question, bank)
         for i in ranked:
             key, entry = items[i]
             rows.append(_row(bank, key, entry, groups[i], printed))
