@@ -215,7 +215,7 @@ class Pack(StrictModel):
         default=None, min_length=1, description="printed under every worksheet's heading"
     )
 
-    _source: SourceMap = PrivateAttr(default_factory=lambda: SourceMap())
+    _source: SourceMap = PrivateAttr(default_factory=lambda: SourceMap.model_construct())
 
     def locate(self, loc: tuple[str | int, ...]) -> tuple[str, int, int]:
         """Return ``(path, line, col)`` of the deepest known field on ``loc`` (1-based)."""

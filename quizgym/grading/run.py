@@ -339,7 +339,7 @@ def _publish(stage: Path, out_dir: Path, run: GradeRun, bank: CompiledBank) -> l
         "format": "quizgym-run/1",
         "quizgym": __version__,
         "bank": bank.bank.bank,
-        "bank_hash": bank_hash(bank.bank),
+        "bank_hash": bank.memo("bank_hash", None, lambda: bank_hash(bank.bank)),
         "students": run.students,
         "responses": run.responses,
         "rejected": len(run.rejected),
