@@ -18,9 +18,9 @@ from conftest import require_module
 from quizgym.cli import cli
 from quizgym.grading import early as early_module
 from quizgym.grading.census import Census, count_csv
-from quizgym.grading.early import EarlyRead, start_reads
+from quizgym.grading.early import EarlyRead, EarlyReads, start_reads
 from quizgym.grading.rows import MAX_CELL
-from quizgym.grading.run import grade_submissions
+from quizgym.grading.run import GradeRun, grade_submissions
 from quizgym.loader import load_bank
 
 FIELD = Path(__file__).parent / "data" / "field" / "stats-mechanics.yaml"
@@ -52,6 +52,22 @@ def write_class(path: Path, students: int, *, seed: int = 1, roster: bool = Fals
 def graded(bank: Path | str, files: list[Path], out: Path, **options: Any) -> Path:
     grade_submissions(bank, files, out_dir=out, **options)
     return out
+
+
+def graded_early(data: Path, out: Path, *, started: EarlyReads | None = None) -> GradeRun:
+    """The field bank's class graded with the reads ``start_reads`` started (now, by default),
+    closed once the run has ended."""
+    early = started if started is not None else start_reads([data])
+    try:
+        return grade_submissions(FIELD, [data], out_dir=out, version="per-student", early=early)
+    finally:
+        early.close()
+
+
+def same_as_plain(data: Path, out: Path) -> bool:
+    """Whether a run's tables are those of a run with no early read."""
+    plain = graded(FIELD, [data], out.parent / "plain", version="per-student")
+    return differing(out, plain) == []
 
 
 def differing(left: Path, right: Path) -> list[str]:
@@ -111,22 +127,17 @@ def test_grade_takes_the_early_read_and_count_and_writes_the_same(
     assert read.taken  # pyarrow's read, started before the grader was imported
     assert helped.census == [count_csv(data)]  # the helper's count, which is the file's
     assert read.helper is None  # its helper has ended
-    plain = graded(FIELD, [data], tmp_path / "plain", version="per-student")
-    assert differing(tmp_path / "early", plain) == []
+    assert same_as_plain(data, tmp_path / "early")
 
 
 def test_a_file_changed_after_its_early_read_is_read_again(tmp_path: Path, helped: Spy) -> None:
     data = write_class(tmp_path / "class.csv", 300)
     early = start_reads([data])
     write_class(data, 310, seed=2)  # rewritten before the grader reads it
-    try:
-        graded(FIELD, [data], tmp_path / "early", version="per-student", early=early)
-    finally:
-        early.close()
+    graded_early(data, tmp_path / "early", started=early)
     (read,) = helped.reads
     assert not read.taken and helped.census == []
-    plain = graded(FIELD, [data], tmp_path / "plain", version="per-student")
-    assert differing(tmp_path / "early", plain) == []
+    assert same_as_plain(data, tmp_path / "early")
     assert (tmp_path / "early" / "grades.csv").read_text(encoding="utf-8").count("\n") == 311
 
 
@@ -136,16 +147,9 @@ def test_a_helper_count_that_pyarrow_does_not_read_is_counted_again(
     data = write_class(tmp_path / "class.csv", 200)
     wrong = Census(records=201)  # one record too many: pyarrow reads 200 rows
     monkeypatch.setattr(EarlyRead, "census", lambda read: wrong)
-    early = start_reads([data])
-    try:
-        run = grade_submissions(
-            FIELD, [data], out_dir=tmp_path / "early", version="per-student", early=early
-        )
-    finally:
-        early.close()
+    run = graded_early(data, tmp_path / "early")
     assert run.students == 200 and not run.rejected
-    plain = graded(FIELD, [data], tmp_path / "plain", version="per-student")
-    assert differing(tmp_path / "early", plain) == []
+    assert same_as_plain(data, tmp_path / "early")
 
 
 def test_a_read_whose_plain_columns_are_not_the_readers_is_not_taken(
@@ -155,16 +159,11 @@ def test_a_read_whose_plain_columns_are_not_the_readers_is_not_taken(
     # bank's reader does not share leaves the early read untaken (the reader starts its own).
     monkeypatch.setattr(early_module, "_guessed_plain", lambda header: frozenset({0}))
     data = write_class(tmp_path / "class.csv", 150, roster=True)
-    early = start_reads([data])
-    try:
-        graded(FIELD, [data], tmp_path / "early", version="per-student", early=early)
-    finally:
-        early.close()
+    graded_early(data, tmp_path / "early")
     (read,) = helped.reads
     assert not read.taken
     assert helped.census and helped.census[0] is not None  # the count still stands
-    plain = graded(FIELD, [data], tmp_path / "plain", version="per-student")
-    assert differing(tmp_path / "early", plain) == []
+    assert same_as_plain(data, tmp_path / "early")
 
 
 @pytest.mark.parametrize(
@@ -181,20 +180,13 @@ def test_a_helper_that_fails_is_late_or_is_wrong_leaves_the_count_here(
     monkeypatch.setattr(early_module, "_CENSUS", script)
     helped.patient = "sleep" not in script  # the slow one is still at work when asked
     data = write_class(tmp_path / "class.csv", 120)
-    early = start_reads([data])
-    try:
-        run = grade_submissions(
-            FIELD, [data], out_dir=tmp_path / "early", version="per-student", early=early
-        )
-    finally:
-        early.close()
+    run = graded_early(data, tmp_path / "early")
     assert run.students == 120 and not run.rejected
     (read,) = helped.reads
     assert read.helper is None
     if "7" not in script:
         assert helped.census == [None]  # counted here
-    plain = graded(FIELD, [data], tmp_path / "plain", version="per-student")
-    assert differing(tmp_path / "early", plain) == []
+    assert same_as_plain(data, tmp_path / "early")
 
 
 @pytest.mark.parametrize(
@@ -261,13 +253,7 @@ def test_a_cell_too_long_in_a_file_pyarrow_reads_rejects_its_row(
     cells[column] = "x" * (MAX_CELL + 1)
     lines[5] = ",".join(cells) + "\n"
     data.write_text("".join(lines), encoding="utf-8")
-    early = start_reads([data])
-    try:
-        run = grade_submissions(
-            FIELD, [data], out_dir=tmp_path / "out", version="per-student", early=early
-        )
-    finally:
-        early.close()
+    run = graded_early(data, tmp_path / "out")
     assert run.students == 29
     (rejected,) = run.rejected
     assert rejected.line == 6 and "a cell of 131,073 characters" in rejected.reason
