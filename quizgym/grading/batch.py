@@ -22,6 +22,7 @@ order and merge by addition.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -146,12 +147,16 @@ class GradedPartition:
     answers: ClassAnswers
     slots: list[GradedSlot]
 
-    @property
+    @functools.cached_property
     def scores(self) -> FloatArray:
-        """Students × slots matrix of scores."""
+        """Students × slots matrix of scores (made once, read-only: a partition's verdicts do not
+        change once it is graded, and the statistics, tables and feedback all read it)."""
         if not self.slots:
-            return np.zeros((len(self.answers), 0))
-        return np.column_stack([s.scores for s in self.slots])
+            matrix = np.zeros((len(self.answers), 0))
+        else:
+            matrix = np.column_stack([s.scores for s in self.slots])
+        matrix.setflags(write=False)
+        return matrix
 
     @property
     def max_scores(self) -> FloatArray:

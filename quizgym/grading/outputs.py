@@ -223,7 +223,10 @@ def grades_writer(path: Path, parts: Sequence[GradedPartition]) -> Write:
         if len(parts) == 1
         else [s for p in parts for s in p.answers.students]
     )
-    scores = np.vstack([p.scores for p in parts]) if parts else np.zeros((0, 0))
+    if len(parts) == 1:  # a class read whole: its matrix as it is (vstack would copy it)
+        scores = parts[0].scores
+    else:
+        scores = np.vstack([p.scores for p in parts]) if parts else np.zeros((0, 0))
     maximum = float(sum(s.points for s in slots))
     total = scores.sum(axis=1) if scores.size else np.zeros(len(students))
     percent = 100 * total / maximum if maximum else np.zeros_like(total)

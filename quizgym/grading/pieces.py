@@ -633,7 +633,7 @@ def plan_loaded(
 
     Its rejections, in the order they were read, go with the first piece.
     """
-    has_seeds = any(s is not None for s in answers.seeds)
+    has_seeds = answers.seeds.count(None) != len(answers.seeds)
     census, skipped, notes = dict(answers.census), dict(answers.skipped), list(answers.notes)
     roster = [r for r in ROSTER if r in answers.roster]
     pieces = _split_whole(answers, "", chunk_rows, 0, order=tuple(answers.rejected))
