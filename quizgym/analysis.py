@@ -480,6 +480,12 @@ def _item_moments(
     y = t - x
     xm, ym, tm = (float((w * a).sum() / s) for a in (x, y, t))
     d = s - 1
+    if len(x) and (x == x[0]).all():
+        # Every student the same mark: no variance, nor covariance with anything. Worked out,
+        # a mark that is no binary fraction (0.3) leaves rounding noise in each sum, whose
+        # ratios (discrimination, efficiency) would be noise printed as figures.
+        vy = float((w * (y - ym) ** 2).sum() / d)
+        return float(x[0]), 0.0, vy, 0.0, 0.0, 0.0
     v = float((w * (x - xm) ** 2).sum() / d)
     vy = float((w * (y - ym) ** 2).sum() / d)
     c = float((w * (x - xm) * (y - ym)).sum() / d)

@@ -342,3 +342,15 @@ def test_a_slots_most_common_wrong_values_are_those_of_its_counts(
         total.update(part)
     assert wrong.counter() == total
     assert wrong.most_common(k) == sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+
+
+@pytest.mark.parametrize("mark", [0.0, 1.0, 0.3, 1 / 3, 0.1])
+def test_an_item_everyone_scored_alike_has_no_variance_whatever_its_mark(mark: float) -> None:
+    """A mark that is no binary fraction (0.3) must not turn rounding noise into an efficiency
+    or a discrimination: every student scored alike, so the item tells them apart by nothing."""
+    from quizgym.analysis import _item_moments
+
+    rng = random.Random(4)
+    marks = Counter((mark, mark + rng.choice([0.0, 1.0, 2.0, 2.5])) for _ in range(403))
+    xm, v, _, c, ct, cmax = _item_moments(marks, 403)
+    assert (xm, v, c, ct, cmax) == (mark, 0.0, 0.0, 0.0, 0.0)

@@ -5,8 +5,10 @@ ms for ``report.html.j2``, paid by every ``quizgym grade``. The module here is t
 written by ``python -m quizgym.render.precompiled`` (run it after editing a bundled template
 named in :data:`PRECOMPILED`; ``tests/test_render.py`` fails until it is run). Its first line
 names what it was compiled from: the SHA-256 of the template's source, the Jinja version, and
-the environment's options that shape the code. The bundled templates' loader
-(:mod:`quizgym.render.env`) uses the module only while its first line is exactly what the
+the environment's options that shape the code (its delimiters and whitespace rules, autoescape,
+extensions, and each filter's, test's and finalizer's name and what Jinja passes it). The
+bundled templates' loader (:mod:`quizgym.render.env`) uses the module only while its first line
+is exactly what the
 template, Jinja and the environment say now, and compiles the source otherwise: an edited
 template, another Jinja or other options are never served stale code. The module is executed
 afresh for each environment, as compiled source is, so no two environments share its state. A
@@ -59,10 +61,20 @@ def header(environment: jinja2.Environment, name: str, source: str) -> str:
             else environment.autoescape
         ),
         None if finalize is None else f"{finalize.__module__}.{finalize.__qualname__}",
+        _passes(finalize),
+        # Each filter's and test's name, and what it is passed (context, environment...):
+        # Jinja writes the call accordingly.
+        sorted((name, _passes(f)) for name, f in environment.filters.items()),
+        sorted((name, _passes(f)) for name, f in environment.tests.items()),
     )
     digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
     options = hashlib.sha256(repr(shaped).encode("utf-8")).hexdigest()[:16]
     return f"# {name} sha256={digest} jinja={jinja2.__version__} options={options}\n"
+
+
+def _passes(function: object) -> str:
+    """What Jinja passes a filter, test or finalizer first (``pass_context`` and the like)."""
+    return repr(getattr(function, "jinja_pass_arg", None))
 
 
 def code_of(environment: jinja2.Environment, name: str, source: str) -> CodeType | None:

@@ -1,4 +1,4 @@
-# report.html.j2 sha256=01705357e06a7108d2a4ee64a46979048396ab670cba2593c21317ddf2e405c3 jinja=3.1.6 options=10f17888227cbcf3
+# report.html.j2 sha256=01705357e06a7108d2a4ee64a46979048396ab670cba2593c21317ddf2e405c3 jinja=3.1.6 options=cca76eb2beab520b
 # fmt: off
 from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
 name = 'report.html.j2'
