@@ -153,7 +153,11 @@ class WrongCounts:
     """(shown values, tags, each key's value code, its tag code, its count), keys distinct."""
 
     def __add__(self, other: WrongCounts) -> WrongCounts:
-        return WrongCounts([*self.parts, *other.parts])
+        parts = [p for p in (*self.parts, *other.parts) if len(p[4])]
+        merged = WrongCounts(parts)
+        if len(parts) > _WRONG_PARTS:  # many pieces: counted together, as one part again
+            return WrongCounts([_one_part(merged.counter())])
+        return merged
 
     def counter(self) -> Counter[tuple[str, str]]:
         """Every key with its count, the parts' counts added."""
@@ -179,6 +183,24 @@ class WrongCounts:
         return sorted(ranked, key=lambda kv: (-kv[1], kv[0]))[:k]
 
 
+_WRONG_PARTS = 8
+"""The most partitions' wrong values kept apart: a class graded in many pieces keeps memory for
+its distinct wrong values, not for each piece's."""
+
+
+def _one_part(
+    counter: Counter[tuple[str, str]],
+) -> tuple[list[str], list[str], IntArray, IntArray, IntArray]:
+    """A :class:`WrongCounts` part holding these counts."""
+    shown = sorted({value for value, _ in counter})
+    tags = sorted({tag for _, tag in counter})
+    at_shown = {value: k for k, value in enumerate(shown)}
+    at_tag = {tag: k for k, tag in enumerate(tags)}
+    values = np.array([at_shown[v] for v, _ in counter], dtype=np.int64)
+    codes = np.array([at_tag[t] for _, t in counter], dtype=np.int64)
+    return shown, tags, values, codes, np.array(list(counter.values()), dtype=np.int64)
+
+
 @dataclass
 class Sums:
     """Sufficient statistics of a partition; :meth:`merge` adds two of them."""
@@ -202,7 +224,7 @@ class Sums:
     wrong: list[WrongCounts] = field(default_factory=list)
     """Per slot: its wrong (or partly right) numeric answers by (value as shown, matched
     mistake's tag or ''); the value is '' when the question varies (each student had their
-    own). None for a slot that is not numeric."""
+    own). Empty for a slot that is not numeric."""
 
     def merge(self, other: Sums, *, order: bool = True) -> Sums:
         """The sums of both partitions.

@@ -95,8 +95,8 @@ class Spy:
             self.census.append(found)
             return found
 
-        def spied_start(path: Path) -> EarlyRead | None:
-            read = start(path)
+        def spied_start(path: Path, **options: Any) -> EarlyRead | None:
+            read = start(path, **options)
             if read is not None:
                 self.reads.append(read)
             return read
@@ -257,3 +257,30 @@ def test_a_cell_too_long_in_a_file_pyarrow_reads_rejects_its_row(
     assert run.students == 29
     (rejected,) = run.rejected
     assert rejected.line == 6 and "a cell of 131,073 characters" in rejected.reason
+
+
+def test_a_class_in_many_files_reads_a_few_ahead_with_a_helper_a_spare_core(
+    tmp_path: Path, helped: Spy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Thirty section files are not thirty tables held at once, nor thirty helpers."""
+    monkeypatch.setattr(early_module, "cores", lambda: 2)
+    files = []
+    for k in range(early_module.MOST_EARLY_FILES + 2):
+        files.append(write_class(tmp_path / f"section{k}.csv", 40, seed=k))
+        lines = files[-1].read_text(encoding="utf-8").splitlines(keepends=True)
+        files[-1].write_text(  # students of their own in each file
+            lines[0] + "".join(line.replace("s0", f"x{k}-", 1) for line in lines[1:]),
+            encoding="utf-8",
+        )
+    early = start_reads(files)
+    try:
+        assert list(early.reads) == files[: early_module.MOST_EARLY_FILES]
+        assert [r.helper is not None for r in helped.reads].count(True) == 1
+        run = grade_submissions(
+            FIELD, files, out_dir=tmp_path / "early", version="per-student", early=early
+        )
+    finally:
+        early.close()
+    assert run.students == 40 * len(files) and not run.rejected
+    plain = graded(FIELD, files, tmp_path / "plain", version="per-student")
+    assert differing(tmp_path / "early", plain) == []

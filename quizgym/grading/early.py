@@ -52,6 +52,10 @@ HELPER_BYTES = 1 << 22
 """The smallest file (4 MiB, some 50,000 students) whose records a helper process counts:
 starting one costs more than counting a smaller file here."""
 
+MOST_EARLY_FILES = 4
+"""The most files read before the grader is imported: the others are read one after another,
+as before (a class in thirty section files does not hold thirty tables at once)."""
+
 MOST_ARROW_COLUMNS = 4096
 """pyarrow is given a type per column: past this many, the careful path is as fast."""
 
@@ -241,7 +245,8 @@ class EarlyReads:
         return read
 
     def close(self) -> None:
-        """End every read not taken (and every taken read's helper)."""
+        """End every read not taken, and the keys' helper if no run took it (a read taken is
+        ended by whoever took it)."""
         reads, self.reads = list(self.reads.values()), {}
         for read in reads:
             read.end()
@@ -256,15 +261,19 @@ def start_reads(paths: Iterable[Path]) -> EarlyReads:
     paths = list(paths)
     if any(path.suffix.lower() == ".parquet" for path in paths):
         return early  # a run with a Parquet file reads every file in pieces
+    helpers = max(1, cores() - 1)  # at most a helper a spare core
     for path in paths:
         if path in early.reads or path.suffix.lower() in {".jsonl", ".ndjson"}:
             continue
+        if len(early.reads) >= MOST_EARLY_FILES:  # the others are read one after another
+            break
         try:
-            read = _start(path)
+            read = _start(path, helper=helpers > 0)
         except Exception:  # noqa: BLE001 - the readers read this file and say what is wrong
             read = None
         if read is not None:
             early.reads[path] = read
+            helpers -= read.helper is not None
     if any(read.identity[2] >= HELPER_BYTES for read in early.reads.values()) and may_help():
         try:
             early.keys = WarmHelper(KEYS_HELPER)
@@ -273,24 +282,29 @@ def start_reads(paths: Iterable[Path]) -> EarlyReads:
     return early
 
 
-def _start(path: Path) -> EarlyRead | None:
+def _start(path: Path, *, helper: bool = True) -> EarlyRead | None:
     identity = _identity(path)
     if identity is None or not path.is_file():
         return None
     head = csv_head(path, recognised=lambda cells: layout_of(cells) is not None)
     if layout_of(head.cells) != "wide" or not arrow_readable(head):
         return None
-    helper = None
-    if identity[2] >= HELPER_BYTES and may_help():
+    counter = None
+    if helper and identity[2] >= HELPER_BYTES and may_help():
         command = helper_command(_CENSUS, os.fsdecode(path), head.delimiter)
         try:
-            helper = subprocess.Popen(
+            counter = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
             )
         except OSError:  # no helper: the file is counted here
-            helper = None
-    plain = _guessed_plain(head.cells)
-    # One thread of pyarrow's on a machine of two cores: the other core is the imports'.
-    student = [h.casefold() for h in head.cells].index("student")  # as the wide reader finds it
-    table = start_arrow_read(path, head, plain, student, threads=cores() > 2)
-    return EarlyRead(path, identity, head, plain, table, helper)
+            counter = None
+    try:
+        plain = _guessed_plain(head.cells)
+        # One thread of pyarrow's on a machine of two cores: the other core is the imports'.
+        student = [h.casefold() for h in head.cells].index("student")  # as the reader finds it
+        table = start_arrow_read(path, head, plain, student, threads=cores() > 2)
+    except BaseException:
+        if counter is not None:  # no helper outlives a read that could not start
+            _stop(counter)
+        raise
+    return EarlyRead(path, identity, head, plain, table, counter)

@@ -103,6 +103,7 @@ class LaterKeys:
             if started is not None:
                 started[0].kill()
                 started[0].communicate()
+                started[1].close()
             if hasattr(self, "_answer"):
                 self._answer.close()
             return

@@ -89,9 +89,10 @@ def read_submissions(
         if head.survey.note:
             answers.notes.append(head.survey.note)
         # pyarrow reads a wide file, without the GIL, while its records are counted
-        started = early.take(path, head) if early is not None and kind == "wide" else None
-        arrow = start_wide_arrow(answers, path, head, started) if kind == "wide" else None
+        started = arrow = None
         try:
+            started = early.take(path, head) if early is not None and kind == "wide" else None
+            arrow = start_wide_arrow(answers, path, head, started) if kind == "wide" else None
             # A helper's count stands only beside pyarrow's read of as many rows (early.py).
             theirs = started.census() if started is not None and arrow is not None else None
             if theirs is not None and theirs.simple:
