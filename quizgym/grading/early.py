@@ -109,7 +109,7 @@ def start_arrow_read(
         import pyarrow as pa
         import pyarrow.csv as pacsv
 
-        from quizgym.arrays import arrow_compute
+        from quizgym.arrays import arrow_call, arrow_compute
     except ImportError:  # pragma: no cover - the parquet extra is not installed
         return None
     header = head.cells
@@ -125,13 +125,9 @@ def start_arrow_read(
             quoted_strings_can_be_null=False,
         ),
     }
-    compute = arrow_compute()
-    trim = compute.TrimOptions(ID_SPACE)
+    trim = arrow_compute().TrimOptions(ID_SPACE)
 
     def read() -> ArrowTable:
-        def call(name: str, *args: Any, options: Any = None) -> Any:
-            return compute.call_function(name, list(args), options)
-
         table = pacsv.read_csv(str(path), **options).unify_dictionaries()
         longest = []
         for index in range(table.num_columns):
@@ -139,12 +135,14 @@ def start_arrow_read(
             values = (
                 column.chunk(0).dictionary if index not in plain and column.num_chunks else column
             )
-            most = call("max", call("utf8_length", values)).as_py() if len(values) else 0
+            most = (
+                arrow_call("max", arrow_call("utf8_length", values)).as_py() if len(values) else 0
+            )
             longest.append(most or 0)
-        students = call("utf8_trim", table.column(student), options=trim)
+        students = arrow_call("utf8_trim", table.column(student), options=trim)
         named_once = not len(students) or (
-            call("count_distinct", students).as_py() == len(students)
-            and call("min", call("utf8_length", students)).as_py() > 0
+            arrow_call("count_distinct", students).as_py() == len(students)
+            and arrow_call("min", arrow_call("utf8_length", students)).as_py() > 0
         )
         return ArrowTable(table, longest, students, named_once)
 

@@ -26,7 +26,7 @@ from typing import IO, cast
 import numpy as np
 import numpy.typing as npt
 
-from quizgym.grading.helper import KEYS_HELPER, WarmHelper, helper_command, may_help
+from quizgym.grading.helper import KEYS_HELPER, WarmHelper, may_help
 from quizgym.solver.draws import student_digest, student_digests
 from quizgym.solver.variants import keys_of, student_keys
 
@@ -81,32 +81,21 @@ class LaterKeys:
             self._start(warm)
 
     def _start(self, warm: WarmHelper | None) -> None:
-        import tempfile  # here: only a large class needs it
-
-        started = warm.take(_HELPER) if warm is not None else None
         try:
             form, payload = _payload(self._bank, self._students, self._seeds)
             payload = json.dumps([form, self._bank]).encode() + b"\n" + payload
-            if started is not None:
-                helper, self._answer = started
-            else:
-                # The answer goes to a file, read at once: through a pipe, the thread reading
-                # it would need the GIL for every 64 KiB, while this process grades.
-                self._answer = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
-                helper = subprocess.Popen(
-                    helper_command(_HELPER),
-                    stdin=subprocess.PIPE,
-                    stdout=self._answer,
-                    stderr=subprocess.DEVNULL,
-                )
+            started = warm.take(_HELPER) if warm is not None else None
+            if started is None:  # a helper of its own, started now as one ahead would be
+                own = WarmHelper(_HELPER)
+                started = own.take(_HELPER)
+                if started is None:  # it ended at once
+                    own.close()
+                    return
         except Exception:  # noqa: BLE001 - no helper (none can start here): hashed here
-            if started is not None:
-                started[0].kill()
-                started[0].communicate()
-                started[1].close()
-            if hasattr(self, "_answer"):
-                self._answer.close()
             return
+        # Its answer goes to a file, read at once: through a pipe, the thread reading it would
+        # need the GIL for every 64 KiB, while this process grades.
+        helper, self._answer = started
 
         def talk() -> None:  # one write, one wait: neither holds the GIL
             try:
