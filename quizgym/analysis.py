@@ -24,7 +24,6 @@ adding counts, in any order, so the statistics of a class graded in chunks are t
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -174,9 +173,11 @@ class WrongCounts:
         """The ``k`` most common keys with their counts, ties in the keys' order (as
         ``sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))[:k]``)."""
         parts = [p for p in self.parts if len(p[4])]
-        if len(parts) != 1:  # keys of several parts may be the same: counted together
-            return _most_common(self.counter(), k)
-        shown, tags, values, codes, counts = parts[0]
+        if not parts:
+            return []
+        # keys of several parts may be the same: counted together first
+        one = parts[0] if len(parts) == 1 else _one_part(self.counter())
+        shown, tags, values, codes, counts = one
         least = np.partition(counts, len(counts) - min(k, len(counts)))[-min(k, len(counts))]
         often = np.flatnonzero(counts >= least).tolist()  # the k-th count's ties among them
         ranked = [((shown[values[i]], tags[codes[i]]), int(counts[i])) for i in often]
@@ -533,17 +534,6 @@ def _coupled(
     at_x = np.searchsorted(ends_x, ends, side="left")  # the run each stretch lies in
     at_y = np.searchsorted(ends_y, ends, side="left")
     return float((lengths * (ux[at_x] - xm) * (uy[at_y] - ym)).sum())
-
-
-def _most_common(counter: Counter[Any], k: int) -> list[tuple[Any, int]]:
-    """The ``k`` most common keys with their counts, ties in the keys' order: the same as
-    ``sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))[:k]``, sorting only the keys
-    counted at least as often as the ``k``-th (a slot has tens of thousands of wrong values)."""
-    if not counter:
-        return []
-    least = heapq.nlargest(k, counter.values())[-1]
-    often = [kv for kv in counter.items() if kv[1] >= least]
-    return sorted(often, key=lambda kv: (-kv[1], kv[0]))[:k]
 
 
 def combine(sums: Sums) -> Statistics:

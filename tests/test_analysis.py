@@ -291,20 +291,6 @@ def test_the_coupled_sum_is_that_of_the_sorted_samples(
 
 @settings(max_examples=200, deadline=None)
 @given(
-    counts=st.dictionaries(st.text(alphabet="ab1.", max_size=3), st.integers(1, 6), max_size=40),
-    k=st.integers(1, 7),
-)
-def test_the_most_common_wrong_values_are_those_of_a_full_sort(
-    counts: dict[str, int], k: int
-) -> None:
-    from quizgym.analysis import _most_common
-
-    counter = Counter({(text, ""): n for text, n in counts.items()})
-    assert _most_common(counter, k) == sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
-
-
-@settings(max_examples=200, deadline=None)
-@given(
     parts=st.lists(
         st.dictionaries(
             st.tuples(st.sampled_from(["1.5", "2", "-0.3", "7e-05"]), st.sampled_from(["", "t"])),

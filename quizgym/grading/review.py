@@ -108,14 +108,9 @@ class Graded:
         )
 
     @classmethod
-    def at(cls, verdicts: Verdicts, k: int) -> Graded:
-        """:meth:`of` the verdict at ``k``, read from the columns (no verdict object is made
-        for a verdict no teacher decided)."""
-        return cls.many(verdicts, [k])[0]
-
-    @classmethod
     def many(cls, verdicts: Verdicts, at: Sequence[int]) -> list[Graded]:
-        """:meth:`at` each of the verdicts at ``at``, their numbers read at once."""
+        """:meth:`of` each of the verdicts at ``at``, read from the columns at once (no verdict
+        object is made for a verdict no teacher decided)."""
         where = np.asarray(at, dtype=np.int64)
         free, status = verdicts.needs_review[where].tolist(), verdicts.status[where].tolist()
         score, most = verdicts.score[where].tolist(), verdicts.max_score[where].tolist()
