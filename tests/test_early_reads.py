@@ -36,16 +36,16 @@ def _pyarrow() -> None:
     require_module("pyarrow")  # the early read is pyarrow's
 
 
-def write_class(path: Path, students: int, *, seed: int = 1, roster: bool = False) -> Path:
-    """A clean wide CSV of the field bank (one row a line: a file pyarrow may read)."""
-    slots = load_bank(FIELD).slot_ids()
+def write_class(path: Path, students: int, *, seed: int = 1, bank: Path = FIELD) -> Path:
+    """A clean wide CSV of a bank, the field one by default (one row a line: a file pyarrow
+    may read)."""
+    slots = load_bank(bank).slot_ids()
     rng = random.Random(seed)
     with path.open("w", encoding="utf-8", newline="") as out:
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["student", "seed", *(["email"] if roster else []), *slots])
+        writer.writerow(["student", "seed", *slots])
         for k in range(students):
-            email = [f"s{k}@school.example"] if roster else []
-            writer.writerow([f"s{k:05d}", k % 5, *email, *(rng.choice(TYPED) for _ in slots)])
+            writer.writerow([f"s{k:05d}", k % 5, *(rng.choice(TYPED) for _ in slots)])
     return path
 
 
@@ -54,19 +54,21 @@ def graded(bank: Path | str, files: list[Path], out: Path, **options: Any) -> Pa
     return out
 
 
-def graded_early(data: Path, out: Path, *, started: EarlyReads | None = None) -> GradeRun:
-    """The field bank's class graded with the reads ``start_reads`` started (now, by default),
-    closed once the run has ended."""
+def graded_early(
+    data: Path, out: Path, *, started: EarlyReads | None = None, bank: Path = FIELD
+) -> GradeRun:
+    """A class graded with the reads ``start_reads`` started (now, by default), closed once the
+    run has ended."""
     early = started if started is not None else start_reads([data])
     try:
-        return grade_submissions(FIELD, [data], out_dir=out, version="per-student", early=early)
+        return grade_submissions(bank, [data], out_dir=out, version="per-student", early=early)
     finally:
         early.close()
 
 
-def same_as_plain(data: Path, out: Path) -> bool:
+def same_as_plain(data: Path, out: Path, *, bank: Path = FIELD) -> bool:
     """Whether a run's tables are those of a run with no early read."""
-    plain = graded(FIELD, [data], out.parent / "plain", version="per-student")
+    plain = graded(bank, [data], out.parent / "plain", version="per-student")
     return differing(out, plain) == []
 
 
@@ -152,18 +154,25 @@ def test_a_helper_count_that_pyarrow_does_not_read_is_counted_again(
     assert same_as_plain(data, tmp_path / "early")
 
 
-def test_a_read_whose_plain_columns_are_not_the_readers_is_not_taken(
-    tmp_path: Path, helped: Spy, monkeypatch: pytest.MonkeyPatch
+def test_a_bank_whose_slot_is_named_like_a_roster_column_is_read_by_its_own_read(
+    tmp_path: Path, helped: Spy
 ) -> None:
-    # The header alone cannot tell a roster column from a slot of the same name: a guess the
-    # bank's reader does not share leaves the early read untaken (the reader starts its own).
-    monkeypatch.setattr(early_module, "_guessed_plain", lambda header: frozenset({0}))
-    data = write_class(tmp_path / "class.csv", 150, roster=True)
-    graded_early(data, tmp_path / "early")
+    """The header alone cannot tell a roster column from a slot of the same name: a bank whose
+    question is called ``email`` leaves the early read (which took the column as plain text)
+    untaken, and the reader starts its own, which reads it as answers."""
+    text = FIELD.read_text(encoding="utf-8")
+    assert text.count("id: speed-required-units") == 1
+    bank = tmp_path / "bank.yaml"
+    bank.write_text(text.replace("id: speed-required-units", "id: email"), encoding="utf-8")
+    data = write_class(tmp_path / "class.csv", 150, bank=bank)
+    assert "email" in data.read_text(encoding="utf-8").splitlines()[0].split(",")
+    graded_early(data, tmp_path / "early", bank=bank)
     (read,) = helped.reads
     assert not read.taken
     assert helped.census and helped.census[0] is not None  # the count still stands
-    assert same_as_plain(data, tmp_path / "early")
+    assert same_as_plain(data, tmp_path / "early", bank=bank)
+    graded = (tmp_path / "early" / "responses.csv").read_text(encoding="utf-8")
+    assert '"email",' in graded  # graded as the slot it is
 
 
 @pytest.mark.parametrize(
