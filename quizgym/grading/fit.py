@@ -265,13 +265,13 @@ def _numbers(bank: CompiledBank, slot: Slot, variants: list[Variant]) -> npt.NDA
 def _numeric_tests(
     slot: Slot,
     texts: list[str | None],
-    known: PlainColumn | None = None,
+    known: PlainColumn | None,
     *,
-    given: npt.NDArray[np.bool_] | None = None,
+    given: npt.NDArray[np.bool_],
 ) -> Callable[[CompiledBank, Variant], npt.NDArray[np.bool_]]:
-    """Each text read once (``known``: the texts already read as plain decimals; ``given``:
-    which texts are not None, when known); then, per version, which of them are right for its
-    key."""
+    """Each text read once (``known``: the texts already read as plain decimals, when the
+    grader kept them; ``given``: which texts are not None); then, per version, which of them are
+    right for its key."""
     tolerance = slot.tolerance
     assert tolerance is not None
     m = len(texts)
@@ -291,8 +291,6 @@ def _numeric_tests(
         readable[:] = column.plain | np.fromiter(map(unit.__getitem__, column.unit), bool, m)
         values[readable] = column.values[readable]
         decimals[:], sigfigs[:], zeros[:] = column.decimals, column.sigfigs, column.zeros
-    if given is None:
-        given = np.array([text is not None for text in texts], dtype=bool)
     for k in np.flatnonzero(given & ~readable).tolist():  # the texts not read in the column
         text = texts[k]
         assert text is not None

@@ -66,10 +66,8 @@ class _Bundled(jinja2.FileSystemLoader):
     ) -> jinja2.Template:
         from quizgym.render.precompiled import code_of
 
-        source, _, uptodate = self.get_source(environment, name)
-        code = code_of(environment, name, source)
-        if code is None:
-            return super().load(environment, name, globals)
+        source, filename, uptodate = self.get_source(environment, name)  # read once
+        code = code_of(environment, name, source) or environment.compile(source, name, filename)
         return environment.template_class.from_code(environment, code, globals or {}, uptodate)
 
 
