@@ -7,7 +7,7 @@ the first problem. Findings carry ``path:line:col`` so editors can jump to them.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,7 +18,7 @@ from quizgym.resources import bundled_banks, read_bank_file, resolve_bank, short
 # A check whose report is in the cache reads the bank's bytes and prints: the bank format, the
 # expression language and the solver are imported by the functions that need them.
 if TYPE_CHECKING:
-    from quizgym.issued import Issued, IssuedVersion
+    from quizgym.issued import Issued
     from quizgym.model import AnyQuestion, Bank, Numeric
     from quizgym.solver import Budget, CompiledBank, Slot, Variant
 
@@ -623,104 +623,49 @@ def _decimal_text(value: float) -> str:
 def lint_issued(bank: Bank, issued: Issued) -> list[Finding]:
     """What an edit changes for students who already hold an issued version (a lockfile check).
 
-    For each issued question whose content changed: its parameters or choices no longer fit the
-    issued versions (an error: they cannot be graded as issued), or the right answer of some
-    issued version moved (a warning naming the versions and how many students hold them), or a
-    new render would draw other numbers (a warning: the manifest keeps the issued ones).
+    Every issued version is held against the bank as it is now (:func:`quizgym.issued.reconcile`):
+    a version that cannot be graded as issued is an error; a key or a slot's scoring that moved
+    for some issued version is a warning naming the versions and how many students hold them; a
+    question whose choices were reordered or whose wording changed is listed; a new render that
+    would draw other numbers is a warning (the manifest keeps the issued ones). A last line says
+    whether it is safe to grade with ``--accept-changes``.
     """
-    from quizgym.issued import answers_of
+    from quizgym.issued import reconcile
     from quizgym.solver import compile_bank
 
     findings: list[Finding] = []
 
-    def at(qid: str, message: str, severity: str = "warning") -> None:
+    def at(qid: str | None, message: str, severity: str = "warning") -> None:
         index = next((k for k, q in enumerate(bank.questions) if q.id == qid), None)
         loc: tuple[str | int, ...] = ("questions",) if index is None else ("questions", index)
-        path, line, col = bank.locate(loc)
-        findings.append(Finding(path, line, col, f"{qid}: {message}", severity))
+        path, line, col = bank.locate(loc if qid is not None else ())
+        shown = message if qid is None else f"{qid}: {message}"
+        findings.append(Finding(path, line, col, shown, severity))
 
-    if issued.bank != bank.bank:
-        at(issued.bank, f"the manifest is of bank {issued.bank!r}, not {bank.bank!r}", "error")
-        return findings
     book = compile_bank(bank, partial=True)
-    for qid in issued.changed(bank):
-        holders = _holders(issued, qid)
+    reconciled = reconcile(issued, book)
+    for edit in reconciled.edits:
+        if edit.kind == "refused":
+            at(edit.question if edit.question != issued.bank else None, edit.message, "error")
+        else:
+            at(edit.question, edit.message)
+    if issued.bank != bank.bank:
+        return findings
+    for qid in reconciled.changed:
         try:
             question = bank.question(qid)
         except KeyError:
-            at(qid, f"issued ({holders}), but no longer in the bank", "error")
             continue
-        moved: list[str] = []
-        for index, record in enumerate(issued.versions.get(qid, [])):
-            label = record.variant(qid).label
-            unfit = _unfit(question, record)
-            if unfit:
-                at(qid, f"{unfit}: the issued version {label} cannot be graded as issued", "error")
-                continue
-            try:
-                now = answers_of(book, record.variant(qid))
-            except AnswerParseError as exc:
-                at(qid, f"the issued version {label} no longer evaluates: {exc.message}", "error")
-                continue
-            if not _same_answers(record.keys, now):
-                before, after = " · ".join(record.keys), " · ".join(now)
-                moved.append(f"{label} ({_holders(issued, qid, index)}): {before} → {after}")
-        if moved:
-            at(qid, "the right answer changes for issued versions: " + "; ".join(moved))
-        redrawn = _redrawn(book, issued, question)
+        redrawn = _redrawn(book, reconciled.issued, question)
         if redrawn:
             at(qid, f"a new render would give {redrawn} other numbers or orders (the manifest "
                "keeps the ones issued)")  # fmt: skip
+    for note in reconciled.notes:
+        at(None, note)
+    if reconciled.edits:
+        severity = "error" if reconciled.refused else "warning"
+        at(None, reconciled.summary(detail=False), severity)
     return findings
-
-
-def _holders(issued: Issued, qid: str, index: int | None = None) -> str:
-    """Who holds a question (or one version of it), in words."""
-    if issued.mode == "per-student":
-        n = sum(
-            1
-            for s in issued.students
-            if qid in s.versions and (index is None or s.versions[qid] == index)
-        )
-        return f"{n} student{'s' if n != 1 else ''}"
-    if issued.mode == "pools":
-        return "an LMS pool item"
-    return "everyone"
-
-
-def _unfit(question: AnyQuestion, record: IssuedVersion) -> str:
-    """Why an issued version no longer fits the question ('' when it does)."""
-    from quizgym.model import MultipleChoice, Numeric, SpotTheError
-
-    if isinstance(question, Numeric):
-        issued_names, now = set(record.params), set(question.params)
-        if issued_names != now:
-            return f"parameters {sorted(issued_names)} became {sorted(now)}"
-    if (
-        isinstance(question, MultipleChoice | SpotTheError)
-        and record.order
-        and sorted(record.order) != list(range(len(question.choices)))
-    ):
-        shown, now_count = len(record.order), len(question.choices)
-        return f"{shown} choices were shown, the bank now has {now_count}"
-    return ""
-
-
-def _same_answers(before: Sequence[str], now: Sequence[str]) -> bool:
-    from quizgym.tolerance import is_exact
-
-    if len(before) != len(now):
-        return False
-    for a, b in zip(before, now, strict=True):
-        try:
-            x, y = float(a), float(b)
-        except ValueError:
-            if a != b:
-                return False
-            continue
-        if not is_exact(value=y, key=x):
-            return False
-    return True
 
 
 def _redrawn(book: CompiledBank, issued: Issued, question: AnyQuestion) -> str:

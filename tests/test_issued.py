@@ -443,9 +443,11 @@ def test_a_manifest_of_an_edited_bank_is_refused_unless_its_questions_are_unchan
     )
     assert (result.exit_code, result.output) == (
         2,
-        "Error: --issued: 1 issued question(s) changed since the manifest was made "
-        "(num-expected-heads); see what moves with 'quizgym check BANK --issued FILE', then "
-        "grade with --accept-changes to grade the issued versions against the edited keys\n",
+        "Error: --issued: 1 issued question changed since issuing (num-expected-heads); grades "
+        "move for everyone who holds them (num-expected-heads: the right answer changes for "
+        "issued versions: n=10, p=0.5 (everyone): 5 → 6): --accept-changes grades the issued "
+        "versions against the edited keys ('quizgym check BANK --issued FILE' lists every "
+        "change)\n",
     )
     result = run("grade", str(edited), str(answers), "-o", str(tmp_path / "c"), "--issued",
                  str(issued), "--accept-changes")  # fmt: skip
@@ -475,7 +477,15 @@ def test_check_issued_lists_what_an_edit_changes_for_students_who_hold_it(
     assert "n=10, p=0.5 (1 student): 5 → 10" in heads
     sd = [line for line in lines if "num-sd-mean" in line]
     assert any("a new render would give" in line for line in sd)
-    assert lines[-1].endswith(": 0 error(s), 2 warning(s)"), lines
+    assert any(
+        "num-sd-mean: edited since it was issued: keys and scoring unchanged" in line for line in sd
+    )
+    assert lines[-2].endswith(
+        ":1:1: warning: 2 issued questions changed since issuing (num-expected-heads, "
+        "num-sd-mean); grades move for 6 students: --accept-changes grades the issued versions "
+        "against the edited keys"
+    )
+    assert lines[-1].endswith(": 0 error(s), 4 warning(s)"), lines
     clean = run("check", str(STATS), "--issued", str(issued))
     assert clean.exit_code == 0 and clean.output.splitlines()[-1].endswith(": ok")
 
@@ -506,7 +516,7 @@ def test_a_file_that_is_no_manifest_is_one_line(tmp_path: Path) -> None:
     result = run("grade", str(STATS), str(answers), "-o", str(tmp_path / "g"), "--issued", str(bad))
     assert (result.exit_code, result.output) == (
         2,
-        f'Error: {bad}: not a quizgym issue manifest (no "format": "quizgym-issued/1")\n',
+        f'Error: {bad}: not a quizgym issue manifest (no "format": "quizgym-issued/2")\n',
     )
 
 

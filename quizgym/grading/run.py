@@ -53,7 +53,7 @@ from quizgym.grading.review import Review, agreements, write_review
 from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
 from quizgym.grading.versions import resolve
-from quizgym.issued import Issued, bank_hash, read_issued
+from quizgym.issued import Issued, bank_hash, read_issued, reconcile
 from quizgym.model import Bank
 from quizgym.names import claim_name
 from quizgym.solver import CompiledBank, compile_bank
@@ -219,7 +219,9 @@ def grade_submissions(
         book = compile_bank(bank)
     else:
         book = open_bank(bank)  # keys and mistakes from the cache when the bank is unchanged
-    notes = [] if manifest is None else _check_manifest(book.bank, manifest, accept_changes)
+    notes: list[str] = []
+    if manifest is not None:
+        manifest, notes = _check_manifest(book, manifest, accept_changes)
     decisions = None
     if review is not None:
         decisions = read_decisions(review, book, accept_changes=accept_changes)
@@ -482,36 +484,40 @@ def check_accounted(plan: Plan, results: Sequence[PieceResult]) -> None:
             )
 
 
-def _check_manifest(bank: Bank, manifest: Issued, accept_changes: bool) -> list[str]:
-    """Refuse a manifest of another bank, or of this bank before an edit of what was issued.
+def _check_manifest(
+    book: CompiledBank, manifest: Issued, accept_changes: bool
+) -> tuple[Issued, list[str]]:
+    """Hold a manifest against the bank as it is now (:func:`~quizgym.issued.reconcile`).
 
     Returns:
-        Notes for the teacher (the bank changed only where nothing was issued; changes
-        accepted).
+        The manifest with its choice orders in the bank's current indices, and notes for the
+        teacher (what changed, what was accepted).
 
     Raises:
-        QuizgymError: the manifest is of another bank, or an issued question changed since
-            (unless ``accept_changes``).
+        QuizgymError: the manifest is of another bank, or some issued version cannot be graded
+            as issued; or an issued question's content, key or scoring changed since (unless
+            ``accept_changes``).
     """
-    if manifest.bank != bank.bank:
-        raise QuizgymError(
-            f"--issued: the manifest is of bank {manifest.bank!r}, not {bank.bank!r}"
-        )
-    if manifest.bank_hash == bank_hash(bank):
-        return []
-    changed = manifest.changed(bank)
-    if not changed:
-        return [
-            "the bank changed since it was issued, but no issued question did: graded as issued"
-        ]
-    shown = ", ".join(changed[:6]) + (f" and {len(changed) - 6} more" if len(changed) > 6 else "")
+    reconciled = reconcile(manifest, book)
+    if reconciled.refused:
+        first = reconciled.refused[0]
+        more = len(reconciled.refused) - 1
+        also = f" (and {more} more; 'quizgym check BANK --issued FILE' lists them)" if more else ""
+        raise QuizgymError(f"--issued: {first}{also}")
+    notes = list(reconciled.notes)
+    if not reconciled.edits:
+        return reconciled.issued, notes
     if not accept_changes:
         raise QuizgymError(
-            f"--issued: {len(changed)} issued question(s) changed since the manifest was made "
-            f"({shown}); see what moves with 'quizgym check BANK --issued FILE', then grade with "
-            "--accept-changes to grade the issued versions against the edited keys"
+            f"--issued: {reconciled.summary()} ('quizgym check BANK --issued FILE' lists every "
+            "change)"
         )
-    return [f"graded against the bank as edited since it was issued ({shown})"]
+    shown = ", ".join(reconciled.changed[:6])
+    if len(reconciled.changed) > 6:
+        shown += f" and {len(reconciled.changed) - 6} more"
+    notes.append(f"graded against the bank as edited since it was issued ({shown})")
+    notes += [str(e) for e in reconciled.moved]
+    return reconciled.issued, notes
 
 
 def _unreadable(sums: Sums) -> list[str]:

@@ -81,7 +81,7 @@ class Versions:
         """
         n = len(answers)
         question = slot.question
-        if not bank.varies(question):
+        if not bank.varies(question) and not self.reordered(question):
             return [bank.variant(question)], np.zeros(n, dtype=np.int64)
         seen = answers.versions.get(slot.id)
         if self.rule == "issued" and self.issued is not None:
@@ -103,7 +103,7 @@ class Versions:
 
         None when only the submissions could say (the LMS item a student drew from a pool).
         """
-        if not bank.varies(question) or self.rule == "default":
+        if (not bank.varies(question) and not self.reordered(question)) or self.rule == "default":
             return bank.variant(question)
         if self.rule == "issued" and self.issued is not None:
             table = self.issued.versions.get(question.id)
@@ -117,6 +117,14 @@ class Versions:
         if seed is None and self.rule == "drawn":
             seed = self.seed
         return bank.variant(question, student=student, seed=seed)
+
+    def reordered(self, question: AnyQuestion) -> bool:
+        """Whether the manifest shows a question's choices in another order than the bank's now
+        (choices reordered in the bank since issuing, as :func:`~quizgym.issued.reconcile`
+        reads them)."""
+        if self.rule != "issued" or self.issued is None:
+            return False
+        return any(record.order for record in self.issued.versions.get(question.id, ()))
 
     @property
     def draws(self) -> bool:

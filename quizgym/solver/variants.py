@@ -124,6 +124,15 @@ class ParamValues(Sequence[Fraction]):
     def __len__(self) -> int:
         return self._count
 
+    def __contains__(self, value: object) -> bool:
+        """Whether the parameter can take ``value`` (a range is not walked)."""
+        if not isinstance(value, Fraction | int):
+            return False
+        if self._values is not None:
+            return value in self._values
+        k = (value - self._start) / self._step
+        return k.denominator == 1 and 0 <= k < self._count
+
     @overload
     def __getitem__(self, k: int) -> Fraction: ...
 
