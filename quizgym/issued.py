@@ -827,8 +827,15 @@ def read_issued(path: Path) -> Issued:
             loc = tuple(int(p) if p.isdigit() else p for p in where.split("."))
         line = _line_of(raw, loc)
         at = f"{path}:{line}" if line else str(path)
-        field = ".".join(str(p) for p in loc) or "the manifest"
-        raise QuizgymError(f"{at}: {field}: {message}") from exc
+        field = ".".join(_part(p) for p in loc) or "the manifest"
+        raise QuizgymError(f"{at}: {field}: {' '.join(message.split())}") from exc
+
+
+def _part(part: str | int) -> str:
+    """A field name as a message shows it: quoted when it is not a plain name."""
+    text = str(part)
+    plain = re.fullmatch(r"[\w.-]{1,80}", text) and text.isascii()
+    return text if plain else json.dumps(text[:80])
 
 
 def _line_of(raw: str, loc: Sequence[str | int]) -> int | None:
