@@ -465,6 +465,35 @@ def _lint_formats(
                 )
 
 
+def _lint_unused(book: CompiledBank, question: Numeric, index: int, at: Locate) -> None:
+    """Warn about a parameter the prompt shows but no key uses: students compute with a number
+    the key ignores (``answer: 20 * 0.5`` where ``n * p`` was meant)."""
+    from quizgym.model import placeholder_specs
+
+    used: set[str] = set()
+    for slot in book.slots_of(question):
+        if slot.key is not None:
+            used |= slot.key.names
+    derived = dict(book.draw(question).derived)
+    todo = [name for name in used if name in derived]
+    while todo:
+        name = todo.pop()
+        for other in derived[name].names - used:
+            used.add(other)
+            if other in derived:
+                todo.append(other)
+    texts = [question.prompt, *(p.prompt for p in question.parts)]
+    shown = {name for text in texts for name, _ in placeholder_specs(text)}
+    for name in question.params:
+        if name in shown and name not in used:
+            at(
+                ("questions", index, "params", name),
+                f"{question.id}: the prompt shows {{{name}}}, but no key uses {name}: students "
+                "would compute with a number the key ignores",
+                "warning",
+            )
+
+
 def _shown_number(text: str) -> float | None:
     """The number a formatted placeholder shows (``25%`` is 0.25, ``12,345`` is 12345)."""
     plain = text.replace(",", "").replace("_", "").strip()
@@ -495,6 +524,7 @@ def _lint_numeric(
     slots = book.slots_of(question)
     formats: set[str] = set()
     _lint_formats(question, default, index, at, formats)
+    _lint_unused(book, question, index, at)
     for slot in slots:
         spec = slot.part_model if slot.part_model is not None else question
         base = _slot_loc(slot, index)

@@ -369,6 +369,11 @@ def _progress(label: str) -> Iterator[Callable[[int, int], None] | None]:
 @click.option("--count", type=click.IntRange(1), help="Draw this many questions (seeded).")
 @click.option("--seed", type=int, help="Class seed: the draw of --count and every variant.")
 @click.option("--roster", type=click.Path(dir_okay=False), help="CSV: student[,name][,seed].")
+@click.option(
+    "--add",
+    is_flag=True,
+    help="Add this roster's sheets to the folder's issued.json (its students keep theirs).",
+)
 @click.option("--date", help="Date in the header (default today; '' leaves a blank).")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
 @click.option("--title", help="Heading (default: the bank's title).")

@@ -64,6 +64,7 @@ __all__ = [
     "read_issued",
     "reconcile",
     "Reconciled",
+    "succeed",
     "write_issued",
 ]
 
@@ -342,8 +343,6 @@ def rules_of(book: CompiledBank, variant: Variant) -> list[str]:
             fields.append(f"tolerance {_tolerance_text(slot.tolerance)}")
             fields.append(f"units {slot.units or 'none'}")
             fields.append(f"unit penalty {_number(slot.require_units)}")
-            if slot.display is not None:
-                fields.append(f"figures {slot.display}")
             mistakes = [
                 f"{format_value(m.value, 15)} ({_number(m.credit)})"
                 for m in book.mistakes(slot, variant)
@@ -770,6 +769,104 @@ def _everyone(issued: Issued) -> str:
         n = len(issued.students)
         return f"all {n} student{'s' if n != 1 else ''}"
     return "everyone"
+
+
+# --- a folder that was issued before ----------------------------------------------------------
+
+
+def succeed(old: Issued, new: Issued, *, where: Path, add: bool = False) -> Issued:
+    """The manifest to write where ``old`` is: ``new``, or ``old`` with ``new``'s students
+    added (``add``); refused when writing it would lose or change what a student was given.
+
+    A student of ``old`` who is in ``new`` must be given the same versions (numbers, choice
+    order, keys); one who is not is kept with ``add`` and refused without it. A sheet without a
+    roster (``single``) may be rendered again.
+
+    Raises:
+        QuizgymError: what would be lost, and how to go on.
+    """
+    again = "render into another folder"
+    if old.bank != new.bank:
+        raise QuizgymError(f"{where}: holds what was issued from bank {old.bank!r}: {again}")
+    if old.mode != "per-student":
+        if add:
+            raise QuizgymError(f"{where}: holds no roster's sheets to add to: {again}")
+        return new
+    count = len(old.students)
+    if new.mode != "per-student":
+        raise QuizgymError(
+            f"{where}: records {count} students' sheets; a sheet without a roster would replace "
+            f"it: {again}"
+        )
+    if old.questions != new.questions:
+        raise QuizgymError(
+            f"{where}: its students were given other questions ({', '.join(old.questions[:4])}"
+            f"{' …' if len(old.questions) > 4 else ''}): {again}"
+        )
+    edited = [q for q in old.questions if old.question_hashes.get(q) != new.question_hashes.get(q)]
+    if add and edited:
+        raise QuizgymError(
+            f"{where}: the bank changed since it was written ({', '.join(edited[:4])}), so the "
+            f"students added would not hold what the others hold: {again}"
+        )
+    for student in old.students:
+        now = new.student(student.id)
+        if now is None:
+            continue
+        for qid in old.questions:
+            before = old.versions[qid][student.versions[qid]]
+            after = new.versions[qid][now.versions[qid]]
+            if not _same_version(before, after):
+                raise QuizgymError(
+                    f"{where}: {student.id} already holds a sheet whose {qid} is "
+                    f"{_version_text(qid, before)}; this render gives "
+                    f"{_version_text(qid, after)}: {again}, or render with the seed they had "
+                    f"({student.seed})"
+                )
+    missing = [s.id for s in old.students if new.student(s.id) is None]
+    if not missing:
+        return new
+    if not add:
+        shown = ", ".join(missing[:4]) + (
+            f" and {len(missing) - 4} more" if len(missing) > 4 else ""
+        )
+        raise QuizgymError(
+            f"{where}: records {len(missing)} student{'s' if len(missing) != 1 else ''} this "
+            f"roster does not list ({shown}): {again}, or keep them and add this roster with --add"
+        )
+    versions = {q: list(old.versions[q]) for q in old.questions}
+    known = {
+        q: {(tuple(sorted(r.params.items())), tuple(r.order)): k for k, r in enumerate(table)}
+        for q, table in versions.items()
+    }
+    students = list(old.students)
+    for student in new.students:
+        if old.student(student.id) is not None:
+            continue
+        picks = {}
+        for qid, index in student.versions.items():
+            record = new.versions[qid][index]
+            key = (tuple(sorted(record.params.items())), tuple(record.order))
+            if key not in known[qid]:
+                known[qid][key] = len(versions[qid])
+                versions[qid].append(record)
+            picks[qid] = known[qid][key]
+        students.append(student.model_copy(update={"versions": picks}))
+    return new.model_copy(update={"versions": versions, "students": students, "seed": old.seed})
+
+
+def _same_version(before: IssuedVersion, after: IssuedVersion) -> bool:
+    if (before.params, before.keys) != (after.params, after.keys):
+        return False
+    if before.shown and after.shown:
+        return before.shown == after.shown
+    return before.order == after.order
+
+
+def _version_text(qid: str, record: IssuedVersion) -> str:
+    label = record.variant(qid).label
+    keys = " · ".join(record.keys)
+    return keys if label == "default" else f"{label} (key {keys})"
 
 
 # --- files --------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import Any
 import jinja2
 
 from quizgym.errors import BankError, QuizgymError
-from quizgym.issued import issue, write_issued
+from quizgym.issued import issue, read_issued, succeed, write_issued
 from quizgym.model import AnyQuestion, Bank
 from quizgym.names import file_stem
 from quizgym.render.env import bundled_env, make_env
@@ -376,6 +376,7 @@ def render_files(
     duplex: bool = False,
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    add: bool = False,
 ) -> Rendered:
     """Write worksheets (one per student with a roster) and answer keys into a folder.
 
@@ -406,6 +407,9 @@ def render_files(
             printed on both sides every student's sheet starts on a fresh page.
         workers: PDFs are laid out in at most this many processes (default: one per core).
         progress: called with (done, total) after each file.
+        add: the folder's ``issued.json`` keeps the students it records and gains this
+            roster's (:func:`~quizgym.issued.succeed`); without it, a manifest that records
+            students this roster does not list is refused.
 
     Returns:
         What was written.
@@ -426,6 +430,11 @@ def render_files(
     if bad_images:
         raise BankError(bad_images)
     students: list[Student | None] = list(read_roster(roster)) if roster else [None]
+    roster_rows = [(s.id, s.seed) for s in students if s is not None] if roster else None
+    manifest = issue(book, questions, issued_by="render", seed=seed, students=roster_rows)
+    earlier = out_dir / "issued.json"
+    if earlier.exists():  # nothing a student was given is lost or changed: checked first
+        manifest = succeed(read_issued(earlier), manifest, where=earlier, add=add)
     env = make_env(user_dir=templates, filters=FILTERS)
     options: dict[str, Any] = {
         "seed": seed,
@@ -503,9 +512,7 @@ def render_files(
             path.write_bytes(content)
         else:
             path.write_text(content, encoding="utf-8")
-    roster_rows = [(s.id, s.seed) for s in students if s is not None] if roster else None
-    manifest = issue(book, questions, issued_by="render", seed=seed, students=roster_rows)
-    issued = write_issued(out_dir / "issued.json", manifest)
+    issued = write_issued(earlier, manifest)
     keys = sum(1 for _, kind, _ in jobs if kind == "key")
     return Rendered(
         out_dir,

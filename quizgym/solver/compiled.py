@@ -17,8 +17,9 @@ grades, renders or exports makes one and passes it down (the Dask engine makes o
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
@@ -39,6 +40,7 @@ from quizgym.expr import (
 )
 from quizgym.lazy import lazy
 from quizgym.model import (
+    FUNCTION_HEAD,
     AnyQuestion,
     Bank,
     DecimalDisplay,
@@ -561,10 +563,11 @@ def compile_bank(
     slots: list[Slot] = []
     findings: list[Finding] = []
     used, table, rules = _vocabulary(bank, findings, packs)
+    measured = _measured(bank, used, table)
     draws: dict[str, Draw] = {}
     for index, question in enumerate(bank.questions):
         if isinstance(question, Numeric):
-            found, draw = _numeric_slots(bank, table, question, index, findings)
+            found, draw = _numeric_slots(bank, table, question, index, findings, measured)
             slots.extend(found)
             if draw is not None:
                 draws[question.id] = draw
@@ -668,11 +671,59 @@ def _digits(display: Display) -> int | None:
     return 5 if display == "decimal" else None
 
 
+def _measured(bank: Bank, packs: Sequence[Pack], table: FunctionTable) -> frozenset[str]:
+    """The names whose value rests on a decimal constant (``g = 9.81``, a measured number):
+    the constants themselves, and every function written with one (or with such a function)."""
+    found = {
+        name
+        for name, constant in table.constants.items()
+        if constant.exact is not None and constant.exact.denominator != 1
+    }
+    bodies: dict[str, str] = {}
+    owners: list[Pack | Bank] = [*packs, bank]
+    for owner in owners:
+        for head, body in owner.functions.items():
+            match = FUNCTION_HEAD.match(head)
+            if match:
+                bodies[match[1]] = body if isinstance(body, str) else body.expr
+    grew = True
+    while grew and found:
+        grew = False
+        for name, body in bodies.items():
+            if name not in found and _mentions(body, found):
+                found.add(name)
+                grew = True
+    return frozenset(found)
+
+
+def _resting(question: Numeric, measured: frozenset[str]) -> frozenset[str]:
+    """A question's derived values that rest on a measured name (derived values come in order)."""
+    found: set[str] = set()
+    for name, text in question.derived.items():
+        if _mentions(text, measured | found):
+            found.add(name)
+    return frozenset(found)
+
+
+def _mentions(text: str, names: Collection[str]) -> bool:
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+    return not words.isdisjoint(names)
+
+
 def _numeric_slots(
-    bank: Bank, table: FunctionTable, question: Numeric, index: int, findings: list[Finding]
+    bank: Bank,
+    table: FunctionTable,
+    question: Numeric,
+    index: int,
+    findings: list[Finding],
+    measured: frozenset[str] = frozenset(),
 ) -> tuple[list[Slot], Draw | None]:
     """The slots of a numeric question and its draw, or no slots when one of its keys,
-    mistakes, derived values or conditions is unreadable."""
+    mistakes, derived values or conditions is unreadable.
+
+    A key that rests on a decimal constant (``measured``) is shown as a decimal, not as the
+    fraction its exact value is (``g = 9.81`` makes ``250 / g`` 25000/981), unless the author
+    chose how keys are shown."""
     before = len(findings)
     names: list[str] = list(question.params)
     out: list[Slot] = []
@@ -750,6 +801,13 @@ def _numeric_slots(
             if require is None:
                 require = question.require_units
             display = spec.display if spec.display is not None else question.display
+            if (
+                display is None
+                and "display" not in bank.defaults.model_fields_set
+                and measured
+                and _mentions(spec.answer, measured | _resting(question, measured))
+            ):
+                display = "decimal"
             out.append(
                 Slot(
                     id=slot_id(question.id, None if part is None else part.id),
