@@ -144,3 +144,35 @@ def test_a_key_that_rests_on_a_measured_constant_is_shown_as_a_decimal() -> None
     shown = {q: book.keys(q, book.variant(book.bank.question(q)))[0].shown for q in
              ("volume", "pressure", "ratio")}  # fmt: skip
     assert shown == {"volume": "24.942", "pressure": "344.44", "ratio": "1/7 ≈ 0.14286"}
+
+
+def test_the_class_key_gives_each_group_its_range_and_groups_a_shuffle_by_letter(
+    tmp_path: Path,
+) -> None:
+    bank = tmp_path / "chem.yaml"
+    bank.write_text(
+        BANK.replace(
+            "    answer: m / mm\n",
+            "    answer: m / mm\n    mistakes:\n      - {answer: mm / m, feedback: Upside down.}\n",
+        ),
+        encoding="utf-8",
+    )
+    ids = [f"s{k:02}" for k in range(12)]
+    out = tmp_path / "out"
+    result = run("render", str(bank), "--roster", str(roster(tmp_path / "r.csv", ids)),
+                 "--seed", "2", "--key", "--format", "md", "-o", str(out), "--date", "")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    key = (out / "key.md").read_text(encoding="utf-8")
+    data = json.loads((out / "issued.json").read_text(encoding="utf-8"))
+    moles, acid = key.split("### 2.")
+    groups = [line for line in moles.splitlines() if line.startswith("- **s")]
+    assert groups and all("(accepted " in g and "known wrong **" in g for g in groups)
+    letters = [line for line in acid.splitlines() if line.startswith("- **s")]
+    assert len(letters) == len({line.split(": **")[1][0] for line in letters}) <= 3
+    for line in letters:  # every student on a line has that line's letter as the right one
+        letter = line.split(": **")[1][0]
+        named = line.split("**")[1].split(", ")
+        for s in data["students"]:
+            if s["id"] in named:
+                shown = data["versions"]["acid"][s["versions"]["acid"]]["shown"]
+                assert "ABC"[shown.index("HCl")] == letter

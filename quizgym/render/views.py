@@ -231,17 +231,23 @@ def key_view(
             worksheet without a roster.
     """
     book = compiled(bank)
-    by_variant: dict[tuple[Any, ...], list[tuple[str, Variant]]] = {}
+    # Students are grouped by what the key says to them: their numbers and right answers (a
+    # shuffled question's students by their right letter, not by the whole order they saw).
+    lines_of: dict[tuple[Any, ...], tuple[KeyLine, ...]] = {}
+    by_key: dict[tuple[Any, ...], list[tuple[str, Variant]]] = {}
     for label, variant in students:
-        by_variant.setdefault((variant.signature, variant.order), []).append((label, variant))
+        drawn = (variant.signature, variant.order)
+        if drawn not in lines_of:
+            lines_of[drawn] = _key_lines(book, question, variant)
+        by_key.setdefault((variant.signature, lines_of[drawn]), []).append((label, variant))
     groups = tuple(
         KeyGroup(
             tuple(label for label, _ in members if label),
             tuple((name, show_number(value)) for name, value in members[0][1].params.items()),
             prompt_of(question, members[0][1]),
-            _key_lines(book, question, members[0][1]),
+            lines_of[members[0][1].signature, members[0][1].order],
         )
-        for members in by_variant.values()
+        for members in by_key.values()
     )
     first = students[0][1]
     one = len(groups) == 1
