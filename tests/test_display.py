@@ -144,17 +144,22 @@ def test_long_whole_keys_are_shown_exactly() -> None:
 def test_a_bank_can_show_a_key_as_a_decimal() -> None:
     text = (
         "bank: b\ntitle: B\nconstants: {g: 9.81}\nquestions:\n"
-        "  - {id: exact, type: numeric, prompt: How far?, answer: 250 / g, units: m}\n"
+        "  - {id: exact, type: numeric, prompt: How far?, answer: 250 / g, units: m, "
+        "display: exact}\n"
         "  - {id: plain, type: numeric, prompt: How far?, answer: 250 / g, units: m, "
         "display: decimal}\n"
         "  - {id: four, type: numeric, prompt: How far?, answer: 250 / g, units: m, "
         "display: {decimal: 4}}\n"
+        # a key that rests on a measured constant is shown as a decimal unless told otherwise
+        "  - {id: measured, type: numeric, prompt: How far?, answer: 250 / g, units: m}\n"
+        "  - {id: sixth, type: numeric, prompt: How far?, answer: 250 / 6, units: m}\n"
     )
     bank = parse_bank(text, path="b.yaml")
-    shown = [
-        grade_response(bank, bank.question(q), None).expected for q in ("exact", "plain", "four")
-    ]
-    assert shown == ["25000/981 ≈ 25.484 m", "25.484 m", "25.48 m"]
+    ids = ("exact", "plain", "four", "measured", "sixth")
+    shown = [grade_response(bank, bank.question(q), None).expected for q in ids]
+    assert shown == [
+        "25000/981 ≈ 25.484 m", "25.484 m", "25.48 m", "25.484 m", "125/3 ≈ 41.667 m",
+    ]  # fmt: skip
 
 
 # --- the comparator's edges ---------------------------------------------------------------------
