@@ -445,7 +445,7 @@ def test_command_forwards_every_option(monkeypatch: pytest.MonkeyPatch, tmp_path
     args = ["render", str(SMALL), "--format", "pdf", "--tag", "loss", "--type", "numeric"]
     args += ["--ids", "a, b", "--count", "2", "--seed", "9", "--paper", "letter", "--date", ""]
     args += ["--key-per-student", "--title", "Quiz 3", "-o", str(tmp_path / "o")]
-    args += ["--combine", "--duplex", "--jobs", "3"]
+    args += ["--combine", "--duplex", "--jobs", "3", "--add"]
     result = CliRunner().invoke(cli, args)
     assert result.output == "Error: stop here\n" and result.exit_code == 2
     assert {k: v for k, v in seen.items() if k not in ("bank", "progress")} == {
@@ -466,6 +466,7 @@ def test_command_forwards_every_option(monkeypatch: pytest.MonkeyPatch, tmp_path
         "combine": True,
         "duplex": True,
         "workers": 3,
+        "add": True,
     }
 
 
