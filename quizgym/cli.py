@@ -23,6 +23,8 @@ from quizgym.version import __version__
 _EXPORT_DEFAULTS = _export_bank.__kwdefaults__ or {}
 
 EXIT_FINDINGS = 1
+SHOWN_FLAGS = 20
+"""At most this many flagged students are printed (review.csv lists them all)."""
 EXIT_USAGE = 2
 
 
@@ -616,6 +618,10 @@ def grade(
         click.echo(escape_controls(line), err=True)
     for warning in run.warnings:
         click.echo(escape_controls(f"warning: {warning}"), err=True)
+    for flag in run.flags[:SHOWN_FLAGS]:
+        click.echo(escape_controls(f"flagged: {flag}"), err=True)
+    if len(run.flags) > SHOWN_FLAGS:
+        click.echo(f"flagged: … and {len(run.flags) - SHOWN_FLAGS} more (review.csv)", err=True)
     click.echo(escape_controls(run.summary()))
     if run.rejected or run.warnings:
         ctx.exit(EXIT_FINDINGS)

@@ -48,6 +48,9 @@ COLUMNS = ("question", "version", "answer", "score", "comment", "fingerprint")
 """The columns a review file must keep for its decisions to be read."""
 _PRINT = re.compile(r"q([0-9a-f]{10})-a([0-9a-f]{12})")
 TEACHER_NOTE = "Scored by your teacher."
+STUDENT_ROW = "(student)"
+"""The ``question`` of a row about a whole student (:mod:`~quizgym.grading.student_fit`): it
+takes no score."""
 """Feedback of a decision without a comment."""
 
 
@@ -208,6 +211,13 @@ def read_decisions(path: Path, bank: CompiledBank, *, accept_changes: bool = Fal
             continue  # not decided
         slot_id = cells[at["question"]].strip()
         where = f"{path}:{line}"
+        if slot_id == STUDENT_ROW:
+            if score_text:
+                problems.append(
+                    f"{where}: a version check takes no score: correct the student's seed cell "
+                    "(or the manifest) and grade again, or leave the row's score empty"
+                )
+            continue
         try:
             slot = bank.slot(slot_id)
         except KeyError:

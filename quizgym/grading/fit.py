@@ -40,11 +40,11 @@ from quizgym.grading.plain import PlainColumn, read_plain_column, reads_as_unit
 from quizgym.grading.table import Coded
 from quizgym.grading.verdicts import STATUS_CODES
 from quizgym.grading.versions import Versions
-from quizgym.model import AnyQuestion, MultipleChoice, SpotTheError
+from quizgym.model import AnyQuestion, MultipleChoice, SpotTheError, Tolerance
 from quizgym.solver import CompiledBank, Slot, Variant
 from quizgym.tolerance import KIND_CODES, compare_array
 
-__all__ = ["Fit", "version_fit"]
+__all__ = ["Fit", "Numbers", "picks_right", "read_numbers", "right_choices", "version_fit"]
 
 _MOST_ALTERNATIVES = 64
 """A question with at most this many possible versions is held against each of them."""
@@ -272,6 +272,55 @@ def _numeric_tests(
     """Each text read once (``known``: the texts already read as plain decimals, when the
     grader kept them; ``given``: which texts are not None); then, per version, which of them are
     right for its key."""
+    readings = read_numbers(slot, texts, known, given=given)
+
+    def right(bank: CompiledBank, variant: Variant) -> npt.NDArray[np.bool_]:
+        return readings.right(bank.key(slot, variant).number)
+
+    return right
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """A numeric slot's texts as the grader reads them, to hold against any key."""
+
+    tolerance: Tolerance
+    values: npt.NDArray[np.float64]
+    kinds: npt.NDArray[np.int64]
+    decimals: npt.NDArray[np.int64]
+    sigfigs: npt.NDArray[np.int64]
+    zeros: npt.NDArray[np.int64]
+    readable: npt.NDArray[np.bool_]
+    """Which texts were read as a real number (the others fit no key)."""
+
+    def right(
+        self, keys: float | npt.NDArray[np.float64], at: npt.NDArray[np.int64] | None = None
+    ) -> npt.NDArray[np.bool_]:
+        """Which texts (those ``at``, or all) are right for ``keys`` (one, or one each), as
+        :func:`~quizgym.tolerance.compare_array` judges them for the grader."""
+        pick = slice(None) if at is None else at
+        ok, _ = compare_array(
+            values=self.values[pick],
+            keys=keys,
+            tolerance=self.tolerance,
+            kinds=self.kinds[pick],
+            decimals=self.decimals[pick],
+            sigfigs=self.sigfigs[pick],
+            zeros=self.zeros[pick],
+        )
+        readable = self.readable[pick]
+        return ok & readable
+
+
+def read_numbers(
+    slot: Slot,
+    texts: Sequence[str | None],
+    known: PlainColumn | None,
+    *,
+    given: npt.NDArray[np.bool_],
+) -> Numbers:
+    """Each text of a numeric slot read once, as the grader reads it (``known``: the texts
+    already read as plain decimals, when the grader kept them; ``given``: which are not None)."""
     tolerance = slot.tolerance
     assert tolerance is not None
     m = len(texts)
@@ -305,20 +354,7 @@ def _numeric_tests(
         kinds[k] = KIND_CODES[parsed.kind]
         decimals[k], sigfigs[k], zeros[k] = parsed.decimals, parsed.sigfigs, parsed.zeros
         readable[k] = True
-
-    def right(bank: CompiledBank, variant: Variant) -> npt.NDArray[np.bool_]:
-        ok, _ = compare_array(
-            values=values,
-            keys=bank.key(slot, variant).number,
-            tolerance=tolerance,
-            kinds=kinds,
-            decimals=decimals,
-            sigfigs=sigfigs,
-            zeros=zeros,
-        )
-        return ok & readable
-
-    return right
+    return Numbers(tolerance, values, kinds, decimals, sigfigs, zeros, readable)
 
 
 def _choice_tests(
@@ -327,7 +363,7 @@ def _choice_tests(
     """Per version, which of the texts pick exactly its right choices."""
     question = slot.question
     assert isinstance(question, MultipleChoice | SpotTheError)
-    right = sorted(i for i, c in enumerate(question.choices) if c.correct)
+    right = right_choices(question)
 
     def picks(bank: CompiledBank, variant: Variant) -> npt.NDArray[np.bool_]:
         memo: dict[str, bool] = {}
@@ -336,9 +372,22 @@ def _choice_tests(
             if text is None:
                 continue
             if text not in memo:
-                picked = read_choices(text, question, variant)
-                memo[text] = not isinstance(picked, str) and sorted(picked) == right
+                memo[text] = picks_right(question, right, text, variant)
             out[k] = memo[text]
         return out
 
     return picks
+
+
+def right_choices(question: MultipleChoice | SpotTheError) -> list[int]:
+    """The bank indices of a choice question's right choices, sorted."""
+    return sorted(i for i, c in enumerate(question.choices) if c.correct)
+
+
+def picks_right(
+    question: MultipleChoice | SpotTheError, right: list[int], text: str, variant: Variant
+) -> bool:
+    """Whether ``text`` picks exactly the ``right`` choices (:func:`right_choices`) in the
+    order ``variant`` showed them, as the grader reads letters."""
+    picked = read_choices(text, question, variant)
+    return not isinstance(picked, str) and sorted(picked) == right

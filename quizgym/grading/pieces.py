@@ -24,6 +24,7 @@ the first row line 2), so a rejection names the same line in both formats.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
@@ -49,6 +50,7 @@ from quizgym.grading.readers.wide import WideHeader, read_wide
 from quizgym.grading.review import Review, review_of
 from quizgym.grading.rows import ROSTER, Seen, column_of_type, duplicate_student, strip_id
 from quizgym.grading.rows import kind_of as _kind
+from quizgym.grading.student_fit import StudentFit, student_fit
 from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
 from quizgym.grading.versions import Versions, rejections
@@ -119,6 +121,8 @@ class Plan:
     """The files, in the order given: rejections are reported in this order, then by line."""
     has_seeds: bool = False
     """Whether some row of the input has a seed."""
+    seeds: Counter[int] = field(default_factory=Counter)
+    """How many rows of the input have each seed."""
     by_text: set[str] = field(default_factory=set)
     """Choice slots answered only with choice texts (LMS exports), in every file."""
     roster: list[str] = field(default_factory=list)
@@ -149,6 +153,9 @@ class Job:
     """A teacher's decisions from a review file (``grade --review``)."""
     roster: tuple[str, ...] = ()
     """The roster fields of the run (every piece carries the same ones)."""
+    seeds: tuple[int, ...] = ()
+    """The class's seeds every student's answers are held against
+    (:func:`~quizgym.grading.student_fit.common_seeds`)."""
     helpers: bool = False
     """Whether a piece may start a helper process (:mod:`quizgym.grading.keys`): in a run on
     this machine, not on a Dask worker, whose cores the cluster shares out."""
@@ -212,6 +219,9 @@ class PieceResult:
     """The students given a seed, and their seed (``--compare`` shows their own keys)."""
     fit: Fit = field(default_factory=Fit)
     """How the piece's answers fit other versions than their own."""
+    student_fit: StudentFit = field(default_factory=StudentFit)
+    """The piece's students whose answers fit another seed's versions (or whose seed cell the
+    manifest contradicts)."""
     review: Review = field(default_factory=Review)
     """The piece's answers a teacher should decide (or did)."""
     records: dict[str, int] = field(default_factory=dict)
@@ -352,6 +362,7 @@ def plan_run(
         raise QuizgymError(f"--chunk-rows must be at least 1, not {chunk_rows}")
     seen = Seen()
     has_seeds = False
+    seeds: Counter[int] = Counter()
     by_text: set[str] = set()
     typed: set[str] = set()
     first_line: dict[tuple[str, str], int] = {}  # long files: (file, student) → first line
@@ -419,6 +430,7 @@ def plan_run(
             present |= answers.present | slots
             roster |= set(answers.roster)
             has_seeds = has_seeds or any(s is not None for s in answers.seeds)
+            seeds.update(s for s in answers.seeds if s is not None)
             by_text |= answers.by_text
             typed |= answers.typed | slots
             pieces.append(piece)
@@ -427,6 +439,7 @@ def plan_run(
         pieces=pieces,
         sources=[str(Path(s)) for s in submissions],
         has_seeds=has_seeds,
+        seeds=seeds,
         by_text=by_text - typed,
         roster=[r for r in ROSTER if r in roster],
         census=census,
@@ -644,6 +657,7 @@ def plan_loaded(
         streamed=False,
         sources=[str(Path(s)) for s in sources],
         has_seeds=has_seeds,
+        seeds=Counter(s for s in answers.seeds if s is not None),
         by_text=answers.by_text - answers.typed,
         roster=roster,
         census=census,
@@ -755,6 +769,7 @@ def grade_piece(
             rejected=answers.rejected,
             seeds=seeds_of(answers),
             fit=version_fit(book, graded, job.versions),
+            student_fit=student_fit(book, graded, job.versions, seeds=job.seeds),
             review=review_of(book, graded),
             records=records,
             writing=writing,

@@ -32,8 +32,15 @@ from quizgym.answers import Verdict
 from quizgym.grading.batch import FAILED, GradedPartition
 from quizgym.grading.causes import cause_of, probably
 from quizgym.grading.cells import fmt
-from quizgym.grading.decisions import TEACHER_NOTE, answer_print, question_print, version_of
+from quizgym.grading.decisions import (
+    STUDENT_ROW,
+    TEACHER_NOTE,
+    answer_print,
+    question_print,
+    version_of,
+)
 from quizgym.grading.outputs import write_rows
+from quizgym.grading.student_fit import StudentFlag
 from quizgym.grading.verdicts import STATUSES, UNREAD, Verdicts
 from quizgym.model import AnyQuestion, FreeText, MultipleChoice, SpotTheError
 from quizgym.model import slot_id as part_slot
@@ -266,15 +273,19 @@ def reason(bank: CompiledBank, key: Key, graded: Graded) -> str:
     return f"{why}; probably meant {meant}" if meant and meant not in cause else why
 
 
-def write_review(path: Path, bank: CompiledBank, review: Review) -> None:
-    """``review.csv``: slots in bank order; in a slot, groups of similar free-text answers
+def write_review(
+    path: Path, bank: CompiledBank, review: Review, *, flags: Sequence[StudentFlag] = ()
+) -> None:
+    """``review.csv``: first a row per flagged student (:data:`STUDENT_ROW` in ``question``:
+    their answers fit another seed's versions, or the manifest contradicts their seed cell),
+    then the answers: slots in bank order; in a slot, groups of similar free-text answers
     together, the most common answers first.
     """
+    rows: list[list[str]] = [_student_row(flag) for flag in flags]
     order = {slot.id: k for k, slot in enumerate(bank.slots)}
     by_slot: dict[str, list[tuple[Key, Entry]]] = {}
     for key, entry in review.entries.items():
         by_slot.setdefault(key[0], []).append((key, entry))
-    rows: list[list[str]] = []
     for slot_id in sorted(by_slot, key=lambda s: order.get(s, len(order))):
         items = sorted(by_slot[slot_id], key=lambda kv: (-kv[1].count, kv[0][1], kv[0][2]))
         groups = _groups(bank, slot_id, items)
@@ -284,6 +295,21 @@ def write_review(path: Path, bank: CompiledBank, review: Review) -> None:
             key, entry = items[i]
             rows.append(_row(bank, key, entry, groups[i], printed))
     write_rows(path, HEADER, rows)
+
+
+def _student_row(flag: StudentFlag) -> list[str]:
+    """A flagged student's row: no answer, no score to give (the fix is in the submissions)."""
+    cells = dict.fromkeys(HEADER, "")
+    cells.update(
+        question=STUDENT_ROW,
+        version=flag.own,
+        count="1",
+        students=flag.student,
+        reason=f"{flag.text}: {flag.advice}",
+        read_as=flag.fits,
+        verdict="version check",
+    )
+    return [cells[h] for h in HEADER]
 
 
 def _groups(bank: CompiledBank, slot_id: str, items: Sequence[tuple[Key, Entry]]) -> list[int]:

@@ -50,6 +50,7 @@ from quizgym.grading.pieces import (
 )
 from quizgym.grading.readers.submissions import read_submissions
 from quizgym.grading.review import Review, agreements, write_review
+from quizgym.grading.student_fit import StudentFit, common_seeds
 from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
 from quizgym.grading.versions import resolve
@@ -91,6 +92,9 @@ class GradeRun:
     was read)."""
     review: ReviewCounts = field(default_factory=ReviewCounts)
     """What ``review.csv`` holds."""
+    flags: list[str] = field(default_factory=list)
+    """Students whose answers fit another seed's versions much better than their own, or whose
+    seed cell the manifest contradicts (rows of ``review.csv``; no score was changed)."""
     reading: list[str] = field(default_factory=list)
     """The notes on how files were read (a file read as cp1252): also shown on the terminal."""
 
@@ -118,6 +122,12 @@ class GradeRun:
         if self.review.decided:
             decided = self.review.decided
             text += f"; {decided} {'answer' if decided == 1 else 'answers'} scored by a teacher"
+        if self.flags:
+            count = len(self.flags)
+            text += (
+                f"; {count} {'student' if count == 1 else 'students'} flagged: answers fit "
+                "another seed, or the seed cell contradicts the manifest (see review.csv)"
+            )
         if self.warnings:
             count = len(self.warnings)
             text += f"; {count} {'warning' if count == 1 else 'warnings'} (see report.html)"
@@ -263,6 +273,7 @@ def grade_submissions(
             versions=versions,
             decisions=decisions,
             roster=tuple(plan.roster),
+            seeds=common_seeds(plan.seeds),
             helpers=engine == "numpy",
             warm=early.keys if early is not None and not streamed else None,
             # The one piece in memory writes the tables while the run sums (Job.write_to).
@@ -379,10 +390,12 @@ def assemble(
     rejected: list[Rejection] = []
     students = 0
     fit = Fit()
+    students_fit = StudentFit()
     review = Review()
     for k, result in enumerate(ordered):
         sums = sums.merge(result.sums, order=k == len(ordered) - 1)  # keys sorted once
         fit.absorb(result.fit)  # in place: merging into a copy each time is quadratic
+        students_fit.absorb(result.student_fit)
         review.absorb(result.review)
         if "review" in result.files:
             review.read_part(result.files["review"])
@@ -394,6 +407,7 @@ def assemble(
     if job.decisions is not None:
         job.decisions.check_used(review.used)
     warnings = fit.warnings() + _unreadable(sums)
+    flags = students_fit.flags()
     specs = tables(gradebook=job.gradebook)
     files = [out_dir / spec.name for spec in specs]
 
@@ -405,7 +419,7 @@ def assemble(
         stats = combine(sums)
         write_items(out_dir / "items.csv", stats)
         write_rejected(out_dir / "rejected.csv", rejected)
-        write_review(out_dir / "review.csv", bank, review)
+        write_review(out_dir / "review.csv", bank, review, flags=flags)
         counts = ReviewCounts(
             rows=len(review.entries), waiting=review.waiting, decided=review.decided
         )
@@ -418,6 +432,7 @@ def assemble(
             ignored_columns=sum(1 for r in rejected if r.is_column),
             students=students,
             warnings=warnings,
+            flags=[f.text for f in flags],
             notes=[*notes, job.versions.describe()],
             review=ReviewSummary(
                 rows=counts.rows,
@@ -455,6 +470,7 @@ def assemble(
         notes=[*notes, job.versions.describe()],
         review=counts,
         reading=list(plan.notes),
+        flags=[f.text for f in flags],
     )
 
 

@@ -269,10 +269,15 @@ def check_first(
     ignored_columns: int,
     warnings: Sequence[str],
     review: ReviewSummary,
+    flags: Sequence[str] = (),
 ) -> list[str]:
     """The short list at the top of the report: what could make a grade wrong, most urgent
     first, in plain words."""
     out = list(warnings)
+    for flag in flags[:FIRST_FLAGS]:
+        out.append(f"{flag} (in review.csv; no score was changed)")
+    if len(flags) > FIRST_FLAGS:
+        out.append(f"{len(flags) - FIRST_FLAGS} more flagged students in review.csv")
     if rejected_rows:
         out.append(
             f"{rejected_rows} {'row' if rejected_rows == 1 else 'rows'} of the submissions could "
@@ -317,6 +322,7 @@ def render_report(
     notes: Sequence[str] = (),
     review: ReviewSummary | None = None,
     questions: Sequence[_QuestionText] | None = None,
+    flags: Sequence[str] = (),
 ) -> str:
     """The report as one HTML string (no external resources: images are inlined).
 
@@ -331,6 +337,8 @@ def render_report(
         notes: what the run assumed (how versions were chosen).
         review: what review.csv holds (answers awaiting a decision, decisions applied).
         questions: the questions' texts (:func:`report_questions`), when the caller has them.
+        flags: students whose answers fit another seed's versions, or whose seed cell the
+            manifest contradicts (:mod:`~quizgym.grading.student_fit`).
     """
     review = review or ReviewSummary()
     template = report_environment().get_template("report.html.j2")
@@ -361,6 +369,7 @@ def render_report(
             ignored_columns=ignored_columns,
             warnings=warnings,
             review=review,
+            flags=flags,
         ),
         questions=_question_texts(bank) if questions is None else questions,
     )
