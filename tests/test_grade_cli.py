@@ -259,6 +259,7 @@ def test_grade_forwards_options_to_the_library(
         rejected: list[Any] = []
         warnings: list[str] = []
         reading: list[str] = []
+        flags: list[str] = []
 
         def summary(self) -> str:
             return "done"

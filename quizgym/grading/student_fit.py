@@ -29,10 +29,12 @@ and a one-sided binomial test rejects chance: under "their own version is right"
 answered neither way fits the candidate by chance with probability ``p`` (a question's parts are
 one trial: a misread number moves them together), and the probability of at least as many
 questions fitting, times the number of candidates tried for the student (Bonferroni), must be at
-most :data:`ALPHA`. ``p`` is estimated from the class (how often an answer that is not right
-for its own version fits a candidate's key, with one hit and two trials added), and never taken
-below one in :data:`NUMERIC_CHANCE`'s inverse for a number or ``1 / (k − 1)`` for a choice of
-``k`` (a wrong letter is one of the other ``k − 1``).
+most :data:`ALPHA`. ``p`` is the class's rate: how often an answer not right for its own version
+fits a candidate's key, over every student and candidate looked at but the student judged, with
+:data:`PRIOR_TRIALS` trials at the floor added; it is never below the floor, :data:`NUMERIC_CHANCE`
+for a number, ``1 / (k − 1)`` for a choice of ``k`` (a wrong letter is one of the other
+``k − 1``). Where wrong answers often land on other versions' keys (parameters a factor of 2
+apart, and a student off by that factor), the rate says so and the bar rises.
 
 Only students with at least 3 answers not right for their own version are looked at, and a
 numeric question with more than :data:`MOST_KEYED` versions is left out (its keys are worked out
@@ -73,10 +75,14 @@ __all__ = [
 
 MIN_OTHER = 3
 """The fewest answers that must fit the candidate (and not the student's own version)."""
-ALPHA = 0.001
-"""The chance, per student, of flagging one whose own versions are right (Bonferroni-bounded)."""
+ALPHA = 0.005
+"""At most this chance, per student, of flagging one whose own versions are right (a bound:
+Bonferroni over the candidates, and chances never taken below their floors)."""
 NUMERIC_CHANCE = 0.01
 """The least chance assumed that a number not right for its own version fits another's key."""
+PRIOR_TRIALS = 50
+"""The class's rate of chance fits starts as this many trials at the floor: a small class
+(few answers to learn it from) is judged at about the floor."""
 MOST_COMMON = 8
 """At most this many of the class's seeds are candidates for every student."""
 MOST_KEYED = 1024
@@ -181,19 +187,25 @@ class StudentFit:
         self.questions.update(other.questions)
         self.rule = self.rule or other.rule
 
-    def chance(self, slot: str) -> float:
+    def chance(self, slot: str, suspect: Suspect | None = None) -> float:
         """The chance that an answer of ``slot`` not right for its own version fits another
-        version's key: the class's rate (one hit and two trials added), never below the floor."""
-        estimate = (self.hits[slot] + 1) / (self.trials[slot] + 2)
-        return max(self.floors.get(slot, 1.0), estimate)
+        version's key: the class's rate, leaving out ``suspect``'s own answers, with
+        :data:`PRIOR_TRIALS` trials at the floor added; never below the floor."""
+        floor = self.floors.get(slot, 1.0)
+        trials, hits = self.trials[slot], self.hits[slot]
+        if suspect is not None:
+            trials -= slot in suspect.trials
+            hits -= slot in suspect.hits
+        estimate = (hits + PRIOR_TRIALS * floor) / (trials + PRIOR_TRIALS)
+        return max(floor, estimate)
 
     def flags(self) -> list[StudentFlag]:
         """The flagged students, in the order of the submissions."""
         out = []
-        chances = {slot: self.chance(slot) for slot in self.floors}
         for row in self.rows:
             best: tuple[float, int, Suspect] | None = None
             for suspect in row.suspects:
+                chances = {slot: self.chance(slot, suspect) for slot in suspect.trials}
                 tail = _tail(suspect, chances, self.questions)
                 if suspect.candidates * tail > ALPHA:
                     continue
