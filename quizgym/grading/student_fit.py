@@ -8,14 +8,16 @@ changes a score (the teacher decides: the flag is a row of ``review.csv``, a lin
 and of the run's summary).
 
 **Candidates.** Each is a seed, drawn for the student as ``render --roster`` draws (their id and
-the seed): the seeds most used by the class's rows (at most :data:`MOST_COMMON`, each on two rows
-or more), the run's ``--seed``, and the near misses of the seed the student's own versions were
-drawn with (:func:`near_misses`: a digit replaced by its neighbour on the keyboard's number row,
-the number one more or one less, two adjacent digits swapped, a digit dropped or typed twice).
-Graded ``--issued``, the student's own versions are the manifest's: the candidates are then the
-seed cell, the manifest's seeds (the student's and the class's) and the class's seeds; a seed
-cell that differs from the seed the manifest issued to the student, or that draws other versions
-than it issued, is reported either way.
+the seed): the class's seeds (the most used, at most :data:`MOST_COMMON`, each on two rows or
+more and on one in a hundred), the run's ``--seed``, and the near misses of the student's seed
+cell (:func:`near_misses`: a digit replaced by its neighbour on the keyboard's number row, the
+number one more or one less, two adjacent digits swapped, a digit dropped or typed twice) — only
+one less and one more when the cell is a class seed: a typo makes a seed of its own, and the
+seed a class shares is no one's slip (the seeds beside it are another printing's, and tell the
+class's chance rate). Graded ``--issued``, the student's own versions are the manifest's: the
+candidates are then the seed cell, the manifest's seeds (the student's and the class's) and the
+class's seeds; a seed cell that differs from the seed the manifest issued to the student, or
+that draws other versions than it issued, is reported either way.
 
 **Counts**, per student and candidate, over the slots that vary (numeric, and choice questions
 with shuffled choices), where the two versions' right answers differ and the student answered:
@@ -30,11 +32,12 @@ answered neither way fits the candidate by chance with probability ``p`` (a ques
 one trial: a misread number moves them together), and the probability of at least as many
 questions fitting, times the number of candidates tried for the student (Bonferroni), must be at
 most :data:`ALPHA`. ``p`` is the class's rate: how often an answer not right for its own version
-fits a candidate's key, over every student and candidate looked at but the student judged, with
-:data:`PRIOR_TRIALS` trials at the floor added; it is never below the floor, :data:`NUMERIC_CHANCE`
-for a number, ``1 / (k − 1)`` for a choice of ``k`` (a wrong letter is one of the other
-``k − 1``). Where wrong answers often land on other versions' keys (parameters a factor of 2
-apart, and a student off by that factor), the rate says so and the bar rises.
+fits a candidate's key, over the students looked at who show no sign (a typo's answers fit every
+candidate that draws their sheet's versions), with :data:`PRIOR_TRIALS` trials at the floor
+added; never below the floor, :data:`NUMERIC_CHANCE` for a number, ``1 / (k − 1)`` for a choice
+of ``k`` (a wrong letter is one of the other ``k − 1``). Where wrong answers often land on other
+versions' keys (parameters a factor of 2 apart, and students off by that factor), the rate says
+so and the bar rises.
 
 Only students with at least 3 answers not right for their own version are looked at, and a
 numeric question with more than :data:`MOST_KEYED` versions is left out (its keys are worked out
@@ -45,6 +48,8 @@ whole one is.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -84,6 +89,8 @@ PRIOR_TRIALS = 50
 """The class's rate of chance fits starts as this many trials at the floor: a small class
 (few answers to learn it from) is judged at about the floor."""
 MOST_COMMON = 8
+SHARE = 100
+"""A class seed is on at least one row in this many (and two)."""
 """At most this many of the class's seeds are candidates for every student."""
 MOST_KEYED = 1024
 """A numeric question with more versions than this is left out (one exact key per version)."""
@@ -95,13 +102,16 @@ _ROW = "1234567890"
 
 
 def common_seeds(counts: Counter[int]) -> tuple[int, ...]:
-    """The class's seeds that are candidates for every student: those on two rows or more, the
-    most used first (at most :data:`MOST_COMMON`)."""
-    ranked = sorted((seed for seed, n in counts.items() if n >= 2), key=lambda s: (-counts[s], s))
+    """The class's seeds that are candidates for every student: those of at least two rows and
+    one in :data:`SHARE` of them (two students' same typo is no class seed), the most used first
+    (at most :data:`MOST_COMMON`)."""
+    least = max(2, math.ceil(sum(counts.values()) / SHARE))
+    ranked = sorted((s for s, n in counts.items() if n >= least), key=lambda s: (-counts[s], s))
     return tuple(ranked[:MOST_COMMON])
 
 
-def near_misses(seed: int) -> list[int]:
+@functools.lru_cache(maxsize=4096)
+def near_misses(seed: int) -> tuple[int, ...]:
     """The seeds one slip of the fingers away from ``seed``, typed as digits: one more or one
     less, a digit replaced by a neighbour on the number row, two adjacent digits swapped, a digit
     dropped or typed twice (``seed`` itself left out)."""
@@ -117,7 +127,7 @@ def near_misses(seed: int) -> list[int]:
         if len(text) > 1:
             found.append(int(text[:i] + text[i + 1 :]))
         found.append(int(text[:i] + digit + text[i:]))
-    return [s for s in dict.fromkeys(found) if s >= 0 and s != seed]
+    return tuple(s for s in dict.fromkeys(found) if s >= 0 and s != seed)
 
 
 @dataclass(frozen=True)
@@ -187,16 +197,12 @@ class StudentFit:
         self.questions.update(other.questions)
         self.rule = self.rule or other.rule
 
-    def chance(self, slot: str, suspect: Suspect | None = None) -> float:
+    def chance(self, slot: str) -> float:
         """The chance that an answer of ``slot`` not right for its own version fits another
-        version's key: the class's rate, leaving out ``suspect``'s own answers, with
-        :data:`PRIOR_TRIALS` trials at the floor added; never below the floor."""
+        version's key: the class's rate, with :data:`PRIOR_TRIALS` trials at the floor added;
+        never below the floor."""
         floor = self.floors.get(slot, 1.0)
-        trials, hits = self.trials[slot], self.hits[slot]
-        if suspect is not None:
-            trials -= slot in suspect.trials
-            hits -= slot in suspect.hits
-        estimate = (hits + PRIOR_TRIALS * floor) / (trials + PRIOR_TRIALS)
+        estimate = (self.hits[slot] + PRIOR_TRIALS * floor) / (self.trials[slot] + PRIOR_TRIALS)
         return max(floor, estimate)
 
     def flags(self) -> list[StudentFlag]:
@@ -205,7 +211,7 @@ class StudentFit:
         for row in self.rows:
             best: tuple[float, int, Suspect] | None = None
             for suspect in row.suspects:
-                chances = {slot: self.chance(slot, suspect) for slot in suspect.trials}
+                chances = {slot: self.chance(slot) for slot in suspect.trials}
                 tail = _tail(suspect, chances, self.questions)
                 if suspect.candidates * tail > ALPHA:
                     continue
@@ -330,25 +336,28 @@ def _own_label(versions: Versions, cell: int | None) -> tuple[str, int | None]:
 
 
 def _candidates(
-    versions: Versions, student: str, cell: int | None, common: Sequence[int]
+    versions: Versions, cell: int | None, issued_seed: int | None, common: Sequence[int]
 ) -> tuple[str, list[tuple[int, str]]]:
-    """A student's own label and their candidate seeds, each with its label."""
+    """A student's own label and their candidate seeds, each with its label (``cell``: their
+    seed cell; ``issued_seed``: the seed the manifest issued to them)."""
     own, drawn = _own_label(versions, cell)
     found: list[tuple[int, str]] = []
     issued = versions.issued
     if versions.rule in ("issued", "default") and cell is not None:
         found.append((cell, f"seed {cell} (the seed cell)"))
     if issued is not None:
-        record = issued.student(student)
-        if record is not None and record.seed is not None:
-            found.append((record.seed, f"seed {record.seed}"))
+        if issued_seed is not None:
+            found.append((issued_seed, f"seed {issued_seed}"))
         if issued.seed is not None:
             found.append((issued.seed, f"seed {issued.seed}"))
     if versions.rule == "drawn" and versions.seed is not None:
         found.append((versions.seed, f"the run's seed {versions.seed}"))
     found += [(s, f"seed {s}") for s in common]
-    if drawn is not None:
-        found += [(s, f"seed {s}") for s in near_misses(drawn)]
+    if cell is not None and drawn == cell:
+        # a typo makes a seed of its own; a seed the class shares is no one's slip, but the
+        # seeds beside it are another printing's (and tell the class's chance rate)
+        shared = cell in common
+        found += [(s, f"seed {s}") for s in ((cell - 1, cell + 1) if shared else near_misses(cell))]
     seen: set[int] = set() if drawn is None else {drawn}
     out = []
     for seed, label in found:
@@ -375,9 +384,15 @@ def _suspects(
     labels: list[str] = []
     owns: dict[int, str] = {}
     tried: dict[int, int] = {}
+    memo: dict[tuple[int | None, int | None], tuple[str, list[tuple[int, str]]]] = {}
+    issued = versions.issued
     for row in rows.tolist():
-        student = answers.students[row]
-        label_of_own, candidates = _candidates(versions, student, answers.seeds[row], common)
+        cell = answers.seeds[row]
+        record = issued.student(answers.students[row]) if issued is not None else None
+        given = (cell, record.seed if record is not None else None)
+        if given not in memo:
+            memo[given] = _candidates(versions, *given, common)
+        label_of_own, candidates = memo[given]
         owns[row], tried[row] = label_of_own, len(candidates)
         for seed, label in candidates:
             pair_row.append(row)
@@ -405,8 +420,6 @@ def _suspects(
         own += own_only
         trial_of.append(trial)
         hit_of.append(hit)
-        out.trials[g.slot.id] += int(trial.sum())
-        out.hits[g.slot.id] += int(hit.sum())
         out.floors[g.slot.id] = _floor(g)
         out.questions[g.slot.id] = question.id
     found: dict[int, list[Suspect]] = {}
@@ -424,6 +437,13 @@ def _suspects(
         )
         if suspect.candidates * _tail(suspect, out.floors, out.questions) <= ALPHA:
             found.setdefault(row, []).append(suspect)
+    # the class's chance rate, from the students who show no sign: a typo's answers fit its
+    # true seed, and every candidate that draws the same versions (a question with 4 versions:
+    # one in 4), which would raise the rate and hide the next typo
+    chance = ~np.isin(at, np.fromiter(found, dtype=np.int64, count=len(found)))
+    for g, trial, hit in zip(held, trial_of, hit_of, strict=True):
+        out.trials[g.slot.id] += int((trial & chance).sum())
+        out.hits[g.slot.id] += int((hit & chance).sum())
     return found
 
 
