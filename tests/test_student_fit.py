@@ -99,7 +99,7 @@ def book(bank_path: Path) -> CompiledBank:
     return compile_bank(load_bank(bank_path))
 
 
-def _right(book: CompiledBank, slot_id: str, student: str, seed: int) -> str:
+def _right(book: CompiledBank, slot_id: str, student: str | None, seed: int) -> str:
     """The right answer of one slot for a student's version under ``seed``, as typed."""
     slot = book.slot(slot_id)
     variant = book.variant(slot.question, student=student, seed=seed)
@@ -110,7 +110,9 @@ def _right(book: CompiledBank, slot_id: str, student: str, seed: int) -> str:
     return next(LETTERS[k] for k, i in enumerate(variant.order) if question.choices[i].correct)
 
 
-def _wrong(book: CompiledBank, slot_id: str, student: str, seed: int, rng: random.Random) -> str:
+def _wrong(
+    book: CompiledBank, slot_id: str, student: str | None, seed: int, rng: random.Random
+) -> str:
     """A wrong answer as weak students give them: a known mistake, a slip of a factor, a
     guess, a blank, a non-answer, another letter."""
     slot = book.slot(slot_id)
@@ -135,19 +137,23 @@ def _write_class(
     book: CompiledBank,
     students: Sequence[tuple[str, int, int, float]],
     rng: random.Random,
+    *,
+    one_sheet: bool = False,
 ) -> None:
-    """A wide CSV: (student, seed cell, seed their sheet was drawn with, skill) per row."""
+    """A wide CSV: (student, seed cell, seed their sheet was drawn with, skill) per row
+    (``one_sheet``: the sheet is the class's, drawn without a student)."""
     slots = book.slot_ids()
     with path.open("w", encoding="utf-8", newline="") as out:
         writer = csv.writer(out)
         writer.writerow(["student", "seed", *slots])
         for student, cell, sheet, skill in students:
             row = [student, str(cell)]
+            holder = None if one_sheet else student
             for slot in slots:
                 if rng.random() < skill:
-                    row.append(_right(book, slot, student, sheet))
+                    row.append(_right(book, slot, holder, sheet))
                 else:
-                    row.append(_wrong(book, slot, student, sheet, rng))
+                    row.append(_wrong(book, slot, holder, sheet, rng))
             writer.writerow(row)
 
 
@@ -336,6 +342,32 @@ def test_a_seed_cell_that_contradicts_the_manifest_is_reported(
     ]
     report = (out / "report.html").read_text(encoding="utf-8")
     assert f"<li>{two} (in review.csv; no score was changed)</li>" in report
+
+
+def test_a_seed_cell_against_a_one_sheet_manifest(
+    tmp_path: Path, bank_path: Path, book: CompiledBank
+) -> None:
+    sheets = tmp_path / "sheet"
+    made = CliRunner().invoke(
+        cli, ["render", str(bank_path), "--seed", "3", "--format", "md", "-o", str(sheets)]
+    )
+    assert made.exit_code == 0, made.output
+    rng = random.Random(5)
+    students = [(f"u{k:03d}", 3, 3, rng.uniform(0.3, 0.9)) for k in range(1, 11)]
+    students[3] = ("u004", 5, 3, 0.9)  # the class's sheet, another seed in the cell
+    data = tmp_path / "class.csv"
+    _write_class(data, book, students, rng, one_sheet=True)
+    out = tmp_path / "graded"
+    result = CliRunner().invoke(
+        cli,
+        ["grade", str(bank_path), str(data), "-o", str(out), "--issued",
+         str(sheets / "issued.json")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    # the seed cells that are the class seed say what the sheet was drawn with: no flag
+    assert [line for line in result.stderr.splitlines() if line.startswith("flagged:")] == [
+        "flagged: u004: the seed cell says 5, the manifest issued seed 3 (one sheet for everyone)"
+    ]
 
 
 @pytest.mark.parametrize(

@@ -75,23 +75,24 @@ __all__ = [
     "StudentFlag",
     "common_seeds",
     "near_misses",
+    "poisson_binomial_tail",
     "student_fit",
 ]
 
 MIN_OTHER = 3
 """The fewest answers that must fit the candidate (and not the student's own version)."""
 ALPHA = 0.005
-"""At most this chance, per student, of flagging one whose own versions are right (a bound:
-Bonferroni over the candidates, and chances never taken below their floors)."""
+"""The chance allowed, per student, of flagging one whose own versions are right (Bonferroni over
+the candidates tried; the chances of a fit never taken below their floors)."""
 NUMERIC_CHANCE = 0.01
 """The least chance assumed that a number not right for its own version fits another's key."""
 PRIOR_TRIALS = 50
 """The class's rate of chance fits starts as this many trials at the floor: a small class
 (few answers to learn it from) is judged at about the floor."""
 MOST_COMMON = 8
+"""At most this many of the class's seeds are candidates for every student."""
 SHARE = 100
 """A class seed is on at least one row in this many (and two)."""
-"""At most this many of the class's seeds are candidates for every student."""
 MOST_KEYED = 1024
 """A numeric question with more versions than this is left out (one exact key per version)."""
 
@@ -611,7 +612,7 @@ def _contradictions(
         if cell != expected:
             was = "no seed" if expected is None else f"seed {expected}"
             out[row] = f"the seed cell says {cell}, the manifest issued {was} {whose}"
-        elif row in moved:
+        elif row in moved and issued.mode == "per-student":  # one sheet: the cell is its seed
             shown = ", ".join(moved[row][:4]) + (" …" if len(moved[row]) > 4 else "")
             out[row] = (
                 f"the seed cell {cell} draws other versions of {shown} than the manifest issued"
