@@ -159,8 +159,9 @@ def test_the_class_key_gives_each_group_its_range_and_groups_a_shuffle_by_letter
     )
     ids = [f"s{k:02}" for k in range(12)]
     out = tmp_path / "out"
-    result = run("render", str(bank), "--roster", str(roster(tmp_path / "r.csv", ids)),
-                 "--seed", "2", "--key", "--format", "md", "-o", str(out), "--date", "")  # fmt: skip
+    listed = roster(tmp_path / "r.csv", ids)
+    result = run("render", str(bank), "--roster", str(listed), "--seed", "2", "--key",
+                 "--format", "md", "-o", str(out), "--date", "")  # fmt: skip
     assert result.exit_code == 0, result.output
     key = (out / "key.md").read_text(encoding="utf-8")
     data = json.loads((out / "issued.json").read_text(encoding="utf-8"))
