@@ -627,6 +627,115 @@ def grade(
         ctx.exit(EXIT_FINDINGS)
 
 
+# --- serve: practice and quizzes in a browser ---------------------------------------------------
+
+
+def _serve_defaults() -> dict[str, Any]:
+    from quizgym.serve import prepare  # light: Starlette and the engine are imported on use
+
+    return dict(prepare.__kwdefaults__ or {})
+
+
+_SERVE = _serve_defaults()
+
+
+class _ServeGroup(click.Group):
+    """``quizgym serve BANK…`` runs the server; ``quizgym serve export`` is a subcommand."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["start", *args]
+        return super().parse_args(ctx, args)
+
+
+@cli.group(cls=_ServeGroup)
+@_example("quizgym serve bert-mlm --roster class.csv --quiz-tag masking --attempts 2")
+def serve() -> None:
+    """Practice and a quiz in a browser or on a phone: quizgym serve BANK… --roster R."""
+
+
+def _when(text: str | None) -> Any:
+    from datetime import UTC, datetime
+
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise click.BadParameter(f"{text!r} is not an ISO-8601 time") from exc
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+@serve.command("start")
+@click.argument("banks", nargs=-1, required=True)
+@click.option("--roster", type=click.Path(dir_okay=False), required=True,
+              help="CSV: student[,name]; one sign-in link each.")  # fmt: skip
+@click.option("--data", type=click.Path(file_okay=False), default=str(_SERVE["data"]),
+              show_default=True,
+              help="Folder of the database, secret, issued.json, links.")  # fmt: skip
+@click.option("--db", help="postgresql://… to share one store between servers (default: SQLite).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--url", help="Address students reach (behind a proxy); the links start with it.")
+@click.option(
+    "--quiz-tag", "quiz_tags", multiple=True, help="Quiz: the first bank's questions with this tag."
+)
+@click.option("--quiz-ids", default="", help="Quiz: these question ids, comma-separated, in order.")
+@click.option("--opens", help="When the quiz opens (ISO-8601, UTC unless given).")
+@click.option("--closes", help="When the quiz closes (ISO-8601).")
+@click.option("--attempts", type=click.IntRange(1), help="Most quiz submissions per student.")
+@click.option("--feedback", type=click.Choice(["now", "submitted", "closed"]),
+              default=_SERVE["feedback"], show_default=True,
+              help="When quiz verdicts show: at once, after finishing, after closing.")  # fmt: skip
+@click.option("--rate", type=click.IntRange(1), default=_SERVE["rate"], show_default=True,
+              help="Most answers a student may send a minute.")  # fmt: skip
+@click.option("--link-days", type=click.IntRange(1), default=_SERVE["link_days"],
+              show_default=True, help="Days the sign-in links stay valid.")  # fmt: skip
+@click.pass_context
+@_example("quizgym serve bert-mlm --roster class.csv --quiz-tag masking --attempts 2")
+def serve_start(
+    ctx: click.Context,
+    banks: tuple[str, ...],
+    roster: str,
+    data: str,
+    quiz_ids: str,
+    opens: str | None,
+    closes: str | None,
+    **options: Any,
+) -> None:
+    """Serve BANKS to the roster's students until Ctrl-C (the default of quizgym serve)."""
+    import os
+    from pathlib import Path
+
+    from quizgym.serve import serve as run
+
+    with _errors(ctx):
+        now = os.environ.get("QUIZGYM_NOW")
+        run(banks, roster=Path(roster), data=Path(data), opens=_when(opens), closes=_when(closes),
+            quiz_ids=[i.strip() for i in quiz_ids.split(",") if i.strip()],
+            now=_when(now), **options)  # fmt: skip
+
+
+@serve.command("export")
+@click.option("--data", type=click.Path(file_okay=False), default=str(_SERVE["data"]),
+              show_default=True, help="The server's data folder.")  # fmt: skip
+@click.option("--db", help="postgresql://… when the server used one.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True)
+@click.pass_context
+@_example("quizgym serve export --data quizgym-serve -o attempts.jsonl")
+def serve_export(ctx: click.Context, data: str, db: str | None, output: str) -> None:
+    """Write the quiz's answers (the last one to each slot) as JSON Lines for quizgym grade."""
+    from pathlib import Path
+
+    from quizgym.serve import export_attempts
+
+    with _errors(ctx):
+        count = export_attempts(data=Path(data), output=Path(output), db=db)
+    click.echo(
+        f"wrote {count} students to {output}; grade them with --issued {Path(data) / 'issued.json'}"
+    )
+
+
 def main() -> None:
     """Entry point of the ``quizgym`` command and of ``python -m quizgym``: the process ends
     when it returns (it freezes the collector, see :func:`_leaving`); a program that runs

@@ -206,13 +206,15 @@ def build_queue(
 # --- the session ------------------------------------------------------------------------------
 
 
-def _rating_for(score: float, hinted: bool) -> Rating:
+def rating_for(score: float, hinted: bool) -> Rating:
+    """The rating an answer's score gives (the table in the module's docstring)."""
     if score >= 1:
         return Rating.Hard if hinted else Rating.Good
     return Rating.Hard if score >= 0.5 else Rating.Again
 
 
-def _verdict_word(statuses: Sequence[Status], score: float) -> str:
+def verdict_word(statuses: Sequence[Status], score: float) -> str:
+    """An item's verdict from its slots': correct, partial or incorrect."""
     if all(s is Status.CORRECT for s in statuses):
         return "correct"
     return "partial" if score > 0 else "incorrect"
@@ -278,7 +280,7 @@ class _Turn:
             rating = self.self_mark or _suggested_mark(score)
             return _self_mark_word(rating), rating, None, tag
         statuses = [v.status for v in self.verdicts] + [Status.BLANK] * len(pending)
-        return _verdict_word(statuses, score), _rating_for(score, self.hints > 0), score, tag
+        return verdict_word(statuses, score), rating_for(score, self.hints > 0), score, tag
 
     def response(self) -> str | None:
         """The answer as logged: the text, or a JSON object of the parts answered."""

@@ -1,0 +1,228 @@
+"""The server's store: one schema over SQLite (WAL, the default) or PostgreSQL, behind a thin
+layer that runs one transaction at a time per thread and turns every driver error into a
+one-line :class:`ServeStoreError`.
+
+Tables: ``card`` (each student's FSRS card per item, as the drill's ``item`` table), ``shown``
+(every form handed out, with the variant's seed or version: never put in the page),
+``submission`` (one per form answered, unique by the form's token: a repeated submit is
+recorded once) and ``attempt`` (one row per slot answered, with the verdict as shown).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Protocol
+
+from quizgym.errors import QuizgymError
+
+__all__ = ["Database", "DuplicateError", "ServeStoreError", "Tx", "open_database"]
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS card (
+  student   TEXT NOT NULL,
+  bank_id   TEXT NOT NULL,
+  item_id   TEXT NOT NULL,
+  fsrs_card TEXT,                 -- fsrs.Card.to_json(); NULL = never reviewed on schedule
+  due_ts    BIGINT,
+  state     INTEGER,
+  lapses    INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (student, bank_id, item_id)
+);
+CREATE TABLE IF NOT EXISTS shown (
+  token    TEXT PRIMARY KEY,      -- the form's idempotency token
+  student  TEXT NOT NULL,
+  mode     TEXT NOT NULL CHECK (mode IN ('practice', 'quiz')),
+  bank_id  TEXT NOT NULL,
+  item_id  TEXT,                  -- practice: the question; quiz: NULL (the whole quiz)
+  seed     BIGINT,                -- practice: the variant's seed (HMAC of the secret)
+  review   INTEGER NOT NULL DEFAULT 0,
+  shown_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ix_shown_student ON shown (student, mode, shown_at);
+CREATE TABLE IF NOT EXISTS submission (
+  id          {id},
+  token       TEXT NOT NULL UNIQUE,
+  student     TEXT NOT NULL,
+  mode        TEXT NOT NULL,
+  bank_id     TEXT NOT NULL,
+  item_id     TEXT,
+  answered_at TEXT NOT NULL,
+  verdict     TEXT NOT NULL,
+  score       DOUBLE PRECISION,
+  max_score   DOUBLE PRECISION NOT NULL,
+  rating      INTEGER,
+  scheduled   INTEGER NOT NULL DEFAULT 0,
+  card_before TEXT,
+  card_after  TEXT,
+  finish      INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS ix_submission_student ON submission (student, mode, answered_at);
+CREATE TABLE IF NOT EXISTS attempt (
+  id            {id},
+  submission_id BIGINT NOT NULL REFERENCES submission(id),
+  student       TEXT NOT NULL,
+  mode          TEXT NOT NULL,
+  bank_id       TEXT NOT NULL,
+  item_id       TEXT NOT NULL,
+  slot          TEXT NOT NULL,      -- q or q.part
+  response      TEXT,
+  verdict       TEXT NOT NULL,
+  score         DOUBLE PRECISION NOT NULL,
+  max_score     DOUBLE PRECISION NOT NULL,
+  read_as       TEXT NOT NULL DEFAULT '',
+  feedback      TEXT NOT NULL DEFAULT '',
+  expected      TEXT NOT NULL DEFAULT '',
+  tag           TEXT,
+  needs_review  INTEGER NOT NULL DEFAULT 0,
+  seed          BIGINT,             -- practice: the variant's seed
+  version       INTEGER,            -- quiz: index into issued.json's versions
+  content_sha   TEXT NOT NULL,
+  engine        TEXT NOT NULL,      -- the quizgym version that graded it
+  answered_at   TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ix_attempt_student ON attempt (student, mode, slot);
+"""
+
+_SQLITE_ID = "INTEGER PRIMARY KEY"
+_POSTGRES_ID = "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+
+
+class ServeStoreError(QuizgymError):
+    """The server's database cannot be read or written (the message names it and a way out)."""
+
+
+class DuplicateError(Exception):
+    """A row that is already there (a form's token submitted twice)."""
+
+
+class Tx(Protocol):
+    """One transaction: statements written with ``?`` placeholders, for either database."""
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Run a statement; its rows."""
+
+    def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run a statement; the rows it changed."""
+
+
+class _SqliteTx:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return list(self.conn.execute(sql, tuple(params)).fetchall())
+
+    def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return self.conn.execute(sql, tuple(params)).rowcount
+
+
+class Database:
+    """Where the server keeps everything; safe to share between threads."""
+
+    where: str
+    """The file or server, for messages."""
+
+    @contextmanager
+    def transaction(self, doing: str) -> Iterator[Tx]:
+        """A write transaction, committed when the block ends (rolled back on an error).
+
+        Raises:
+            ServeStoreError: the database failed (``doing`` says what was being done).
+        """
+        raise NotImplementedError  # pragma: no cover
+        yield
+
+    def close(self) -> None:
+        """Close every connection this process opened."""
+
+
+class SqliteDatabase(Database):
+    """A SQLite file in WAL mode; one connection per thread, ``BEGIN IMMEDIATE`` per write,
+    ``synchronous=FULL`` (an answer shown is an answer on disk)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.where = str(path)
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        conn = self._conn()
+        try:
+            found = conn.execute("PRAGMA user_version").fetchone()[0]
+            if found > SCHEMA_VERSION:
+                raise ServeStoreError(
+                    f"{path}: made by a newer quizgym (schema {found}); upgrade quizgym"
+                )
+            conn.executescript(_SCHEMA.replace("{id}", _SQLITE_ID))
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as exc:
+            raise ServeStoreError(f"{path}: cannot create the tables: {exc}") from exc
+
+    def _conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = sqlite3.connect(
+                    self.path, isolation_level=None, timeout=10, check_same_thread=False
+                )
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = FULL")
+                conn.execute("PRAGMA foreign_keys = ON")
+            except sqlite3.Error as exc:
+                raise ServeStoreError(f"{self.path}: cannot open the database: {exc}") from exc
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    @contextmanager
+    def transaction(self, doing: str) -> Iterator[Tx]:
+        conn = self._conn()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise ServeStoreError(f"{self.path}: cannot {doing}: {exc}") from exc
+        try:
+            yield _SqliteTx(conn)
+            conn.execute("COMMIT")
+        except sqlite3.IntegrityError as exc:
+            conn.execute("ROLLBACK")
+            raise DuplicateError(str(exc)) from exc
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise ServeStoreError(f"{self.path}: cannot {doing}: {exc}") from exc
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        with self._lock:
+            for conn in self._all:
+                conn.close()
+            self._all.clear()
+        self._local = threading.local()
+
+
+def open_database(url: str | None, *, folder: Path) -> Database:
+    """The database of a data folder (``serve.sqlite3``), or the PostgreSQL server of ``url``.
+
+    Raises:
+        ServeStoreError: it cannot be opened.
+    """
+    if url is not None and url.startswith(("postgresql://", "postgres://")):
+        raise ServeStoreError(f"{url}: PostgreSQL is not supported yet; use SQLite (no --db)")
+    if url is not None:
+        return SqliteDatabase(Path(url))
+    return SqliteDatabase(folder / "serve.sqlite3")
