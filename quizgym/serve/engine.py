@@ -602,11 +602,19 @@ class Classroom:
         versions = self.quiz_variants(student)
         book = self.books[quiz.bank]
         form = Form(token, book, tuple(q for q, _, _ in versions), tuple(v for _, v, _ in versions))
-        answers = read_answers(book, form.questions, fields)
+        given = read_answers(book, form.questions, fields)
         sent = {slot for slot, _ in fields if not slot.startswith("_")}
-        graded = [(s, v) for s, v in self._grade(form, answers) if s in sent]
+        # A question the form answers is recorded whole: its parts not sent keep their last
+        # answer, graded again beside the new ones (error carried forward reads them), so the
+        # last answer to each slot always has the verdict quizgym grade gives it.
+        touched = {slot.question.id for q in form.questions for slot in book.slots_of(q)
+                   if slot.id in sent}  # fmt: skip
+        with self.db.transaction("read your quiz") as tx:
+            last = {slot: shown.response for slot, shown in self._last_answers(tx, student).items()}
+        answers = {slot: given[slot] if slot in sent else last.get(slot) for slot in given}
+        graded = [(s, v) for s, v in self._grade(form, answers) if s.split(".", 1)[0] in touched]
         if not graded and not finish:
-            raise Reask({"": "Answer at least one question."}, answers)
+            raise Reask({"": "Answer at least one question."}, given)
         score = sum(v.score for _, v in graded)
         max_score = sum(v.max_score for _, v in graded)
         word = verdict_word([v.status for _, v in graded], score / (max_score or 1))

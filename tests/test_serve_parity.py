@@ -1,0 +1,174 @@
+"""One engine, provable: the verdicts the web pages show are those ``quizgym grade`` gives the
+export (``serve export`` + ``grade --issued``), and those the drill's single-answer path gives,
+on answers typed over HTTP and on generated ones."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from serve_helpers import Client, Server, links, verdicts, write_class
+
+from quizgym.answers import grade_response
+from quizgym.cli import cli
+from quizgym.grading.run import grade_submissions
+from quizgym.serve import prepare
+from quizgym.serve.engine import Classroom, Reask
+from quizgym.solver import CompiledBank
+from quizgym.solver.cache import open_bank
+
+pytest.importorskip("uvicorn")
+
+QUIZ = "mc-pick,mc-several,num-loss,num-parts,tf-plain,ste-claim,ft-why"
+
+
+def graded(folder: Path, bank: Path, jsonl: Path, issued: Path) -> dict[tuple[str, str], str]:
+    """``quizgym grade``'s verdict of each (student, slot)."""
+    out = folder / "graded"
+    result = CliRunner().invoke(
+        cli, ["grade", str(bank), str(jsonl), "--issued", str(issued), "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    with (out / "responses.csv").open(encoding="utf-8") as stream:
+        return {(r["student"], r["question"]): r["verdict"] for r in csv.DictReader(stream)}
+
+
+def test_grade_regrades_the_export_with_the_web_verdicts(tmp_path: Path) -> None:
+    bank, roster = write_class(tmp_path)
+    data = tmp_path / "data"
+    typed = {  # several attempts each; a later one may answer only some slots
+        "ann": [
+            {"num-loss": "ln 2", "num-parts.selected": "12", "num-parts.masked": "9.6",
+             "mc-pick": "A", "tf-plain": "true", "ft-why": "context matters"},
+            {"num-parts.selected": "18"},  # masked is regraded against the new selected
+        ],
+        "bob": [
+            {"num-loss": "0.3", "mc-several": ["A", "B"], "ste-claim": "B"},
+            {"num-loss": "1000", "mc-several": ["A"]},
+            {"num-loss": "", "tf-plain": "false"},
+        ],
+        "cy": [{"mc-pick": "C", "num-parts.selected": "6 tokens", "ft-why": "no idea"}],
+    }  # fmt: skip
+    web: dict[tuple[str, str], str] = {}
+    with Server(str(bank), "--roster", str(roster), "--data", str(data), "--quiz-ids", QUIZ,
+                "--rate", "1000") as server:  # fmt: skip
+        for student, attempts in typed.items():
+            client = Client(server)
+            client.sign_in(links(data)[student])
+            for answers in attempts:
+                page = client.get("/quiz")
+                form = page.form()
+                pairs = list(form.hidden.items())
+                for name, value in answers.items():
+                    pairs += [(name, v) for v in (value if isinstance(value, list) else [value])]
+                sent = client.post("/quiz", pairs)
+                assert sent.status == 303, sent.text
+            shown = verdicts(client.get("/quiz").text)
+            web.update({(student, slot): v for slot, v in shown.items()})
+    assert web[("ann", "num-parts.masked")] == "incorrect"  # 9.6 was right for 12, not for 18
+    assert web[("bob", "num-loss")] == "blank"  # the last attempt counts
+    out = tmp_path / "attempts.jsonl"
+    result = CliRunner().invoke(cli, ["serve", "export", "--data", str(data), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("wrote 3 students to ")
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["student"] for r in records] == ["ann", "bob", "cy"]
+    batch = graded(tmp_path, bank, out, data / "issued.json")
+    assert {k: v for k, v in batch.items() if k in web} == web
+    missing = {k: v for k, v in batch.items() if k not in web}
+    assert set(missing.values()) <= {"blank"}  # slots never answered on the web
+
+
+@pytest.fixture(scope="module")
+def classroom(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Classroom, Path]]:
+    folder = tmp_path_factory.mktemp("parity")
+    bank, roster = write_class(folder)
+    ready = prepare([str(bank)], roster=roster, data=folder / "data",
+                    quiz_ids=QUIZ.split(","), rate=10**6)  # fmt: skip
+    yield ready.room, folder
+    ready.room.db.close()
+
+
+NUMBERS = st.one_of(
+    st.sampled_from(
+        ["ln 2", "0.6931", "0.693", "0.69", "2.3026", "0.30103", "1/2", "-ln(0.25)", "ln 10",
+         "18", "14.4", "12", "9.6", "6", "4.8", "18 tokens", "1e400", "nan", "", "x", "2 m/s",
+         "0,5", "1.386", "1.3863 nats", "3"]
+    ),
+    st.floats(allow_nan=False, allow_infinity=False, width=32).map(lambda x: f"{x:.4g}"),
+    st.text(alphabet="0123456789.-/ eln()", max_size=8),
+)  # fmt: skip
+CHOICES = st.one_of(st.sampled_from(["A", "B", "C", "D", "1", "2", "a c", "two", ""]),
+                    st.text(max_size=4))  # fmt: skip
+TRUTH = st.sampled_from(["true", "false", "t", "F", "yes", "0", "maybe", ""])
+FREE = st.sampled_from(["context", "the context must remain", "", "no idea"])
+
+ANSWERS = st.fixed_dictionaries(
+    {
+        "mc-pick": CHOICES, "mc-several": CHOICES, "num-loss": NUMBERS,
+        "num-parts.selected": NUMBERS, "num-parts.masked": NUMBERS, "tf-plain": TRUTH,
+        "ste-claim": CHOICES, "ft-why": FREE,
+    }
+)  # fmt: skip
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(answers=ANSWERS, student=st.sampled_from(["ann", "bob", "cy"]))
+def test_web_drill_and_batch_verdicts_agree(
+    classroom: tuple[Classroom, Path], answers: dict[str, str], student: str
+) -> None:
+    room, folder = classroom
+    book = open_bank(str(folder / "web.yaml"))
+    drill = drill_verdicts(room, book, student, answers)
+    # The batch grader, on the same answers as a JSON Lines record.
+    jsonl = folder / "one.jsonl"
+    jsonl.write_text(json.dumps({"student": student, "answers": answers}) + "\n")
+    issued = folder / "data" / "issued.json"
+    run = grade_submissions(book, [jsonl], out_dir=folder / "out", issued=issued)
+    assert not run.rejected
+    with (folder / "out" / "responses.csv").open(encoding="utf-8") as stream:
+        batch = {r["question"]: r["verdict"] for r in csv.DictReader(stream)}
+    assert batch == drill
+    # The web's path: the form's fields read back, graded and committed. An unreadable answer
+    # is asked again, nothing recorded: it is sent again blank, as a student would clear it.
+    unreadable = {s for s, v in drill.items() if v == "invalid"}
+    if unreadable:
+        view = room.quiz_view(student)
+        assert view.form is not None
+        fields = [("_token", view.form.token), *answers.items()]
+        with pytest.raises(Reask) as asked:
+            room.quiz_answer(student, view.form.token, fields, finish=False)
+        assert set(asked.value.messages) == unreadable
+        answers = {k: "" if k in unreadable else v for k, v in answers.items()}
+        drill = drill_verdicts(room, book, student, answers)
+    view = room.quiz_view(student)
+    assert view.form is not None
+    fields = [("_token", view.form.token), *answers.items()]
+    result = room.quiz_answer(student, view.form.token, fields, finish=False)
+    assert {shown.slot: shown.verdict for shown in result.slots} == drill
+
+
+def drill_verdicts(
+    room: Classroom, book: CompiledBank, student: str, answers: dict[str, str]
+) -> dict[str, str]:
+    """The drill's path: grade_response on the student's issued version, part by part."""
+    out: dict[str, str] = {}
+    for question, variant, _ in room.quiz_variants(student):
+        earlier: dict[str, str] = {}
+        for slot in book.slots_of(question):
+            text = answers.get(slot.id) or None
+            verdict = grade_response(
+                book, question, text, variant=variant, part=slot.part, earlier=earlier
+            )
+            out[slot.id] = str(verdict.status)
+            if slot.part is not None and text is not None:
+                earlier[slot.part] = text
+    return out
