@@ -81,6 +81,7 @@ def table(caption: str, headers: Sequence[str], rows: Sequence[Sequence[object]]
         "<tr>" + "".join(f"<td>{escape(str(cell))}</td>" for cell in row) + "</tr>" for row in rows
     )
     return (
-        f'<div class="wide"><table><caption>{escape(caption)}</caption><tr>{head}</tr>{body}'
+        f'<div class="wide" tabindex="0" role="region" aria-label="{attr(caption)}">'
+        f"<table><caption>{escape(caption)}</caption><tr>{head}</tr>{body}"
         "</table></div>"
     )

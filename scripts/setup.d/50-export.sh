@@ -3,7 +3,8 @@
 # (lxml, anki, genanki) come with the dev extra; this installs the npm ones, pinned by
 # tests/js/package-lock.json: gift-pegjs (GIFT), and Citolab's QTI player @citolab/qti-components
 # with its QTI 2.1 → 3.0 converter @citolab/qti-convert (run headless in Debian's chromium, which
-# 40-render.sh installs). Node and npm come from Debian. Does nothing when all are there.
+# 40-render.sh installs), and axe-core for the serve pages' accessibility tests. Node and npm come
+# from Debian. Does nothing when all are there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -14,7 +15,7 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 fi
 
 installed=true
-for package in gift-pegjs @citolab/qti-components @citolab/qti-convert; do
+for package in gift-pegjs @citolab/qti-components @citolab/qti-convert axe-core; do
   [ -f "tests/js/node_modules/$package/package.json" ] || installed=false
 done
 if [ "$installed" = false ]; then

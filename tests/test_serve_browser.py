@@ -1,0 +1,160 @@
+"""``quizgym serve`` in a real browser (Debian's chromium driven by Playwright) at a phone's
+and a desktop's size: sign in by link, practise and take a quiz with the keyboard only, every
+page free of WCAG 2.2 AA violations by axe-core, screenshots kept in the test's folder."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CHROMIUM_ARGS, require_tool
+from serve_helpers import ROOT, Server, links, write_class
+
+pytest.importorskip("uvicorn")
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+AXE = ROOT / "tests" / "js" / "node_modules" / "axe-core" / "axe.min.js"
+SIZES = {"phone": (390, 844), "desktop": (1280, 800)}
+WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Path]]:
+    folder = tmp_path_factory.mktemp("browser")
+    bank, roster = write_class(folder)
+    data = folder / "data"
+    with Server(str(bank), "--roster", str(roster), "--data", str(data), "--quiz-ids",
+                "mc-pick,num-parts,tf-plain", "--attempts", "2", "--feedback", "submitted",
+                "--rate", "1000") as running:  # fmt: skip
+        yield running, data
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    chromium = require_tool("chromium")
+    if not AXE.is_file():
+        pytest.skip("axe-core is not installed (make test runs npm ci in tests/js)")
+    with playwright_api.sync_playwright() as manager:
+        launched = manager.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+def open_page(browser: Any, size: str) -> Any:
+    width, height = SIZES[size]
+    # bypass_csp: axe is injected as a script of the test's own; the pages carry none.
+    context = browser.new_context(viewport={"width": width, "height": height}, bypass_csp=True)
+    return context.new_page()
+
+
+def accessible(page: Any, what: str) -> None:
+    """No WCAG 2.2 AA violation on the page, and nothing wider than the screen."""
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate(
+        "async (tags) => (await axe.run(document, {runOnly: {type: 'tag', values: tags}}))"
+        ".violations.map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))",
+        WCAG,
+    )
+    assert found == [], what
+    wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert wide <= 0, f"{what}: {wide} px wider than the screen"
+
+
+def tab_to(page: Any, selector: str, *, limit: int = 80) -> None:
+    """Press Tab until the element ``selector`` has the focus (it is reachable by keyboard)."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate("(s) => document.activeElement.matches(s)", selector):
+            return
+    raise AssertionError(f"{selector} cannot be reached with Tab")
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_sign_in_and_practise_with_the_keyboard(
+    server: tuple[Server, Path], browser: Any, size: str, tmp_path: Path
+) -> None:
+    running, data = server
+    student = {"phone": "ann", "desktop": "bob"}[size]
+    page = open_page(browser, size)
+    page.goto(links(data)[student])
+    assert page.url == f"{running.url}/"
+    accessible(page, "home")
+    tab_to(page, 'main a[href="/practice"]')
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/practice")
+    accessible(page, "practice question")
+    page.screenshot(path=tmp_path / f"practice-{size}.png", full_page=True)
+    tab_to(page, "input[name='mc-pick']")
+    page.keyboard.press("Space")  # the first choice
+    tab_to(page, "button[type=submit]")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/practice/done/*")
+    marked = page.locator("[data-slot='mc-pick']")
+    assert marked.get_attribute("data-verdict") in {"correct", "incorrect"}
+    assert marked.is_visible()
+    accessible(page, "practice verdict")
+    page.screenshot(path=tmp_path / f"practice-verdict-{size}.png", full_page=True)
+    tab_to(page, "a[href='/practice']:not(nav a)")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/practice")
+    assert page.locator("input[name='mc-several']").count() == 3
+    page.context.close()
+    assert (tmp_path / f"practice-{size}.png").stat().st_size > 1000
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_take_a_quiz_with_the_keyboard_and_see_feedback_after_finishing(
+    server: tuple[Server, Path], browser: Any, size: str, tmp_path: Path
+) -> None:
+    _, data = server
+    student = {"phone": "cy", "desktop": "ann"}[size]
+    page = open_page(browser, size)
+    page.goto(links(data)[student])
+    page.goto(page.url + "quiz")
+    accessible(page, "quiz")
+    assert page.locator("math").count() >= 1  # the formula is MathML
+    tab_to(page, "input[name='mc-pick']")
+    page.keyboard.press("Space")
+    tab_to(page, "input[name='num-parts.selected']")
+    page.keyboard.type("6")
+    page.keyboard.press("Tab")
+    page.keyboard.type("4.8")
+    tab_to(page, "input[name='tf-plain'][value='true']")
+    page.keyboard.press("Space")
+    tab_to(page, "button[type=submit]:not([name])")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert "Attempts: 1 used, 1 left." in page.content()
+    assert page.locator("[data-verdict]").count() == 0  # policy: after finishing
+    assert "The verdicts are shown once you submit and finish." in page.content()
+    accessible(page, "quiz saved")
+    tab_to(page, "button[name='_finish']")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    marks = {
+        el.get_attribute("data-slot"): el.get_attribute("data-verdict")
+        for el in page.locator("[data-slot]").all()
+    }
+    assert set(marks) == {"mc-pick", "num-parts.selected", "num-parts.masked", "tf-plain"}
+    assert marks["tf-plain"] == "correct"
+    assert "You have finished the quiz." in page.content()
+    accessible(page, "quiz results")
+    page.screenshot(path=tmp_path / f"quiz-results-{size}.png", full_page=True)
+    page.context.close()
+
+
+def test_the_teacher_and_refusal_pages_are_accessible(
+    server: tuple[Server, Path], browser: Any
+) -> None:
+    running, _ = server
+    for size in SIZES:
+        page = open_page(browser, size)
+        page.goto(running.teacher)
+        assert page.url.endswith("/teacher")
+        accessible(page, f"teacher {size}")
+        page.goto(f"{running.url}/in/forged")
+        assert "This sign-in link cannot be used" in page.content()
+        accessible(page, f"refusal {size}")
+        page.context.close()
