@@ -246,3 +246,66 @@ def gzipped(body: bytes) -> int:
 
 def wait(seconds: float) -> None:
     time.sleep(seconds)
+
+
+def _pg_tool(name: str) -> str | None:
+    import glob
+    import shutil
+
+    found = shutil.which(name)
+    if found:
+        return found
+    matches = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    return matches[-1] if matches else None
+
+
+class Postgres:
+    """A throwaway PostgreSQL server (Debian's) in a temporary folder of its own (not under
+    pytest's, which only root may enter), on a free port; as root it runs as the ``postgres``
+    user, as initdb requires."""
+
+    def __init__(self) -> None:
+        import pwd
+        import shutil
+        import socket
+        import tempfile
+
+        initdb, pg_ctl = _pg_tool("initdb"), _pg_tool("pg_ctl")
+        if initdb is None or pg_ctl is None:
+            raise FileNotFoundError("initdb")
+        self.folder = Path(tempfile.mkdtemp(prefix="quizgym-pg-"))
+        prefix: list[str] = []
+        if os.geteuid() == 0:
+            user = pwd.getpwnam("postgres")
+            os.chown(self.folder, user.pw_uid, user.pw_gid)
+            prefix = [shutil.which("runuser") or "runuser", "-u", "postgres", "--"]
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.prefix, self.pg_ctl = prefix, pg_ctl
+        data = self.folder / "data"
+        subprocess.run(
+            [*prefix, initdb, "-D", str(data), "-A", "trust", "-U", "quizgym", "-E", "UTF8",
+             "--no-sync"],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        options = (
+            f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.folder} -c fsync=off"
+            " -c max_connections=200"
+        )
+        subprocess.run(
+            [*prefix, pg_ctl, "-D", str(data), "-o", options, "-l", str(self.folder / "log"),
+             "-w", "start"],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        self.data = data
+        self.url = f"postgresql://quizgym@127.0.0.1:{self.port}/postgres"
+
+    def stop(self) -> None:
+        subprocess.run(
+            [*self.prefix, self.pg_ctl, "-D", str(self.data), "-m", "immediate", "-w", "stop"],
+            check=False, capture_output=True,
+        )  # fmt: skip
+        import shutil
+
+        shutil.rmtree(self.folder, ignore_errors=True)

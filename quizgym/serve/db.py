@@ -133,8 +133,11 @@ class Database:
     """The file or server, for messages."""
 
     @contextmanager
-    def transaction(self, doing: str) -> Iterator[Tx]:
+    def transaction(self, doing: str, *, lock: str | None = None) -> Iterator[Tx]:
         """A write transaction, committed when the block ends (rolled back on an error).
+
+        ``lock`` (a student) serializes the transactions that name it across every process
+        sharing the store (SQLite's ``BEGIN IMMEDIATE`` serializes them all already).
 
         Raises:
             ServeStoreError: the database failed (``doing`` says what was being done).
@@ -186,7 +189,7 @@ class SqliteDatabase(Database):
         return conn
 
     @contextmanager
-    def transaction(self, doing: str) -> Iterator[Tx]:
+    def transaction(self, doing: str, *, lock: str | None = None) -> Iterator[Tx]:
         conn = self._conn()
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -222,7 +225,11 @@ def open_database(url: str | None, *, folder: Path) -> Database:
         ServeStoreError: it cannot be opened.
     """
     if url is not None and url.startswith(("postgresql://", "postgres://")):
-        raise ServeStoreError(f"{url}: PostgreSQL is not supported yet; use SQLite (no --db)")
+        try:
+            from quizgym.serve.postgres import PostgresDatabase
+        except ImportError as exc:
+            raise ServeStoreError('PostgreSQL needs psycopg: pip install "quizgym[serve]"') from exc
+        return PostgresDatabase(url, schema=_SCHEMA.replace("{id}", _POSTGRES_ID))
     if url is not None:
         return SqliteDatabase(Path(url))
     return SqliteDatabase(folder / "serve.sqlite3")

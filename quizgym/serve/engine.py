@@ -292,7 +292,7 @@ class Classroom:
         ``fresh`` (a form's token), the same question as that form with new numbers. None:
         nothing is due and nothing is new."""
         now = self.clock()
-        with self.db.transaction("hand out a question") as tx:
+        with self.db.transaction("hand out a question", lock=student) as tx:
             if fresh is None:
                 open_ = tx.rows(
                     "SELECT s.token FROM shown s WHERE s.student = ? AND s.mode = 'practice'"
@@ -414,7 +414,7 @@ class Classroom:
         rating = rating_for(score, False)  # machine-judged: no self-rating (free text: rubric)
         now = self.clock()
         bank = form.book.bank.bank
-        with self.db.transaction("save your answer") as tx:
+        with self.db.transaction("save your answer", lock=student) as tx:
             stored = self._result(tx, student, token)
             if stored is not None:
                 return stored
@@ -618,7 +618,7 @@ class Classroom:
         score = sum(v.score for _, v in graded)
         max_score = sum(v.max_score for _, v in graded)
         word = verdict_word([v.status for _, v in graded], score / (max_score or 1))
-        with self.db.transaction("save your answers") as tx:
+        with self.db.transaction("save your answers", lock=student) as tx:
             stored = self._result(tx, student, token)
             if stored is not None:
                 return stored
@@ -667,7 +667,7 @@ class Classroom:
             n, right = practice.get(sid, (0, 0))
             scores = last.get(sid, {})
             out.append(
-                (sid, name, n, right or 0, sum(s.score for s in scores.values()), total,
+                (sid, name, int(n), int(right or 0), sum(s.score for s in scores.values()), total,
                  quiz.get(sid, 0))
             )  # fmt: skip
         return out
