@@ -689,6 +689,10 @@ def _when(text: str | None) -> Any:
               help="When quiz verdicts show: at once, after finishing, after closing.")  # fmt: skip
 @click.option("--rate", type=click.IntRange(1), default=_SERVE["rate"], show_default=True,
               help="Most answers a student may send a minute.")  # fmt: skip
+@click.option("--sync", type=click.Choice(["full", "normal"]), default=_SERVE["sync"],
+              show_default=True,
+              help="SQLite: full = on disk before each verdict; normal = faster, safe from a "
+              "server crash, not from a power cut.")  # fmt: skip
 @click.option("--link-days", type=click.IntRange(1), default=_SERVE["link_days"],
               show_default=True, help="Days the sign-in links stay valid.")  # fmt: skip
 @click.pass_context

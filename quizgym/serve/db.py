@@ -10,6 +10,7 @@ recorded once) and ``attempt`` (one row per slot answered, with the verdict as s
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -133,8 +134,11 @@ class Database:
     """The file or server, for messages."""
 
     @contextmanager
-    def transaction(self, doing: str, *, lock: str | None = None) -> Iterator[Tx]:
-        """A write transaction, committed when the block ends (rolled back on an error).
+    def transaction(
+        self, doing: str, *, lock: str | None = None, write: bool = True
+    ) -> Iterator[Tx]:
+        """A transaction, committed when the block ends (rolled back on an error); ``write``
+        False for one that only reads (it waits for no writer).
 
         ``lock`` (a student) serializes the transactions that name it across every process
         sharing the store (SQLite's ``BEGIN IMMEDIATE`` serializes them all already).
@@ -151,14 +155,19 @@ class Database:
 
 class SqliteDatabase(Database):
     """A SQLite file in WAL mode; one connection per thread, ``BEGIN IMMEDIATE`` per write,
-    ``synchronous=FULL`` (an answer shown is an answer on disk)."""
+    ``synchronous=FULL`` (an answer shown is an answer on disk, whatever happens next);
+    ``NORMAL`` when asked (an answer shown survives the server's crash, not a power cut)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, sync: str = "full") -> None:
+        if sync not in ("full", "normal"):
+            raise ServeStoreError(f"--sync must be full or normal, not {sync!r}")
         self.path = path
+        self.sync = sync.upper()
         self.where = str(path)
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self._writing = threading.Lock()
         conn = self._conn()
         try:
             found = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -179,7 +188,7 @@ class SqliteDatabase(Database):
                     self.path, isolation_level=None, timeout=10, check_same_thread=False
                 )
                 conn.execute("PRAGMA journal_mode = WAL")
-                conn.execute("PRAGMA synchronous = FULL")
+                conn.execute(f"PRAGMA synchronous = {self.sync}")
                 conn.execute("PRAGMA foreign_keys = ON")
             except sqlite3.Error as exc:
                 raise ServeStoreError(f"{self.path}: cannot open the database: {exc}") from exc
@@ -189,10 +198,18 @@ class SqliteDatabase(Database):
         return conn
 
     @contextmanager
-    def transaction(self, doing: str, *, lock: str | None = None) -> Iterator[Tx]:
+    def transaction(
+        self, doing: str, *, lock: str | None = None, write: bool = True
+    ) -> Iterator[Tx]:
         conn = self._conn()
+        # One writer at a time in this process waits its turn here, in order, rather than in
+        # SQLite's busy handler, whose growing sleeps give a crowd of writers long tails.
+        with self._writing if write else contextlib.nullcontext():
+            yield from self._run(conn, doing, write=write)
+
+    def _run(self, conn: sqlite3.Connection, doing: str, *, write: bool) -> Iterator[Tx]:
         try:
-            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
         except sqlite3.Error as exc:
             raise ServeStoreError(f"{self.path}: cannot {doing}: {exc}") from exc
         try:
@@ -218,8 +235,9 @@ class SqliteDatabase(Database):
         self._local = threading.local()
 
 
-def open_database(url: str | None, *, folder: Path) -> Database:
-    """The database of a data folder (``serve.sqlite3``), or the PostgreSQL server of ``url``.
+def open_database(url: str | None, *, folder: Path, sync: str = "full") -> Database:
+    """The database of a data folder (``serve.sqlite3``), or the PostgreSQL server of ``url``;
+    ``sync`` is SQLite's ``synchronous`` (``full`` or ``normal``).
 
     Raises:
         ServeStoreError: it cannot be opened.
@@ -231,5 +249,5 @@ def open_database(url: str | None, *, folder: Path) -> Database:
             raise ServeStoreError('PostgreSQL needs psycopg: pip install "quizgym[serve]"') from exc
         return PostgresDatabase(url, schema=_SCHEMA.replace("{id}", _POSTGRES_ID))
     if url is not None:
-        return SqliteDatabase(Path(url))
-    return SqliteDatabase(folder / "serve.sqlite3")
+        return SqliteDatabase(Path(url), sync=sync)
+    return SqliteDatabase(folder / "serve.sqlite3", sync=sync)

@@ -24,7 +24,7 @@ from quizgym.issued import Issued
 from quizgym.model import AnyQuestion
 from quizgym.practice.drill import RETRY_GAP, explanation_for, rating_for, verdict_word
 from quizgym.practice.queue import content_sha, is_due, order_queue
-from quizgym.serve.db import Database, DuplicateError, Tx
+from quizgym.serve.db import Database, Tx
 from quizgym.serve.forms import Shown, read_answers
 from quizgym.serve.keys import Secret
 from quizgym.solver import CompiledBank, Variant
@@ -86,6 +86,8 @@ class Form:
     book: CompiledBank
     questions: tuple[AnyQuestion, ...]
     variants: tuple[Variant, ...]
+    seed: int | None = None
+    """Practice: the variant's seed."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -258,7 +260,7 @@ class Classroom:
 
     def result(self, student: str, token: str) -> Result | None:
         """A submission of this student's, as stored (None: not answered yet)."""
-        with self.db.transaction("read an answer") as tx:
+        with self.db.transaction("read an answer", write=False) as tx:
             return self._result(tx, student, token)
 
     def _result(self, tx: Tx, student: str, token: str) -> Result | None:
@@ -330,7 +332,7 @@ class Classroom:
                 " shown_at) VALUES (?, ?, 'practice', ?, ?, ?, ?, ?)",
                 (token, student, book.bank.bank, question.id, seed, review, _iso(now)),
             )
-        return Form(token, book, (question,), (book.variant(question, seed=seed),))
+        return Form(token, book, (question,), (book.variant(question, seed=seed),), seed)
 
     def _practice_form(self, tx: Tx, student: str, token: str) -> Form | None:
         row = tx.rows(
@@ -345,7 +347,7 @@ class Classroom:
         if book is None or item not in question_ids(book):
             return None
         question = book.bank.question(item)
-        return Form(token, book, (question,), (book.variant(question, seed=seed),))
+        return Form(token, book, (question,), (book.variant(question, seed=seed),), seed)
 
     def _next(self, tx: Tx, student: str, now: datetime) -> tuple[CompiledBank, AnyQuestion] | None:
         cards = {
@@ -381,7 +383,7 @@ class Classroom:
         Raises:
             RefusedError: no such form of this student's (404).
         """
-        with self.db.transaction("read a question") as tx:
+        with self.db.transaction("read a question", write=False) as tx:
             form = self._practice_form(tx, student, token)
         if form is None:
             raise RefusedError(
@@ -400,10 +402,16 @@ class Classroom:
             FormError: the form's fields cannot be read (400).
             Reask: blank or unreadable answers (nothing is recorded).
         """
-        form = self.practice_shown(student, token)
-        stored = self.result(student, token)
+        with self.db.transaction("read your answer", write=False) as tx:
+            found = self._practice_form(tx, student, token)
+            stored = self._result(tx, student, token)
         if stored is not None:
             return stored
+        if found is None:
+            raise RefusedError(
+                404, "This question was not handed to you (or is no longer in the bank)."
+            )
+        form = found
         question = form.questions[0]
         answers = read_answers(form.book, form.questions, fields)
         if all(v is None for v in answers.values()):
@@ -430,20 +438,15 @@ class Classroom:
                 start = before or Card(card_id=_card_id(student, bank, question.id), due=now)
                 after, _ = self.scheduler.review_card(start, rating, review_datetime=now)
             lapse = int(before is not None and before.state == State.Review and rating == 1)
-            seed = tx.rows("SELECT seed FROM shown WHERE token = ?", (token,))[0][0]
-            try:
-                self._insert(
-                    tx, token=token, student=student, mode="practice", form=form, graded=graded,
-                    answers=answers, now=now, verdict=word, score=score,
-                    max_score=sum(v.max_score for _, v in graded), rating=int(rating),
-                    scheduled=scheduled, before=before, after=after, finish=False, seed=seed,
-                    versions={},
-                )  # fmt: skip
-            except DuplicateError:  # the same form sent twice at once: the other one won
-                pass
-            else:
-                if scheduled and after is not None:
-                    tx.run(
+            self._insert(
+                tx, token=token, student=student, mode="practice", form=form, graded=graded,
+                answers=answers, now=now, verdict=word, score=score,
+                max_score=sum(v.max_score for _, v in graded), rating=int(rating),
+                scheduled=scheduled, before=before, after=after, finish=False, seed=form.seed,
+                versions={},
+            )  # fmt: skip
+            if scheduled and after is not None:
+                tx.run(
                         "INSERT INTO card (student, bank_id, item_id, fsrs_card, due_ts, state,"
                         " lapses) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (student, bank_id,"
                         " item_id) DO UPDATE SET fsrs_card = excluded.fsrs_card,"
@@ -454,9 +457,9 @@ class Classroom:
                             int(after.due.timestamp()), int(after.state), lapse,
                         ),
                     )  # fmt: skip
-        stored = self.result(student, token)
+            stored = self._result(tx, student, token)  # as written: the page shows this
         assert stored is not None
-        return stored
+        return stored  # committed
 
     def explanation(self, form: Form) -> str | None:
         """The practice question's explanation for its variant (after the verdict only)."""
@@ -464,7 +467,7 @@ class Classroom:
 
     def next_due(self, student: str) -> datetime | None:
         """When the student's next scheduled review falls (None: nothing scheduled)."""
-        with self.db.transaction("read your schedule") as tx:
+        with self.db.transaction("read your schedule", write=False) as tx:
             (due,) = tx.rows("SELECT MIN(due_ts) FROM card WHERE student = ?", (student,))[0]
         return None if due is None else datetime.fromtimestamp(due, tz=self.clock().tzinfo)
 
@@ -647,7 +650,7 @@ class Classroom:
     def progress(self) -> list[tuple[str, str, int, int, float, float, int]]:
         """Per student of the roster: (id, name, practice answers, right ones, quiz score,
         quiz max, quiz submissions)."""
-        with self.db.transaction("read the class's progress") as tx:
+        with self.db.transaction("read the class's progress", write=False) as tx:
             practice = {
                 s: (n, right)
                 for s, n, right in tx.rows(
@@ -682,7 +685,7 @@ class Classroom:
     def review_queue(self) -> list[tuple[str, str, str | None, str, float, float]]:
         """Answers a person should look at (free text marked by the rubric): (student, slot,
         answer, verdict, score, max score), oldest first."""
-        with self.db.transaction("read the review queue") as tx:
+        with self.db.transaction("read the review queue", write=False) as tx:
             rows = tx.rows(
                 "SELECT student, slot, response, verdict, score, max_score FROM attempt"
                 " WHERE needs_review = 1 ORDER BY id"

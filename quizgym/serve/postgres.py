@@ -82,7 +82,9 @@ class PostgresDatabase(Database):
         return conn
 
     @contextmanager
-    def transaction(self, doing: str, *, lock: str | None = None) -> Iterator[_Tx]:
+    def transaction(
+        self, doing: str, *, lock: str | None = None, write: bool = True
+    ) -> Iterator[_Tx]:
         conn = self._conn()
         try:
             with conn.transaction(), conn.cursor() as cursor:
