@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 RUNTIME := $(VENV)/.installed
 
-.PHONY: test lint types pytest practice setup clean venv
+.PHONY: test lint types pytest practice serve setup clean venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,17 @@ test: lint types pytest
 
 practice: $(RUNTIME)
 	$(BIN)/quizgym practice
+
+# The web server on the bundled bank for a sample class of two, with a quiz on masking; it
+# prints the teacher's link and a student's (Ctrl-C stops it; the data stays in quizgym-serve/).
+$(VENV)/.installed-serve: $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[serve]'
+	touch $@
+
+serve: $(VENV)/.installed-serve
+	@mkdir -p quizgym-serve
+	@[ -f quizgym-serve/roster.csv ] || printf 'student,name\nada,Ada Lovelace\nalan,Alan Turing\n' > quizgym-serve/roster.csv
+	$(BIN)/quizgym serve bert-mlm --roster quizgym-serve/roster.csv --data quizgym-serve --quiz-tag masking --attempts 2
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache node_modules

@@ -165,8 +165,10 @@ def serve(
     prepared = prepare(banks, roster=roster, url=url or address, **options)  # type: ignore[arg-type]
     print(f"serving on {address}", flush=True)  # noqa: T201
     print(f"teacher: {prepared.teacher_link}", flush=True)  # noqa: T201
+    first, link = next(iter(prepared.links.items()))
     print(  # noqa: T201
-        f"student links: {prepared.folder / 'links.csv'} ({len(prepared.links)} students)",
+        f"student links: {prepared.folder / 'links.csv'} ({len(prepared.links)} students;"
+        f" {first}: {link})",
         flush=True,
     )
     config = uvicorn.Config(
