@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
@@ -154,9 +154,15 @@ class Database:
 
 
 class SqliteDatabase(Database):
-    """A SQLite file in WAL mode; one connection per thread, ``BEGIN IMMEDIATE`` per write,
-    ``synchronous=FULL`` (an answer shown is an answer on disk, whatever happens next);
-    ``NORMAL`` when asked (an answer shown survives the server's crash, not a power cut)."""
+    """A SQLite file in WAL mode, ``synchronous=FULL`` (an answer shown is an answer on disk,
+    whatever happens next; ``NORMAL`` when asked: it survives the server's crash, not a power
+    cut).
+
+    Reads run on one connection per thread. Writes run on one connection, one block at a time,
+    each block in a savepoint of the open transaction, and are committed in groups: a block
+    returns only once a COMMIT that includes it has succeeded, and the blocks that arrive while
+    one COMMIT is being written to disk share the next one (one fsync for many answers).
+    """
 
     def __init__(self, path: Path, *, sync: str = "full") -> None:
         if sync not in ("full", "normal"):
@@ -168,6 +174,14 @@ class SqliteDatabase(Database):
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._writing = threading.Lock()
+        """Held while a block runs on the writer connection, or a group is committed."""
+        self._group = threading.Condition(threading.Lock())
+        self._open = 1
+        """The group the next block joins."""
+        self._done = 0
+        """The last group committed (or failed)."""
+        self._leading = False
+        self._failed: dict[int, str] = {}
         conn = self._conn()
         try:
             found = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -179,45 +193,42 @@ class SqliteDatabase(Database):
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             raise ServeStoreError(f"{path}: cannot create the tables: {exc}") from exc
+        self._writer = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(
+                self.path, isolation_level=None, timeout=10, check_same_thread=False
+            )
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute(f"PRAGMA synchronous = {self.sync}")
+            conn.execute("PRAGMA foreign_keys = ON")
+        except sqlite3.Error as exc:
+            raise ServeStoreError(f"{self.path}: cannot open the database: {exc}") from exc
+        with self._lock:
+            self._all.append(conn)
+        return conn
 
     def _conn(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            try:
-                conn = sqlite3.connect(
-                    self.path, isolation_level=None, timeout=10, check_same_thread=False
-                )
-                conn.execute("PRAGMA journal_mode = WAL")
-                conn.execute(f"PRAGMA synchronous = {self.sync}")
-                conn.execute("PRAGMA foreign_keys = ON")
-            except sqlite3.Error as exc:
-                raise ServeStoreError(f"{self.path}: cannot open the database: {exc}") from exc
+            conn = self._connect()
             self._local.conn = conn
-            with self._lock:
-                self._all.append(conn)
         return conn
 
     @contextmanager
     def transaction(
         self, doing: str, *, lock: str | None = None, write: bool = True
     ) -> Iterator[Tx]:
+        if write:
+            group = yield from self._block(doing)
+            self._commit(group, doing)
+            return
         conn = self._conn()
-        # One writer at a time in this process waits its turn here, in order, rather than in
-        # SQLite's busy handler, whose growing sleeps give a crowd of writers long tails.
-        with self._writing if write else contextlib.nullcontext():
-            yield from self._run(conn, doing, write=write)
-
-    def _run(self, conn: sqlite3.Connection, doing: str, *, write: bool) -> Iterator[Tx]:
         try:
-            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-        except sqlite3.Error as exc:
-            raise ServeStoreError(f"{self.path}: cannot {doing}: {exc}") from exc
-        try:
+            conn.execute("BEGIN")
             yield _SqliteTx(conn)
             conn.execute("COMMIT")
-        except sqlite3.IntegrityError as exc:
-            conn.execute("ROLLBACK")
-            raise DuplicateError(str(exc)) from exc
         except sqlite3.Error as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
@@ -226,6 +237,67 @@ class SqliteDatabase(Database):
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+
+    def _block(self, doing: str) -> Generator[Tx, None, int]:
+        """Run one write block in a savepoint of the open group; the group it joined."""
+        conn = self._writer
+        with self._writing:
+            try:
+                if not conn.in_transaction:
+                    conn.execute("BEGIN IMMEDIATE")
+                conn.execute("SAVEPOINT block")
+            except sqlite3.Error as exc:
+                raise ServeStoreError(f"{self.path}: cannot {doing}: {exc}") from exc
+            try:
+                yield _SqliteTx(conn)
+                conn.execute("RELEASE block")
+            except sqlite3.IntegrityError as exc:
+                self._undo(conn)
+                raise DuplicateError(str(exc)) from exc
+            except sqlite3.Error as exc:
+                self._undo(conn)
+                raise ServeStoreError(f"{self.path}: cannot {doing}: {exc}") from exc
+            except BaseException:
+                self._undo(conn)
+                raise
+            return self._open
+
+    @staticmethod
+    def _undo(conn: sqlite3.Connection) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK TO block")
+            conn.execute("RELEASE block")
+
+    def _commit(self, group: int, doing: str) -> None:
+        """Return once ``group`` is committed: commit it, unless another thread is doing so."""
+        with self._group:
+            while self._done < group:
+                if self._leading:
+                    self._group.wait()
+                    continue
+                self._leading = True
+                self._group.release()
+                failure = None
+                try:
+                    with self._writing:
+                        committing, self._open = self._open, self._open + 1
+                        if self._writer.in_transaction:
+                            try:
+                                self._writer.execute("COMMIT")
+                            except sqlite3.Error as exc:
+                                failure = str(exc)
+                                with contextlib.suppress(sqlite3.Error):
+                                    self._writer.execute("ROLLBACK")
+                finally:
+                    self._group.acquire()
+                    self._leading = False
+                if failure is not None:
+                    self._failed[committing] = failure
+                self._done = committing
+                self._group.notify_all()
+            reason = self._failed.get(group)
+        if reason is not None:
+            raise ServeStoreError(f"{self.path}: cannot {doing}: {reason}")
 
     def close(self) -> None:
         with self._lock:
