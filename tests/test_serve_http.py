@@ -392,3 +392,37 @@ def test_the_cli_refuses_bad_options_in_one_line(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="others may read the server's secret"):
         run_server(tmp_path)
     assert json.loads('{"ok": 1}')  # the helper parses JSON; nothing else is needed here
+
+
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+    "0000000d49444154789c6360000002000154a24f5f0000000049454e44ae426082"
+)
+
+
+def test_a_banks_images_are_served_to_signed_in_students_only(tmp_path: Path) -> None:
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "dot.png").write_bytes(PNG)
+    bank = tmp_path / "pics.yaml"
+    bank.write_text(
+        "bank: pics\ntitle: Pictures\nquestions:\n"
+        "  - id: tf-dot\n    type: true_false\n    answer: true\n"
+        "    prompt: 'The dot is black. ![a black dot](figures/dot.png)'\n",
+        encoding="utf-8",
+    )
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student\nann\n")
+    with Server(str(bank), "--roster", str(roster), "--data", str(tmp_path / "data")) as server:
+        client = Client(server)
+        assert client.get("/img/pics/figures/dot.png").status == 401
+        client.sign_in(links(tmp_path / "data")["ann"])
+        page = client.get("/practice").text
+        assert '<img src="/img/pics/figures/dot.png" alt="a black dot"' in page
+        image = client.get("/img/pics/figures/dot.png")
+        assert image.status == 200 and image.body == PNG
+        assert image.headers["content-type"] == "image/png"
+        for bad in ("/img/pics/..%2Fpics.yaml", "/img/pics/pics.yaml", "/img/nope/x.png",
+                    "/img/pics/figures/missing.png"):  # fmt: skip
+            reply = client.get(bad)
+            assert reply.status == 404, bad
+            assert "pics:" not in reply.text
