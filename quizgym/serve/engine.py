@@ -9,6 +9,7 @@ committed before anything shows its verdict: the pages read verdicts back from t
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import secrets
 from collections.abc import Callable, Mapping, Sequence
@@ -157,9 +158,16 @@ def _safe_grade(
         )
 
 
+@functools.cache
 def question_ids(book: CompiledBank) -> frozenset[str]:
-    """The ids of a bank's questions (worked out once per bank)."""
-    return book.memo("serve-ids", None, lambda: frozenset(q.id for q in book.bank.questions))
+    """The ids of a bank's questions (worked out once per compiled bank)."""
+    return frozenset(q.id for q in book.bank.questions)
+
+
+@functools.cache
+def _sha(book: CompiledBank, question: str) -> str:
+    """A question's content hash, as the drill's store records it (once per question)."""
+    return content_sha(book.bank.question(question))
 
 
 class Classroom:
@@ -254,7 +262,7 @@ class Classroom:
                     sub_id, student, mode, form.book.bank.bank, question.id, slot_id,
                     answers.get(slot_id), str(v.status), v.score, v.max_score, v.read_as,
                     v.feedback, v.expected, v.tag, int(v.needs_review), seed,
-                    versions.get(question.id), content_sha(question), __version__, _iso(now),
+                    versions.get(question.id), _sha(form.book, question.id), __version__, _iso(now),
                 ),
             )  # fmt: skip
 
