@@ -33,7 +33,7 @@ LAYERS: list[set[str]] = [
     {"answers", "analysis", "issued", "similar", "accept"},  # verdicts; statistics; handed out;
     # grouping; what the engine accepts as typed decimals (for keys and exports)
     {"check", "practice", "render", "export"},  # what the commands do with a bank
-    {"grading"},  # a class: reads, grades, and writes its report with render
+    {"grading", "serve"},  # a class: reads, grades, and writes its report with render; the web
     {"__init__"},  # the public library surface: quizgym.load_bank, quizgym.grade_response, …
     {"cli"},  # the command line
     {"__main__"},  # python -m quizgym

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from quizgym.serve.db import DuplicateError, ServeStoreError, SqliteDatabase, open_database
+from quizgym.serve.db import DuplicateError, ServeStoreError, SqliteDatabase
+from quizgym.serve.storage import open_database
 
 
 def test_concurrent_blocks_are_each_committed_before_they_return(tmp_path: Path) -> None:

@@ -89,10 +89,10 @@ def prepare(
     _need_extra()
     from quizgym.practice.views import clock_from, utc_now
     from quizgym.render.roster import read_roster
-    from quizgym.serve.db import open_database
     from quizgym.serve.engine import Classroom
     from quizgym.serve.folder import make_quiz, write_issued_for, write_links
     from quizgym.serve.keys import Secret
+    from quizgym.serve.storage import open_database
     from quizgym.solver.cache import open_bank
 
     if not banks:
@@ -189,8 +189,8 @@ def export_attempts(*, data: Path, output: Path, db: str | None = None) -> int:
     Raises:
         QuizgymError: the data folder's database cannot be read or the file written.
     """
-    from quizgym.serve.db import open_database
     from quizgym.serve.folder import write_export
+    from quizgym.serve.storage import open_database
 
     if db is None and not (data / "serve.sqlite3").is_file():
         raise QuizgymError(f"{data}: no serve.sqlite3 here (is it a quizgym serve data folder?)")

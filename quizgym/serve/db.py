@@ -20,7 +20,14 @@ from typing import Any, Protocol
 
 from quizgym.errors import QuizgymError
 
-__all__ = ["Database", "DuplicateError", "ServeStoreError", "Tx", "open_database"]
+__all__ = [
+    "POSTGRES_SCHEMA",
+    "Database",
+    "DuplicateError",
+    "ServeStoreError",
+    "SqliteDatabase",
+    "Tx",
+]
 
 SCHEMA_VERSION = 1
 
@@ -95,7 +102,8 @@ CREATE INDEX IF NOT EXISTS ix_attempt_student ON attempt (student, mode, slot);
 """
 
 _SQLITE_ID = "INTEGER PRIMARY KEY"
-_POSTGRES_ID = "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+POSTGRES_SCHEMA = _SCHEMA.replace("{id}", "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")
+"""The same tables for PostgreSQL (:mod:`quizgym.serve.postgres`)."""
 
 
 class ServeStoreError(QuizgymError):
@@ -305,21 +313,3 @@ class SqliteDatabase(Database):
                 conn.close()
             self._all.clear()
         self._local = threading.local()
-
-
-def open_database(url: str | None, *, folder: Path, sync: str = "full") -> Database:
-    """The database of a data folder (``serve.sqlite3``), or the PostgreSQL server of ``url``;
-    ``sync`` is SQLite's ``synchronous`` (``full`` or ``normal``).
-
-    Raises:
-        ServeStoreError: it cannot be opened.
-    """
-    if url is not None and url.startswith(("postgresql://", "postgres://")):
-        try:
-            from quizgym.serve.postgres import PostgresDatabase
-        except ImportError as exc:
-            raise ServeStoreError('PostgreSQL needs psycopg: pip install "quizgym[serve]"') from exc
-        return PostgresDatabase(url, schema=_SCHEMA.replace("{id}", _POSTGRES_ID))
-    if url is not None:
-        return SqliteDatabase(Path(url), sync=sync)
-    return SqliteDatabase(folder / "serve.sqlite3", sync=sync)
