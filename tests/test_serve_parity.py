@@ -18,6 +18,7 @@ from serve_helpers import Client, Server, links, verdicts, write_class
 from quizgym.answers import grade_response
 from quizgym.cli import cli
 from quizgym.grading.run import grade_submissions
+from quizgym.issued import read_issued
 from quizgym.serve import prepare
 from quizgym.serve.engine import Classroom, Reask
 from quizgym.solver import CompiledBank
@@ -43,11 +44,7 @@ def test_grade_regrades_the_export_with_the_web_verdicts(tmp_path: Path) -> None
     bank, roster = write_class(tmp_path)
     data = tmp_path / "data"
     typed = {  # several attempts each; a later one may answer only some slots
-        "ann": [
-            {"num-loss": "ln 2", "num-parts.selected": "12", "num-parts.masked": "9.6",
-             "mc-pick": "A", "tf-plain": "true", "ft-why": "context matters"},
-            {"num-parts.selected": "18"},  # masked is regraded against the new selected
-        ],
+        "ann": [],  # below, once her version is known
         "bob": [
             {"num-loss": "0.3", "mc-several": ["A", "B"], "ste-claim": "B"},
             {"num-loss": "1000", "mc-several": ["A"]},
@@ -58,11 +55,24 @@ def test_grade_regrades_the_export_with_the_web_verdicts(tmp_path: Path) -> None
     web: dict[tuple[str, str], str] = {}
     with Server(str(bank), "--roster", str(roster), "--data", str(data), "--quiz-ids", QUIZ,
                 "--rate", "1000") as server:  # fmt: skip
+        issued = read_issued(data / "issued.json")
+        record = issued.student("ann")
+        assert record is not None
+        key = float(issued.versions["num-parts"][record.versions["num-parts"]].keys[0])
+        wrong = key + 6  # masked = 0.8 × wrong is right for it (error carried forward) ...
+        typed["ann"] = [
+            {"num-loss": "ln 2", "num-parts.selected": f"{wrong:g}",
+             "num-parts.masked": f"{0.8 * wrong:g}", "mc-pick": "A", "tf-plain": "true",
+             "ft-why": "context matters"},
+            {"num-parts.selected": f"{key:g}"},  # ... and wrong once selected is put right
+        ]  # fmt: skip
         for student, attempts in typed.items():
             client = Client(server)
             client.sign_in(links(data)[student])
-            for answers in attempts:
+            for k, answers in enumerate(attempts):
                 page = client.get("/quiz")
+                if student == "ann" and k == 1:
+                    assert verdicts(page.text)["num-parts.masked"] == "correct"
                 form = page.form()
                 pairs = list(form.hidden.items())
                 for name, value in answers.items():
@@ -71,7 +81,8 @@ def test_grade_regrades_the_export_with_the_web_verdicts(tmp_path: Path) -> None
                 assert sent.status == 303, sent.text
             shown = verdicts(client.get("/quiz").text)
             web.update({(student, slot): v for slot, v in shown.items()})
-    assert web[("ann", "num-parts.masked")] == "incorrect"  # 9.6 was right for 12, not for 18
+    assert web[("ann", "num-parts.masked")] == "incorrect"  # regraded beside the new selected
+    assert web[("ann", "num-parts.selected")] == "correct"
     assert web[("bob", "num-loss")] == "blank"  # the last attempt counts
     out = tmp_path / "attempts.jsonl"
     result = CliRunner().invoke(cli, ["serve", "export", "--data", str(data), "-o", str(out)])
