@@ -338,6 +338,18 @@ class QuestionBase(StrictModel):
     explanation: str | None = Field(default=None, description="shown after answering")
     source: str | None = Field(default=None, description="which seed item this encodes")
 
+    def part_ids(self) -> list[str]:
+        """The ids of the question's parts, in order (none: one answer for the whole question)."""
+        return []
+
+    def unset_points(self, defaults: Defaults) -> float:
+        """What the question is worth when it does not set ``points``: the bank default."""
+        return defaults.points
+
+    def total_points(self, defaults: Defaults) -> float:
+        """What the whole question is worth (see :func:`question_points`)."""
+        return points_of(self, defaults)
+
 
 class TrueFalse(QuestionBase):
     """A statement to judge true or false."""
@@ -403,6 +415,10 @@ class FreeText(QuestionBase):
     model_answer: str = Field(min_length=1, description="a full-credit answer")
     rubric: list[RubricCriterion] = Field(min_length=1, description="criteria and their points")
 
+    def unset_points(self, defaults: Defaults) -> float:
+        """The rubric's total: three 1-point criteria make a 3-point question."""
+        return sum(criterion.points for criterion in self.rubric)
+
 
 class Numeric(QuestionBase):
     """A number computed from a key expression, optionally in several parts, with variants."""
@@ -433,6 +449,15 @@ class Numeric(QuestionBase):
     )
     mistakes: list[Mistake] = Field(default_factory=list, description="known wrong answers")
     parts: list[Part] = Field(default_factory=list, description="parts of a multi-part problem")
+
+    def part_ids(self) -> list[str]:
+        return [part.id for part in self.parts]
+
+    def total_points(self, defaults: Defaults) -> float:
+        """Its parts' points added up (a question without parts: its own)."""
+        if self.parts:
+            return sum(points_of(part, defaults) for part in self.parts)
+        return points_of(self, defaults)
 
     @model_validator(mode="after")
     def _answer_or_parts(self) -> Numeric:
@@ -578,8 +603,8 @@ class Bank(StrictModel):
         """Every answer slot's id, in bank order: a question's id, or one per part."""
         out: list[str] = []
         for q in self.questions:
-            parts = q.parts if isinstance(q, Numeric) else []
-            out.extend([slot_id(q.id, p.id) for p in parts] if parts else [q.id])
+            parts = q.part_ids()
+            out.extend([slot_id(q.id, p) for p in parts] if parts else [q.id])
         return out
 
 
@@ -641,26 +666,11 @@ def points_of(question: QuestionBase | Part, defaults: Defaults) -> float:
     """
     if question.points is not None:
         return question.points
-    if isinstance(question, FreeText):
-        return sum(criterion.points for criterion in question.rubric)
+    if isinstance(question, QuestionBase):
+        return question.unset_points(defaults)
     return defaults.points
-
-
-def choice_weights(question: MultipleChoice | SpotTheError) -> list[float]:
-    """Each choice's share of full credit when it is picked, in bank order.
-
-    One correct choice: 1 for it, 0 for the others. Several (``multiple: true``): each of the k
-    correct choices earns 1/k and each wrong one costs 1/k, the rule Canvas and Moodle use and the
-    grader applies (a score never drops below 0). The exporters write these weights.
-    """
-    right = sum(c.correct for c in question.choices)
-    if isinstance(question, MultipleChoice) and question.multiple:
-        return [(1 if c.correct else -1) / right for c in question.choices]
-    return [1.0 if c.correct else 0.0 for c in question.choices]
 
 
 def question_points(question: QuestionBase, defaults: Defaults) -> float:
     """What a whole question is worth: its parts' points added up, or :func:`points_of`."""
-    if isinstance(question, Numeric) and question.parts:
-        return sum(points_of(part, defaults) for part in question.parts)
-    return points_of(question, defaults)
+    return question.total_points(defaults)

@@ -19,6 +19,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "quizgym"
 LAYERS: list[set[str]] = [
     {"errors", "arrays", "lazy", "names", "places", "terminal", "version"},  # small helpers
     {"model", "resources"},  # the bank format; the bundled files
+    {"types"},  # the question types: what each asks of the rest, through a few interactions
     {
         "loader",
         "schema",

@@ -7,8 +7,9 @@ import pytest
 from quizgym.answers import mistakes_for
 from quizgym.grading import Status, grade_question, grade_response
 from quizgym.loader import parse_bank
-from quizgym.model import LETTERS, Numeric, choice_weights
+from quizgym.model import LETTERS, Numeric
 from quizgym.solver import keys_of, variant_of
+from quizgym.types import choice_weights
 
 BANK = parse_bank(
     """

@@ -32,8 +32,8 @@ from quizgym.model import (
     Numeric,
     SpotTheError,
     TrueFalse,
-    choice_weights,
 )
+from quizgym.types import choice_weights
 
 _SPECIAL = "~=#{}:"
 

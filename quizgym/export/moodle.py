@@ -40,9 +40,9 @@ from quizgym.model import (
     Numeric,
     SpotTheError,
     TrueFalse,
-    choice_weights,
 )
 from quizgym.richtext import ImageFile, parse
+from quizgym.types import choice_weights
 
 
 def cloze_escape(text: str) -> str:

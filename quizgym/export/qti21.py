@@ -37,9 +37,9 @@ from quizgym.model import (
     Numeric,
     SpotTheError,
     TrueFalse,
-    choice_weights,
 )
 from quizgym.richtext import MATHML_NS, ImageFile, parse, plain_text
+from quizgym.types import choice_weights
 
 QTI_NS = "http://www.imsglobal.org/xsd/imsqti_v2p1"
 ET.register_namespace("m", MATHML_NS)

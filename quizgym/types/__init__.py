@@ -1,0 +1,104 @@
+"""The question types: a question goes in, its type's module (and through it, its interaction)
+comes out. This table is the only place the rest of quizgym learns which types exist.
+
+A type is one module of this package with a ``TYPE``, a :class:`~quizgym.types.base.QuestionType`
+(see docs/types.md); its model lives in :mod:`quizgym.model`, the bank format's one definition.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quizgym.model import QUESTION_TYPES, AnyQuestion
+from quizgym.types import free_text, multiple_choice, numeric, spot_the_error, true_false
+from quizgym.types.base import QuestionType
+from quizgym.types.interactions import (
+    ChoiceInteraction,
+    Interaction,
+    NumericInteraction,
+    TextInteraction,
+)
+
+TYPES: dict[str, QuestionType[Any]] = {
+    module.TYPE.name: module.TYPE
+    for module in (true_false, multiple_choice, spot_the_error, free_text, numeric)
+}
+"""``type:`` → its question type, in the order the bank format lists them."""
+
+assert {name: t.model for name, t in TYPES.items()} == QUESTION_TYPES, "a type without a module"
+
+
+def type_of(question: AnyQuestion) -> QuestionType[Any]:
+    """The question type of a question."""
+    return TYPES[question.type]
+
+
+def interaction_of(question: AnyQuestion) -> Interaction:
+    """The interaction a question maps onto."""
+    return type_of(question).interaction(question)
+
+
+def choices_of(question: AnyQuestion) -> ChoiceInteraction | None:
+    """The question's options, when a student picks among them (None otherwise)."""
+    found = interaction_of(question)
+    return found if isinstance(found, ChoiceInteraction) else None
+
+
+def numeric_of(question: AnyQuestion) -> NumericInteraction | None:
+    """The question's numeric answers, when it is answered with numbers (None otherwise)."""
+    found = interaction_of(question)
+    return found if isinstance(found, NumericInteraction) else None
+
+
+def text_of(question: AnyQuestion) -> TextInteraction | None:
+    """The question's rubric and model answer, when it is answered in words (None otherwise)."""
+    found = interaction_of(question)
+    return found if isinstance(found, TextInteraction) else None
+
+
+def choice_weights(question: AnyQuestion) -> list[float]:
+    """Each option's share of full credit when picked (see :attr:`ChoiceInteraction.weights`).
+
+    Raises:
+        ValueError: the question has no options.
+    """
+    choice = choices_of(question)
+    if choice is None:
+        msg = f"{question.id}: a {question.type} question has no options"
+        raise ValueError(msg)
+    return choice.weights
+
+
+def is_multiple(question: AnyQuestion) -> bool:
+    """Whether a student picks several options."""
+    choice = choices_of(question)
+    return choice is not None and choice.multiple
+
+
+def statement_of(question: AnyQuestion) -> str | None:
+    """A text quoted above the prompt (None: the question has none)."""
+    return type_of(question).statement(question)
+
+
+def correction_of(question: AnyQuestion) -> str | None:
+    """What is actually true, shown once the question is answered (None: nothing)."""
+    return type_of(question).correction(question)
+
+
+__all__ = [
+    "TYPES",
+    "ChoiceInteraction",
+    "Interaction",
+    "NumericInteraction",
+    "QuestionType",
+    "TextInteraction",
+    "choice_weights",
+    "choices_of",
+    "correction_of",
+    "interaction_of",
+    "is_multiple",
+    "numeric_of",
+    "statement_of",
+    "text_of",
+    "type_of",
+]
