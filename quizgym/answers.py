@@ -26,13 +26,9 @@ from quizgym.model import (
     AnyQuestion,
     Bank,
     DecimalsTolerance,
-    FreeText,
-    MultipleChoice,
     Numeric,
     RubricCriterion,
-    SpotTheError,
     Tolerance,
-    TrueFalse,
 )
 from quizgym.solver import (
     CompiledBank,
@@ -42,6 +38,13 @@ from quizgym.solver import (
     compiled,
 )
 from quizgym.tolerance import Match, compare
+from quizgym.types import (
+    ChoiceInteraction,
+    NumericInteraction,
+    TextInteraction,
+    choices_of,
+    interaction_of,
+)
 from quizgym.units import Conversion, convert
 from quizgym.words import (
     Occurrence,
@@ -127,8 +130,11 @@ def read_bool(response: str) -> bool | None:
     return None
 
 
-def _grade_true_false(question: TrueFalse, response: str, points: float) -> Verdict:
-    expected = "true" if question.answer else "false"
+def _grade_true_false(
+    question: AnyQuestion, truth: ChoiceInteraction, response: str, points: float
+) -> Verdict:
+    answer = truth.choices[0].correct  # the options are true, then false
+    expected = "true" if answer else "false"
     value = read_bool(response)
     if value is None:
         return Verdict(
@@ -139,7 +145,7 @@ def _grade_true_false(question: TrueFalse, response: str, points: float) -> Verd
             feedback="Your answer should be true or false (or t/f, yes/no, 1/0).",
             expected=expected,
         )
-    right = value == question.answer
+    right = value == answer
     return Verdict(
         question=question.id,
         status=Status.CORRECT if right else Status.INCORRECT,
@@ -154,25 +160,41 @@ def _grade_true_false(question: TrueFalse, response: str, points: float) -> Verd
 # --- choices ------------------------------------------------------------------------------------
 
 
-def shown_choices(question: MultipleChoice | SpotTheError, variant: Variant) -> list[int]:
+def options_of(question: AnyQuestion | ChoiceInteraction) -> ChoiceInteraction:
+    """The options a student picks among, of a question or its interaction.
+
+    Raises:
+        ValueError: the question has no options.
+    """
+    if isinstance(question, ChoiceInteraction):
+        return question
+    found = choices_of(question)
+    if found is None:
+        msg = f"{question.id}: a {question.type} question has no options"
+        raise ValueError(msg)
+    return found
+
+
+def shown_choices(question: AnyQuestion | ChoiceInteraction, variant: Variant) -> list[int]:
     """Bank indices of the choices in the order this student sees them."""
-    return list(variant.order) if variant.order else list(range(len(question.choices)))
+    return list(variant.order) if variant.order else list(range(len(options_of(question).choices)))
 
 
 def read_choices(
-    response: str, question: MultipleChoice | SpotTheError, variant: Variant
+    response: str, question: AnyQuestion | ChoiceInteraction, variant: Variant
 ) -> list[int] | str:
     """Read a letter, a 1-based number or the exact text of a choice (several for ``multiple``).
 
     Letters and numbers refer to the order the student saw. Returns bank indices, or an error
     message for the student.
     """
-    order = shown_choices(question, variant)
-    texts = {fold_text(question.choices[i].text): i for i in order}
+    options = options_of(question)
+    order = shown_choices(options, variant)
+    texts = {fold_text(options.choices[i].text): i for i in order}
     folded = fold_text(response)
     if folded in texts:
         return [texts[folded]]
-    multiple = isinstance(question, MultipleChoice) and question.multiple
+    multiple = options.multiple
     tokens = [response.strip()]
     if multiple:
         # Several answers: one per line, or separated by commas or semicolons (each may be a
@@ -216,17 +238,21 @@ def fold_text(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
-def _label(question: MultipleChoice | SpotTheError, variant: Variant, index: int) -> str:
-    position = shown_choices(question, variant).index(index)
-    return f"{LETTERS[position]}: {question.choices[index].text}"
+def _label(options: ChoiceInteraction, variant: Variant, index: int) -> str:
+    position = shown_choices(options, variant).index(index)
+    return f"{LETTERS[position]}: {options.choices[index].text}"
 
 
 def _grade_choice(
-    question: MultipleChoice | SpotTheError, variant: Variant, response: str, points: float
+    question: AnyQuestion,
+    options: ChoiceInteraction,
+    variant: Variant,
+    response: str,
+    points: float,
 ) -> Verdict:
-    right = [i for i, c in enumerate(question.choices) if c.correct]
-    expected = "; ".join(_label(question, variant, i) for i in right)
-    picked = read_choices(response, question, variant)
+    right = options.right
+    expected = "; ".join(_label(options, variant, i) for i in right)
+    picked = read_choices(response, options, variant)
     if isinstance(picked, str):
         return Verdict(
             question=question.id,
@@ -236,13 +262,14 @@ def _grade_choice(
             feedback=picked,
             expected=expected,
         )
-    read_as = "; ".join(_label(question, variant, i) for i in picked)
-    wrong = [i for i in picked if not question.choices[i].correct]
-    feedback = " ".join(f for i in wrong if (f := question.choices[i].feedback))
-    tag = next((question.choices[i].tag for i in wrong if question.choices[i].tag), None)
-    if isinstance(question, MultipleChoice) and question.multiple:
+    read_as = "; ".join(_label(options, variant, i) for i in picked)
+    choices = options.choices
+    wrong = [i for i in picked if not choices[i].correct]
+    feedback = " ".join(f for i in wrong if (f := choices[i].feedback))
+    tag = next((choices[i].tag for i in wrong if choices[i].tag), None)
+    if options.multiple:
         # Canvas/Moodle convention: each right pick earns 1/k, each wrong pick costs 1/k, floor 0.
-        hits = sum(1 for i in picked if question.choices[i].correct)
+        hits = sum(1 for i in picked if choices[i].correct)
         fraction = max(0.0, (hits - len(wrong)) / len(right))
         status = (
             Status.CORRECT
@@ -384,9 +411,11 @@ def _quoted(quotes: tuple[str, ...]) -> str:
     return ", ".join(f"“{q}”" for q in quotes)
 
 
-def _grade_free_text(question: FreeText, response: str, points: float) -> Verdict:
-    matches = match_rubric(question.rubric, response)
-    total = sum(c.points for c in question.rubric)
+def _grade_free_text(
+    question: AnyQuestion, text: TextInteraction, response: str, points: float
+) -> Verdict:
+    matches = match_rubric(text.rubric, response)
+    total = sum(c.points for c in text.rubric)
     earned = sum(m.criterion.points for m in matches if m.met)
     fraction = earned / total
     status = (
@@ -412,7 +441,7 @@ def _grade_free_text(question: FreeText, response: str, points: float) -> Verdic
         max_score=points,
         read_as=f"rubric {format_value(earned)}/{format_value(total)}",
         feedback=" ".join(parts),
-        expected=question.model_answer,
+        expected=text.model_answer,
         needs_review=True,
     )
 
@@ -719,7 +748,8 @@ def grade_response(
     book = compiled(bank)
     variant = variant or book.variant(question, student=student, seed=seed)
     slots = book.slots_of(question)
-    if isinstance(question, Numeric):
+    interaction = interaction_of(question)
+    if isinstance(interaction, NumericInteraction):
         ids = [slot.part for slot in slots]
         if part not in ids:
             raise KeyError(
@@ -741,11 +771,11 @@ def grade_response(
             expected=expected_answer(question, variant),
         )
     assert response is not None
-    if isinstance(question, TrueFalse):
-        return _grade_true_false(question, response, points)
-    if isinstance(question, MultipleChoice | SpotTheError):
-        return _grade_choice(question, variant, response, points)
-    return _grade_free_text(question, response, points)
+    if isinstance(interaction, ChoiceInteraction) and interaction.boolean:
+        return _grade_true_false(question, interaction, response, points)
+    if isinstance(interaction, ChoiceInteraction):
+        return _grade_choice(question, interaction, variant, response, points)
+    return _grade_free_text(question, interaction, response, points)
 
 
 def grade_question(
@@ -797,14 +827,13 @@ def _earlier_values(earlier: Mapping[str, str], slots: Sequence[Slot]) -> dict[s
 
 def expected_answer(question: AnyQuestion, variant: Variant) -> str:
     """The correct answer to a question without numbers, as shown to a student."""
-    if isinstance(question, TrueFalse):
-        return "true" if question.answer else "false"
-    if isinstance(question, MultipleChoice | SpotTheError):
-        return "; ".join(
-            _label(question, variant, i) for i, c in enumerate(question.choices) if c.correct
-        )
-    if isinstance(question, FreeText):
-        return question.model_answer
+    interaction = interaction_of(question)
+    if isinstance(interaction, ChoiceInteraction) and interaction.boolean:
+        return "true" if interaction.choices[0].correct else "false"
+    if isinstance(interaction, ChoiceInteraction):
+        return "; ".join(_label(interaction, variant, i) for i in interaction.right)
+    if isinstance(interaction, TextInteraction):
+        return interaction.model_answer
     return ""
 
 
@@ -826,6 +855,7 @@ __all__ = [
     "match_rubric",
     "mistakes_for",
     "numeric_verdict",
+    "options_of",
     "read_bool",
     "read_choices",
     "read_unit",

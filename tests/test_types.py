@@ -16,7 +16,6 @@ NAMES = set(QUESTION_TYPES)
 
 ALLOWED: dict[str, int] = {
     "analysis.py": 7,
-    "answers.py": 8,
     "check.py": 6,
     "export/anki.py": 5,
     "export/blackboard.py": 6,

@@ -16,7 +16,7 @@ from quizgym.model import Choice, FreeText, Numeric, RubricCriterion
 class ChoiceInteraction:
     """Pick one option, or several with ``multiple`` (QTI's choiceInteraction).
 
-    ``boolean``: the two options are true and false, and a student types a truth word
+    ``boolean``: the two options are true, then false, and a student types a truth word
     (``t``, ``yes``, ``0``) rather than a letter.
     """
 
