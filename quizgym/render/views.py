@@ -18,15 +18,22 @@ from quizgym.model import (
     LETTERS,
     AnyQuestion,
     Bank,
-    FreeText,
-    MultipleChoice,
     Numeric,
-    SpotTheError,
     Tolerance,
     question_points,
 )
 from quizgym.solver import CompiledBank, Variant, compiled, prompt_of, show_number
 from quizgym.tolerance import describe
+from quizgym.types import (
+    NumericInteraction,
+    choices_of,
+    correction_of,
+    is_multiple,
+    numeric_of,
+    statement_of,
+    text_of,
+    type_of,
+)
 
 
 @dataclass(frozen=True)
@@ -58,6 +65,8 @@ class QuestionView:
     number: int
     id: str
     type: str
+    kind: str
+    """The interaction drawn: ``truth``, ``choice``, ``text`` or ``numeric``."""
     points: float
     prompt: str
     statement: str
@@ -127,12 +136,13 @@ def points_shown(points: float) -> float | int:
 
 
 def _choices(question: AnyQuestion, variant: Variant) -> tuple[ChoiceView, ...]:
-    if not isinstance(question, MultipleChoice | SpotTheError):
+    options = choices_of(question)
+    if options is None or options.boolean:  # true/false: the template draws its two boxes
         return ()
     return tuple(
         ChoiceView(LETTERS[k], c.text, c.correct, c.feedback or "")
-        for k, i in enumerate(shown_choices(question, variant))
-        for c in (question.choices[i],)
+        for k, i in enumerate(shown_choices(options, variant))
+        for c in (options.choices[i],)
     )
 
 
@@ -156,20 +166,22 @@ def question_view(
     """What a worksheet prints for one question and one variant."""
     book = compiled(bank)
     points = question_points(question, book.bank.defaults)
-    lines = 0
-    if isinstance(question, FreeText):
-        lines = min(12, 3 + 2 * len(question.rubric))
+    kind = type_of(question)
+    interaction = kind.interaction(question)
     return QuestionView(
         number=number,
         id=question.id,
         type=question.type,
+        kind=interaction.kind,
         points=points_shown(points),
         prompt=prompt_of(question, variant),
-        statement=question.statement if isinstance(question, SpotTheError) else "",
+        statement=kind.statement(question) or "",
         choices=_choices(question, variant),
-        multiple=isinstance(question, MultipleChoice) and question.multiple,
-        slots=_slot_views(book, question, variant) if isinstance(question, Numeric) else (),
-        lines=lines,
+        multiple=is_multiple(question),
+        slots=_slot_views(book, interaction.question, variant)
+        if isinstance(interaction, NumericInteraction)
+        else (),
+        lines=kind.answer_lines(question),
     )
 
 
@@ -188,9 +200,10 @@ def _accepted(bank: CompiledBank, tolerance: Tolerance, value: float) -> str:
 
 
 def _key_lines(bank: CompiledBank, question: AnyQuestion, variant: Variant) -> tuple[KeyLine, ...]:
-    if not isinstance(question, Numeric):
+    numeric = numeric_of(question)
+    if numeric is None:
         return (KeyLine(answer=expected_answer(question, variant)),)
-    views = _slot_views(bank, question, variant)
+    views = _slot_views(bank, numeric.question, variant)
     lines = []
     for slot, view in zip(bank.slots_of(question), views, strict=True):
         assert slot.tolerance is not None
@@ -254,6 +267,7 @@ def key_view(
     default = book.variant(question)
     worked = first if one else default  # the numbers the text is worked for
     variables = tuple(first.params) if not one else ()
+    text = text_of(question)
     return KeyView(
         number=number,
         id=question.id,
@@ -261,16 +275,14 @@ def key_view(
         points=points_shown(question_points(question, book.bank.defaults)),
         prompt=prompt_of(question, first) if one else question.prompt,
         variables=variables,
-        statement=question.statement if isinstance(question, SpotTheError) else "",
+        statement=statement_of(question) or "",
         choices=_choices(question, first) if one else _choices(question, Variant(question.id)),
         groups=groups,
-        rubric=tuple((r.criterion, points_shown(r.points)) for r in question.rubric)
-        if isinstance(question, FreeText)
-        else (),
+        rubric=tuple((r.criterion, points_shown(r.points)) for r in text.rubric) if text else (),
         explanation=worked.fill(question.explanation or ""),
         worked_for=", ".join(
             f"{name} = {show_number(value)}" for name, value in default.params.items()
         ),
-        correction=question.correction if isinstance(question, SpotTheError) else "",
+        correction=correction_of(question) or "",
         hint=worked.fill(question.hint or ""),
     )

@@ -26,6 +26,11 @@ class ChoiceInteraction:
     boolean: bool = False
 
     @property
+    def kind(self) -> str:
+        """``truth`` (true or false) or ``choice``: what a template draws."""
+        return "truth" if self.boolean else "choice"
+
+    @property
     def right(self) -> list[int]:
         """Indices of the correct options, in bank order."""
         return [i for i, c in enumerate(self.choices) if c.correct]
@@ -61,6 +66,9 @@ class NumericInteraction:
 
     question: Numeric
 
+    kind = "numeric"
+    """What a template draws."""
+
 
 @dataclass(frozen=True)
 class TextInteraction:
@@ -68,6 +76,9 @@ class TextInteraction:
 
     rubric: tuple[RubricCriterion, ...]
     model_answer: str
+
+    kind = "text"
+    """What a template draws."""
 
     @classmethod
     def of(cls, question: FreeText) -> TextInteraction:
