@@ -66,7 +66,7 @@ class QuestionView:
     id: str
     type: str
     kind: str
-    """The interaction drawn: ``truth``, ``choice``, ``text`` or ``numeric``."""
+    """The interaction drawn: ``truth``, ``choice``, ``text`` or ``number``."""
     points: float
     prompt: str
     statement: str

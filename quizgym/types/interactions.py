@@ -66,7 +66,7 @@ class NumericInteraction:
 
     question: Numeric
 
-    kind = "numeric"
+    kind = "number"
     """What a template draws."""
 
 
