@@ -21,8 +21,6 @@ ALLOWED: dict[str, int] = {
     "export/blackboard.py": 6,
     "export/gift.py": 7,
     "export/moodle.py": 7,
-    "export/plan.py": 5,
-    "export/qti12.py": 10,
     "export/qti21.py": 8,
     "grading/batch.py": 2,
     "grading/causes.py": 6,

@@ -25,9 +25,7 @@ from quizgym.model import (
     Bank,
     Numeric,
     QuestionBase,
-    SpotTheError,
     Tolerance,
-    TrueFalse,
     question_points,
 )
 from quizgym.richtext import (
@@ -43,6 +41,7 @@ from quizgym.richtext import (
 )
 from quizgym.solver import CompiledBank, Key, Variant, compiled, param_values
 from quizgym.tolerance import describe, interval
+from quizgym.types import correction_of, numeric_of, statement_of
 
 ROOT_CATEGORY = "quizgym"
 
@@ -124,10 +123,11 @@ class Pool:
         return self.question.id
 
 
-def is_parametric(question: QuestionBase) -> bool:
+def is_parametric(question: AnyQuestion) -> bool:
     """Whether a question has a parameter with more than one value (so variants differ)."""
-    return isinstance(question, Numeric) and any(
-        len(param_values(p)) > 1 for p in question.params.values()
+    numeric = numeric_of(question)
+    return numeric is not None and any(
+        len(param_values(p)) > 1 for p in numeric.question.params.values()
     )
 
 
@@ -177,14 +177,16 @@ def _item(
     bank: CompiledBank, question: AnyQuestion, variant: Variant, ident: str, seed: int | None
 ) -> Item:
     prompt = variant.fill(question.prompt)
-    if isinstance(question, Numeric) and not question.parts:
-        prompt = join_text(prompt, units_note(question.units, prompt).strip())
+    numeric = numeric_of(question)
+    if numeric is not None and not numeric.question.parts:
+        prompt = join_text(prompt, units_note(numeric.question.units, prompt).strip())
     feedback = variant.fill(question.explanation or "")
-    if isinstance(question, SpotTheError):
-        feedback = join_text(question.correction, feedback)
-    numeric = _blanks(bank, question, variant) if isinstance(question, Numeric) else ()
+    correction = correction_of(question)
+    if correction is not None:
+        feedback = join_text(correction, feedback)
+    blanks = _blanks(bank, numeric.question, variant) if numeric is not None else ()
     points = question_points(question, bank.bank.defaults)
-    return Item(ident, question, variant, seed, prompt, points, numeric, feedback)
+    return Item(ident, question, variant, seed, prompt, points, blanks, feedback)
 
 
 def _blanks(bank: CompiledBank, question: Numeric, variant: Variant) -> tuple[Blank, ...]:
@@ -273,8 +275,9 @@ def issued_items(
             for piece in split_parts(item) if split else [item]:
                 part = piece.slots[0].part if split and len(piece.slots) == 1 else None
                 text = piece.prompt
-                if isinstance(piece.question, SpotTheError):
-                    text = join_text(piece.question.statement, text, sep="\\\n")
+                statement = statement_of(piece.question)
+                if statement is not None:
+                    text = join_text(statement, text, sep="\\\n")
                 shown = html_plain(to_html(parse(text), style, inline=False))
                 out.append((piece.ident, piece.question.id, part, piece.variant, shown))
     return out
@@ -291,7 +294,7 @@ def units_note(units: str | None, prompt: str = "") -> str:
     return f" (in {units})"
 
 
-def wrong_feedback_true_false(bank: CompiledBank, question: TrueFalse, *, answer: bool) -> str:
+def wrong_feedback_true_false(bank: CompiledBank, question: AnyQuestion, *, answer: bool) -> str:
     """What the engine tells a student who answered ``answer`` (empty when it is right)."""
     return grade_response(bank, question, "true" if answer else "false").feedback
 

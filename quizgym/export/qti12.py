@@ -33,15 +33,15 @@ from quizgym.export.plan import (
     split_parts,
     wrong_feedback_true_false,
 )
-from quizgym.model import (
-    LETTERS,
-    FreeText,
-    MultipleChoice,
-    Numeric,
-    SpotTheError,
-    TrueFalse,
-)
+from quizgym.model import LETTERS
 from quizgym.richtext import ImageFile
+from quizgym.types import (
+    ChoiceInteraction,
+    NumericInteraction,
+    TextInteraction,
+    interaction_of,
+    statement_of,
+)
 
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
 CP_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
@@ -160,16 +160,17 @@ class Qti12Exporter(Exporter):
         media = self.media
         ident = item.ident
         element = ET.Element("item", ident=ident, title=item.title)
+        interaction = interaction_of(question)
         kind = "numerical_question"
         labels: list[tuple[str, str]] = []
-        if isinstance(question, TrueFalse):
+        if isinstance(interaction, ChoiceInteraction) and interaction.boolean:
             kind = "true_false_question"
-            labels = [(f"{ident}_true", "True"), (f"{ident}_false", "False")]
-        elif isinstance(question, MultipleChoice | SpotTheError):
-            multiple = isinstance(question, MultipleChoice) and question.multiple
+            labels = [(f"{ident}_{c.text}", c.text.capitalize()) for c in interaction.choices]
+        elif isinstance(interaction, ChoiceInteraction):
+            multiple = interaction.multiple
             kind = "multiple_answers_question" if multiple else "multiple_choice_question"
-            labels = [(f"{ident}_{IDENTS[i]}", c.text) for i, c in enumerate(question.choices)]
-        elif isinstance(question, FreeText):
+            labels = [(f"{ident}_{IDENTS[i]}", c.text) for i, c in enumerate(interaction.choices)]
+        elif isinstance(interaction, TextInteraction):
             kind = "essay_question"
         fields = [("question_type", kind), ("points_possible", decimal_text(item.points))]
         if labels:
@@ -179,8 +180,9 @@ class Qti12Exporter(Exporter):
 
         presentation = sub(element, "presentation")
         stem = _html(item.prompt, media)
-        if isinstance(question, SpotTheError):
-            stem = f"<blockquote>{_html(question.statement, media)}</blockquote>{stem}"
+        statement = statement_of(question)
+        if statement:
+            stem = f"<blockquote>{_html(statement, media)}</blockquote>{stem}"
         _mattext(presentation, stem)
         if labels:
             multiple = kind == "multiple_answers_question"
@@ -204,25 +206,24 @@ class Qti12Exporter(Exporter):
         outcomes = sub(processing, "outcomes")
         sub(outcomes, "decvar", maxvalue="100", minvalue="0", varname="SCORE", vartype="Decimal")
         feedbacks: list[tuple[str, str]] = []
-        if item.feedback or isinstance(question, FreeText):
+        if item.feedback or isinstance(interaction, TextInteraction):
             general = item.feedback
-            if isinstance(question, FreeText):
-                general = join_text("Model answer:", question.model_answer)
+            if isinstance(interaction, TextInteraction):
+                general = join_text("Model answer:", interaction.model_answer)
             feedbacks.append(("general_fb", general))
             sub(_condition(processing, go_on=True, feedback="general_fb"), "other")
-        if isinstance(question, TrueFalse):
-            wrong_label = f"{ident}_{'false' if question.answer else 'true'}"
-            right_label = f"{ident}_{'true' if question.answer else 'false'}"
-            if_wrong = wrong_feedback_true_false(
-                self.compiled, question, answer=not question.answer
-            )
+        if isinstance(interaction, ChoiceInteraction) and interaction.boolean:
+            answer = interaction.choices[0].correct  # true, then false
+            wrong_label = f"{ident}_{'false' if answer else 'true'}"
+            right_label = f"{ident}_{'true' if answer else 'false'}"
+            if_wrong = wrong_feedback_true_false(self.compiled, question, answer=not answer)
             feedbacks.append((f"{wrong_label}_fb", if_wrong))
             var = _condition(processing, go_on=True, feedback=f"{wrong_label}_fb")
             sub(var, "varequal", wrong_label, respident="response1")
             var = _condition(processing, go_on=False, score=100)
             sub(var, "varequal", right_label, respident="response1")
-        elif isinstance(question, MultipleChoice | SpotTheError):
-            for (label, _), option in zip(labels, question.choices, strict=True):
+        elif isinstance(interaction, ChoiceInteraction):
+            for (label, _), option in zip(labels, interaction.choices, strict=True):
                 if option.feedback:
                     feedbacks.append((f"{label}_fb", option.feedback))
                     var = _condition(processing, go_on=True, feedback=f"{label}_fb")
@@ -230,17 +231,17 @@ class Qti12Exporter(Exporter):
             var = _condition(processing, go_on=False, score=100)
             if kind == "multiple_answers_question":
                 both = sub(var, "and")
-                for (label, _), option in zip(labels, question.choices, strict=True):
+                for (label, _), option in zip(labels, interaction.choices, strict=True):
                     target = both if option.correct else sub(both, "not")
                     sub(target, "varequal", label, respident="response1")
             else:
                 right = next(
                     label
-                    for (label, _), c in zip(labels, question.choices, strict=True)
+                    for (label, _), c in zip(labels, interaction.choices, strict=True)
                     if c.correct
                 )
                 sub(var, "varequal", right, respident="response1")
-        elif isinstance(question, Numeric):
+        elif isinstance(interaction, NumericInteraction):
             slot = item.slots[0]
             # Canvas makes every range condition a full-credit answer and scores any answer
             # that covers the response as right, so only what the engine accepts may be a
