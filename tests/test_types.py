@@ -17,11 +17,6 @@ NAMES = set(QUESTION_TYPES)
 ALLOWED: dict[str, int] = {
     "analysis.py": 7,
     "check.py": 6,
-    "export/anki.py": 5,
-    "export/blackboard.py": 6,
-    "export/gift.py": 7,
-    "export/moodle.py": 7,
-    "export/qti21.py": 8,
     "grading/batch.py": 2,
     "grading/causes.py": 6,
     "grading/decisions.py": 1,

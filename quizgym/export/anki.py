@@ -30,14 +30,15 @@ from quizgym.export.plan import (
 from quizgym.model import (
     LETTERS,
     Bank,
-    FreeText,
-    MultipleChoice,
-    Numeric,
-    SpotTheError,
-    TrueFalse,
 )
 from quizgym.richtext import ImageFile
 from quizgym.solver import CompiledBank
+from quizgym.types import (
+    ChoiceInteraction,
+    TextInteraction,
+    interaction_of,
+    statement_of,
+)
 
 MODEL_ID = 1_742_318_011
 """The quizgym note type's id, fixed once: every export uses the same note type."""
@@ -81,22 +82,24 @@ def card_faces(item: Item, media: Media) -> tuple[str, str]:
     MathJax syntax, ``\\(…\\)``, and images by their media names (recorded in ``media``)."""
     question = item.question
     front = lms_html(item.prompt, media, inline=False)
-    if isinstance(question, TrueFalse):
-        return f"<p>True or false?</p>{front}", "True" if question.answer else "False"
-    if isinstance(question, MultipleChoice | SpotTheError):
-        if isinstance(question, SpotTheError):
-            statement = lms_html(question.statement, media)
-            front = f"<blockquote>{statement}</blockquote>{front}"
-        front += _choices([c.text for c in question.choices], media)
+    interaction = interaction_of(question)
+    if isinstance(interaction, ChoiceInteraction) and interaction.boolean:
+        return f"<p>True or false?</p>{front}", "True" if interaction.choices[
+            0
+        ].correct else "False"
+    if isinstance(interaction, ChoiceInteraction):
+        statement = statement_of(question)
+        if statement is not None:
+            front = f"<blockquote>{lms_html(statement, media)}</blockquote>{front}"
+        front += _choices([c.text for c in interaction.choices], media)
         right = [
             f"{LETTERS[i]}: {lms_html(c.text, media)}"
-            for i, c in enumerate(question.choices)
+            for i, c in enumerate(interaction.choices)
             if c.correct
         ]
         return front, "<br>".join(right)
-    if isinstance(question, FreeText):
-        return front, lms_html(question.model_answer, media)
-    assert isinstance(question, Numeric)
+    if isinstance(interaction, TextInteraction):
+        return front, lms_html(interaction.model_answer, media)
     lines = []
     for slot in item.slots:
         label = f"{lms_html(slot.prompt, media)}: " if slot.part else ""

@@ -26,12 +26,11 @@ from quizgym.export.plan import (
     plan,
     split_parts,
 )
-from quizgym.model import (
-    FreeText,
-    MultipleChoice,
-    Numeric,
-    SpotTheError,
-    TrueFalse,
+from quizgym.types import (
+    ChoiceInteraction,
+    TextInteraction,
+    interaction_of,
+    statement_of,
 )
 
 MAX_RECORDS = 250
@@ -80,20 +79,20 @@ class BlackboardExporter(Exporter):
         def cell(text: str) -> str:
             return field(text, media)
 
-        if isinstance(question, TrueFalse):
-            return ["TF", cell(item.prompt), "true" if question.answer else "false"]
-        if isinstance(question, MultipleChoice | SpotTheError):
+        interaction = interaction_of(question)
+        if isinstance(interaction, ChoiceInteraction) and interaction.boolean:
+            return ["TF", cell(item.prompt), "true" if interaction.choices[0].correct else "false"]
+        if isinstance(interaction, ChoiceInteraction):
             stem = item.prompt
-            if isinstance(question, SpotTheError):
-                stem = join_text(question.statement, item.prompt, sep="\\\n")
-            multiple = isinstance(question, MultipleChoice) and question.multiple
-            cells = ["MA" if multiple else "MC", cell(stem)]
-            for choice in question.choices:
+            statement = statement_of(question)
+            if statement is not None:
+                stem = join_text(statement, item.prompt, sep="\\\n")
+            cells = ["MA" if interaction.multiple else "MC", cell(stem)]
+            for choice in interaction.choices:
                 cells += [cell(choice.text), "correct" if choice.correct else "incorrect"]
             return cells
-        if isinstance(question, FreeText):
-            return ["ESS", cell(item.prompt), cell(question.model_answer)]
-        assert isinstance(question, Numeric)
+        if isinstance(interaction, TextInteraction):
+            return ["ESS", cell(item.prompt), cell(interaction.model_answer)]
         slot = item.slots[0]
         if not slot.runs:  # no decimal of 12 figures is accepted: the key alone
             return ["NUM", cell(item.prompt), decimal_text(slot.key.number), "0"]

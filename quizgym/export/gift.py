@@ -26,14 +26,13 @@ from quizgym.export.plan import (
     split_parts,
     wrong_feedback_true_false,
 )
-from quizgym.model import (
-    FreeText,
-    MultipleChoice,
-    Numeric,
-    SpotTheError,
-    TrueFalse,
+from quizgym.types import (
+    ChoiceInteraction,
+    TextInteraction,
+    interaction_of,
+    statement_of,
+    text_of,
 )
-from quizgym.types import choice_weights
 
 _SPECIAL = "~=#{}:"
 
@@ -89,30 +88,32 @@ class GiftExporter(Exporter):
         head = [f"// [id:{item.ident}]"]
         head += [f"// [tag:{tag}]" for tag in question.tags]
         stem = item.prompt
-        if isinstance(question, SpotTheError):
-            stem = join_text(question.statement, item.prompt, sep="\\\n")
+        statement = statement_of(question)
+        if statement is not None:
+            stem = join_text(statement, item.prompt, sep="\\\n")
         title = f"::{gift_escape(item.title)}::[html]{_field(stem, media)}"
         feedback = item.feedback
-        if isinstance(question, FreeText):
+        text = text_of(question)
+        if text is not None:
             # GIFT has no grader information: the model answer is shown after submission.
-            feedback = join_text(join_text("Model answer:", question.model_answer), feedback)
+            feedback = join_text(join_text("Model answer:", text.model_answer), feedback)
         general = f"####{_field(feedback, media)}" if feedback else ""
         body = self._answers(item, media)
         return "\n".join([*head, f"{title}{{{body}{general}}}"])
 
     def _answers(self, item: Item, media: Media) -> str:
         question = item.question
-        if isinstance(question, TrueFalse):
-            if_wrong = wrong_feedback_true_false(
-                self.compiled, question, answer=not question.answer
-            )
-            if_right = f"Correct: the statement is {'true' if question.answer else 'false'}."
-            key = "TRUE" if question.answer else "FALSE"
+        interaction = interaction_of(question)
+        if isinstance(interaction, ChoiceInteraction) and interaction.boolean:
+            answer = interaction.choices[0].correct  # true, then false
+            if_wrong = wrong_feedback_true_false(self.compiled, question, answer=not answer)
+            if_right = f"Correct: the statement is {'true' if answer else 'false'}."
+            key = "TRUE" if answer else "FALSE"
             return f"{key}#{_field(if_wrong, media)}#{_field(if_right, media)}"
-        if isinstance(question, MultipleChoice | SpotTheError):
-            multiple = isinstance(question, MultipleChoice) and question.multiple
+        if isinstance(interaction, ChoiceInteraction):
+            multiple = interaction.multiple
             lines = []
-            for choice, share in zip(question.choices, choice_weights(question), strict=True):
+            for choice, share in zip(interaction.choices, interaction.weights, strict=True):
                 feedback = f"#{_field(choice.feedback, media)}" if choice.feedback else ""
                 if not multiple:
                     mark = "=" if choice.correct else "~"
@@ -121,9 +122,8 @@ class GiftExporter(Exporter):
                     mark = f"~%{moodle_percent(share, where=where)}%"
                 lines.append(f"\n{mark}{_field(choice.text, media, answer=True)}{feedback}")
             return "".join(lines) + "\n"
-        if isinstance(question, FreeText):
+        if isinstance(interaction, TextInteraction):
             return ""
-        assert isinstance(question, Numeric)
         slot = item.slots[0]
         lines = ["#"]
         for value, tol in map(centred, slot.runs):

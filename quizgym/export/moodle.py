@@ -35,14 +35,15 @@ from quizgym.export.plan import (
 )
 from quizgym.model import (
     Bank,
-    FreeText,
-    MultipleChoice,
-    Numeric,
-    SpotTheError,
-    TrueFalse,
 )
 from quizgym.richtext import ImageFile, parse
-from quizgym.types import choice_weights
+from quizgym.types import (
+    ChoiceInteraction,
+    NumericInteraction,
+    TextInteraction,
+    interaction_of,
+    statement_of,
+)
 
 
 def cloze_escape(text: str) -> str:
@@ -116,19 +117,20 @@ class MoodleExporter(Exporter):
         question = item.question
         media = Media(bank, _url)
         where = locate(bank, question, item.ident)
-        kind = {
-            TrueFalse: "truefalse",
-            MultipleChoice: "multichoice",
-            SpotTheError: "multichoice",
-            FreeText: "essay",
-        }.get(type(question), "numerical")
-        multipart = isinstance(question, Numeric) and bool(question.parts)
+        interaction = interaction_of(question)
+        options = interaction if isinstance(interaction, ChoiceInteraction) else None
+        truth = options is not None and options.boolean
+        kind = "truefalse" if truth else "multichoice" if options else "numerical"
+        if isinstance(interaction, TextInteraction):
+            kind = "essay"
+        multipart = isinstance(interaction, NumericInteraction) and bool(interaction.question.parts)
         element = ET.Element("question", type="cloze" if multipart else kind)
         name = item.ident if item.seed is None else f"{question.id} (seed {item.seed})"
         _texted(element, "name", name, fmt=None)
         stem = _html(item.prompt, media)
-        if isinstance(question, SpotTheError):
-            stem = f"<blockquote>{_html(question.statement, media)}</blockquote>{stem}"
+        statement = statement_of(question)
+        if statement is not None:
+            stem = f"<blockquote>{_html(statement, media)}</blockquote>{stem}"
         if multipart:
             stem += "".join(
                 self._cloze(slot_index, item, where, media) for slot_index in range(len(item.slots))
@@ -136,14 +138,14 @@ class MoodleExporter(Exporter):
         _texted(element, "questiontext", stem, files=media.take())
         _texted(element, "generalfeedback", _html(item.feedback, media), files=media.take())
         sub(element, "defaultgrade", decimal_text(item.points))
-        penalty = "1" if isinstance(question, TrueFalse) else "0.3333333"
+        penalty = "1" if truth else "0.3333333"
         sub(element, "penalty", penalty)
         sub(element, "hidden", "0")
         sub(element, "idnumber", item.ident)
-        if isinstance(question, TrueFalse):
+        if options is not None and truth:
             for choice_value in (True, False):
                 value = choice_value
-                right = value == question.answer
+                right = value == options.choices[0].correct  # true, then false
                 feedback = (
                     f"Correct: the statement is {'true' if value else 'false'}."
                     if right
@@ -151,19 +153,18 @@ class MoodleExporter(Exporter):
                 )
                 self._answer(element, "true" if value else "false", 1.0 if right else 0.0,
                              feedback, where, media)  # fmt: skip
-        elif isinstance(question, MultipleChoice | SpotTheError):
-            multiple = isinstance(question, MultipleChoice) and question.multiple
-            sub(element, "single", "false" if multiple else "true")
-            sub(element, "shuffleanswers", "true" if question.shuffle else "false")
+        elif options is not None:
+            sub(element, "single", "false" if options.multiple else "true")
+            sub(element, "shuffleanswers", "true" if options.shuffle else "false")
             sub(element, "answernumbering", "abc")
             for tag in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback"):
                 _texted(element, tag, "")
-            for choice, fraction in zip(question.choices, choice_weights(question), strict=True):
+            for choice, fraction in zip(options.choices, options.weights, strict=True):
                 self._answer(
                     element, _html(choice.text, media), fraction, choice.feedback or "", where,
                     media,
                 )  # fmt: skip
-        elif isinstance(question, FreeText):
+        elif isinstance(interaction, TextInteraction):
             sub(element, "responseformat", "editor")
             sub(element, "responserequired", "1")
             sub(element, "responsefieldlines", "10")
@@ -171,12 +172,12 @@ class MoodleExporter(Exporter):
             rubric = "".join(
                 f"<li>{lms_html(c.criterion, media)} ({decimal_text(c.points)} pt): "
                 f"{html_text(', '.join(c.any_of))}</li>"
-                for c in question.rubric
+                for c in interaction.rubric
             )
             _texted(
                 element,
                 "graderinfo",
-                f"<p>Model answer:</p>{_html(question.model_answer, media)}"
+                f"<p>Model answer:</p>{_html(interaction.model_answer, media)}"
                 f"<p>Rubric:</p><ul>{rubric}</ul>",
                 files=media.take(),
             )

@@ -32,14 +32,9 @@ from quizgym.export.plan import (
 )
 from quizgym.model import (
     LETTERS,
-    FreeText,
-    MultipleChoice,
-    Numeric,
-    SpotTheError,
-    TrueFalse,
 )
 from quizgym.richtext import MATHML_NS, ImageFile, parse, plain_text
-from quizgym.types import choice_weights
+from quizgym.types import ChoiceInteraction, TextInteraction, interaction_of, statement_of
 
 QTI_NS = "http://www.imsglobal.org/xsd/imsqti_v2p1"
 ET.register_namespace("m", MATHML_NS)
@@ -163,19 +158,20 @@ class Qti21Exporter(Exporter):
         processing = ET.Element("responseProcessing")
         if item.feedback:
             _add_feedback(processing, ident=GENERAL)
-        if isinstance(question, TrueFalse | MultipleChoice | SpotTheError):
-            self._choice(root, body, processing, item, feedback)
-        elif isinstance(question, FreeText):
+        kind = interaction_of(question)
+        if isinstance(kind, ChoiceInteraction):
+            self._choice(root, body, processing, item, kind, feedback)
+        elif isinstance(kind, TextInteraction):
             declaration = sub(
                 root, "responseDeclaration", identifier="RESPONSE", cardinality="single",
                 baseType="string",
             )  # fmt: skip
-            _value(declaration, "correctResponse", plain_text(question.model_answer))
+            _value(declaration, "correctResponse", plain_text(kind.model_answer))
             _fill(body, item.prompt, media, inline=False)
             sub(body, "extendedTextInteraction", responseIdentifier="RESPONSE", expectedLines="10")
             rubric = sub(body, "rubricBlock", view="scorer")
-            _fill(rubric, join_text("Model answer:", question.model_answer), media, inline=False)
-            for criterion in question.rubric:
+            _fill(rubric, join_text("Model answer:", kind.model_answer), media, inline=False)
+            for criterion in kind.rubric:
                 line = sub(rubric, "p")
                 _fill(line, criterion.criterion, media)
                 tail = f" ({decimal_text(criterion.points)} pt): " + ", ".join(criterion.any_of)
@@ -184,7 +180,6 @@ class Qti21Exporter(Exporter):
                 else:
                     line.text = (line.text or "") + tail
         else:
-            assert isinstance(question, Numeric)
             self._numeric(root, body, processing, item, feedback)
         for ident, cardinality, base_type, default in (
             ("SCORE", "single", "float", "0"),
@@ -213,27 +208,25 @@ class Qti21Exporter(Exporter):
         body: ET.Element,
         processing: ET.Element,
         item: Item,
+        options: ChoiceInteraction,
         feedback: list[tuple[str, str]],
     ) -> None:
         question = item.question
         points = decimal_text(item.points)
         choices: list[tuple[str, str, bool, str | None]]
-        if isinstance(question, TrueFalse):
+        if options.boolean:
+            answer = options.choices[0].correct  # true, then false
             choices = [
-                ("TRUE", "True", question.answer, None),
-                ("FALSE", "False", not question.answer, None),
+                (c.text.upper(), c.text.capitalize(), c.correct, None) for c in options.choices
             ]
-            wrong = choices[1 if question.answer else 0]
-            text = wrong_feedback_true_false(self.compiled, question, answer=not question.answer)
-            choices[1 if question.answer else 0] = (wrong[0], wrong[1], False, text)
-            multiple, shuffle = False, False
+            wrong = choices[1 if answer else 0]
+            text = wrong_feedback_true_false(self.compiled, question, answer=not answer)
+            choices[1 if answer else 0] = (wrong[0], wrong[1], False, text)
         else:
-            assert isinstance(question, MultipleChoice | SpotTheError)
             choices = [
-                (LETTERS[i], c.text, c.correct, c.feedback) for i, c in enumerate(question.choices)
+                (LETTERS[i], c.text, c.correct, c.feedback) for i, c in enumerate(options.choices)
             ]
-            multiple = isinstance(question, MultipleChoice) and question.multiple
-            shuffle = question.shuffle
+        multiple, shuffle = options.multiple, options.shuffle
         right = [ident for ident, _, correct, _ in choices if correct]
         declaration = sub(
             root, "responseDeclaration", identifier="RESPONSE",
@@ -244,14 +237,14 @@ class Qti21Exporter(Exporter):
             mapping = sub(
                 declaration, "mapping", lowerBound="0", upperBound=points, defaultValue="0"
             )
-            assert isinstance(question, MultipleChoice)
             share = item.points / len(right)  # not points × (1/k): 10/3, not 3.333…3 (too low)
-            for (ident, *_), weight in zip(choices, choice_weights(question), strict=True):
+            for (ident, *_), weight in zip(choices, options.weights, strict=True):
                 value = share if weight > 0 else -share
                 sub(mapping, "mapEntry", mapKey=ident, mappedValue=decimal_text(value))
         media = self.media
-        if isinstance(question, SpotTheError):
-            _fill(sub(body, "blockquote"), question.statement, media, inline=False)
+        statement = statement_of(question)
+        if statement is not None:
+            _fill(sub(body, "blockquote"), statement, media, inline=False)
         # A prompt holds inline content only: a prompt with a table or a list goes before the
         # interaction instead.
         one_line = parse(item.prompt).inline is not None
