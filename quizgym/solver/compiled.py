@@ -45,14 +45,11 @@ from quizgym.model import (
     Bank,
     DecimalDisplay,
     Display,
-    MultipleChoice,
     Numeric,
     Pack,
     Part,
     RequireUnits,
-    SpotTheError,
     Tolerance,
-    TrueFalse,
     UnitPenalty,
     points_of,
     slot_id,
@@ -61,6 +58,7 @@ from quizgym.solver.functions import MAX_COST, STEP_FUNCTIONS, FunctionTable, fu
 from quizgym.solver.keys import Key, exact_key, tidy, to_mpf
 from quizgym.solver.mistakes import CompiledRule, ResolvedMistake, close, compile_rule
 from quizgym.solver.variants import Draw, Signature, Variant, number
+from quizgym.types import choices_of, numeric_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -162,7 +160,7 @@ class Slot:
     @property
     def is_numeric(self) -> bool:
         """Whether the slot is answered with a number."""
-        return isinstance(self.question, Numeric)
+        return numeric_of(self.question) is not None
 
     @property
     def prompt(self) -> str:
@@ -184,13 +182,8 @@ class Slot:
     @property
     def options(self) -> list[str]:
         """Labels of the options a student picks from (choice and true/false slots)."""
-        if isinstance(self.question, TrueFalse):
-            return ["true", "false"]
-        if isinstance(self.question, MultipleChoice) and self.question.multiple:
-            return []  # several picks per student: no single option to tabulate
-        if isinstance(self.question, MultipleChoice | SpotTheError):
-            return [c.text for c in self.question.choices]
-        return []
+        options = choices_of(self.question)
+        return options.options if options is not None else []
 
 
 class CompiledBank:
@@ -566,8 +559,9 @@ def compile_bank(
     measured = _measured(bank, used, table)
     draws: dict[str, Draw] = {}
     for index, question in enumerate(bank.questions):
-        if isinstance(question, Numeric):
-            found, draw = _numeric_slots(bank, table, question, index, findings, measured)
+        numeric = numeric_of(question)
+        if numeric is not None:
+            found, draw = _numeric_slots(bank, table, numeric.question, index, findings, measured)
             slots.extend(found)
             if draw is not None:
                 draws[question.id] = draw

@@ -45,12 +45,9 @@ from quizgym.model import (
     LETTERS,
     PLACEHOLDER,
     AnyQuestion,
-    MultipleChoice,
-    Numeric,
     Param,
     ParamChoices,
     ParamRange,
-    SpotTheError,
 )
 from quizgym.solver.draws import (
     ATTEMPT,
@@ -65,6 +62,7 @@ from quizgym.solver.draws import (
     student_digests,
     student_key,
 )
+from quizgym.types import choices_of, numeric_of
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -319,11 +317,14 @@ class Draw:
         """The draw of a question of the bank with this slug, with its derived values and
         conditions parsed (the compiled bank parses them)."""
         params: tuple[tuple[str, ParamValues], ...] = ()
-        if isinstance(question, Numeric):
-            params = tuple((n, ParamValues(question.params[n])) for n in sorted(question.params))
+        numeric = numeric_of(question)
+        if numeric is not None:
+            own = numeric.question.params
+            params = tuple((n, ParamValues(own[n])) for n in sorted(own))
         choices, shuffled = 0, False
-        if isinstance(question, MultipleChoice | SpotTheError):
-            choices, shuffled = len(question.choices), question.shuffle
+        options = choices_of(question)
+        if options is not None and options.lettered:
+            choices, shuffled = len(options.choices), options.shuffle
         return cls(
             bank=bank,
             question=question.id,

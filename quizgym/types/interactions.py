@@ -31,6 +31,12 @@ class ChoiceInteraction:
         return "truth" if self.boolean else "choice"
 
     @property
+    def lettered(self) -> bool:
+        """Whether its options are shown as a lettered list (in an order a draw may shuffle);
+        true and false are two boxes instead."""
+        return not self.boolean
+
+    @property
     def right(self) -> list[int]:
         """Indices of the correct options, in bank order."""
         return [i for i, c in enumerate(self.choices) if c.correct]
