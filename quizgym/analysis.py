@@ -34,7 +34,8 @@ import numpy as np
 import numpy.typing as npt
 
 from quizgym.arrays import IntArray, sorted_unique
-from quizgym.model import AnyQuestion, MultipleChoice, SpotTheError, TrueFalse
+from quizgym.model import AnyQuestion
+from quizgym.types import choices_of
 
 __all__ = [
     "ItemStats",
@@ -76,13 +77,8 @@ DUBIOUS_DE = 15.0  # Moodle's is_dubious_question threshold, in %
 
 def random_guess_score(question: AnyQuestion) -> float | None:
     """Moodle's ``get_random_guess_score`` as a fraction: 1/2, 1/k, 0; None for multiple answers."""
-    if isinstance(question, TrueFalse):
-        return 0.5
-    if isinstance(question, MultipleChoice) and question.multiple:
-        return None
-    if isinstance(question, MultipleChoice | SpotTheError):
-        return sum(1.0 for c in question.choices if c.correct) / len(question.choices)
-    return 0.0
+    options = choices_of(question)
+    return options.chance if options is not None else 0.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,16 +112,13 @@ class SlotInfo:
         keys: tuple[bool, ...] = ()
         choices: tuple[str, ...] = ()
         choice_keys: tuple[bool, ...] = ()
-        if isinstance(question, MultipleChoice) and question.multiple:
-            choices = tuple(c.text for c in question.choices)
-            choice_keys = tuple(c.correct for c in question.choices)
-        if isinstance(question, TrueFalse):
-            options, keys = ("true", "false"), (question.answer, not question.answer)
-        elif isinstance(question, MultipleChoice | SpotTheError) and not (
-            isinstance(question, MultipleChoice) and question.multiple
-        ):
-            options = tuple(c.text for c in question.choices)
-            keys = tuple(c.correct for c in question.choices)
+        picks = choices_of(question)
+        if picks is not None and picks.multiple:
+            choices = tuple(c.text for c in picks.choices)
+            choice_keys = tuple(c.correct for c in picks.choices)
+        elif picks is not None:
+            options = tuple(c.text for c in picks.choices)
+            keys = tuple(c.correct for c in picks.choices)
         return cls(
             id=slot_id,
             kind=question.type,

@@ -15,7 +15,6 @@ MODELS = {model.__name__ for model in QUESTION_TYPES.values()}
 NAMES = set(QUESTION_TYPES)
 
 ALLOWED: dict[str, int] = {
-    "analysis.py": 7,
     "check.py": 6,
     "grading/batch.py": 2,
     "grading/causes.py": 6,
