@@ -54,15 +54,14 @@ from quizgym.grading.verdicts import STATUS_CODES, UNREAD, Verdicts
 from quizgym.grading.versions import Versions
 from quizgym.model import (
     AbsTolerance,
+    AnyQuestion,
     Bank,
     DecimalsTolerance,
-    MultipleChoice,
-    SpotTheError,
-    TrueFalse,
     slot_id,
 )
 from quizgym.solver import CompiledBank, ResolvedMistake, Slot, Variant, compiled, student_keys
 from quizgym.tolerance import KIND_CODES, compare_array, hint_text
+from quizgym.types import choices_of
 from quizgym.units import convert
 
 __all__ = [
@@ -328,7 +327,7 @@ def _grade_slot(
             pair_earlier,
         )
     options = np.full(len(unique), OPTION_NONE, dtype=np.int64)
-    if isinstance(question, TrueFalse | MultipleChoice | SpotTheError):
+    if choices_of(question) is not None:
         for k, (v, t) in enumerate(zip(pair_variants, pair_texts, strict=True)):
             try:
                 options[k] = _option(question, variants[v], texts[t])
@@ -409,16 +408,16 @@ def _guarded(slot: Slot, grade: Callable[[], Verdict]) -> Verdict:
         return failed(slot, exc)
 
 
-def _option(
-    question: TrueFalse | MultipleChoice | SpotTheError, variant: Variant, text: str | None
-) -> int:
+def _option(question: AnyQuestion, variant: Variant, text: str | None) -> int:
     if is_blank(text):
         return OPTION_BLANK
     assert text is not None
-    if isinstance(question, TrueFalse):
+    options = choices_of(question)
+    assert options is not None
+    if options.boolean:  # true, then false
         value = read_bool(text)
         return OPTION_UNREADABLE if value is None else (0 if value else 1)
-    picked = read_choices(text, question, variant)
+    picked = read_choices(text, options, variant)
     if isinstance(picked, str):
         return OPTION_UNREADABLE
     return picked[0] if len(picked) == 1 else OPTION_NONE

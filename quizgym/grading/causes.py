@@ -15,7 +15,8 @@ import re
 
 from quizgym.answers import fold_text
 from quizgym.grading.batch import FAILED
-from quizgym.model import LETTERS, AnyQuestion, MultipleChoice, SpotTheError, TrueFalse
+from quizgym.model import LETTERS, AnyQuestion
+from quizgym.types import choices_of
 
 __all__ = ["cause_of", "probably"]
 
@@ -35,12 +36,13 @@ def cause_of(question: AnyQuestion, text: str, *, feedback: str = "") -> str:
     if feedback.startswith(FAILED):
         return "quizgym failed on it (an error: grade it by hand)"
     word = fold_text(text)
-    if isinstance(question, TrueFalse):
+    options = choices_of(question)
+    if options is not None and options.boolean:
         near = probably(question, text)
         return f"a typo of {near}" if near else "neither true nor false"
-    if isinstance(question, MultipleChoice | SpotTheError):
-        multiple = isinstance(question, MultipleChoice) and question.multiple
-        letters = LETTERS[: len(question.choices)].casefold()
+    if options is not None:
+        multiple = options.multiple
+        letters = LETTERS[: len(options.choices)].casefold()
         if multiple and len(word) > 1 and all(c in letters for c in word):
             return "letters run together"
         tokens = [t for t in re.split(r"[\s,;/&+]+|\band\b", word) if t]
@@ -81,15 +83,15 @@ def probably(question: AnyQuestion, text: str) -> str:
     Only a suggestion for the teacher's review; the answer stays unreadable.
     """
     word = fold_text(text)
-    if isinstance(question, TrueFalse):
+    options = choices_of(question)
+    if options is not None and options.boolean:
         close = difflib.get_close_matches(word, ["true", "false"], n=1, cutoff=0.6)
         return f"'{close[0]}'" if close else ""
-    if isinstance(question, MultipleChoice | SpotTheError):
-        letters = LETTERS[: len(question.choices)]
-        multiple = isinstance(question, MultipleChoice) and question.multiple
-        if multiple and len(word) > 1 and all(c in letters.casefold() for c in word):
+    if options is not None:
+        letters = LETTERS[: len(options.choices)]
+        if options.multiple and len(word) > 1 and all(c in letters.casefold() for c in word):
             return ", ".join(dict.fromkeys(word.upper()))
-        texts = {fold_text(c.text): c.text for c in question.choices}
+        texts = {fold_text(c.text): c.text for c in options.choices}
         close = difflib.get_close_matches(word, list(texts), n=1, cutoff=0.8)
         return f"'{texts[close[0]]}'" if close else ""
     return ""

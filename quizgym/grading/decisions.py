@@ -29,8 +29,9 @@ from quizgym.answers import Status, Verdict
 from quizgym.errors import QuizgymError
 from quizgym.grading.cells import fmt, undefuse
 from quizgym.issued import question_hash
-from quizgym.model import LETTERS, AnyQuestion, MultipleChoice, SpotTheError
+from quizgym.model import LETTERS, AnyQuestion
 from quizgym.solver import CompiledBank
+from quizgym.types import ChoiceInteraction, choices_of
 
 __all__ = [
     "Decision",
@@ -76,17 +77,16 @@ def version_of(
     in the slot's order), so one decision covers only the students who answered them alike.
     """
     own = ", ".join(f"{name}: {'(blank)' if t is None else t}" for name, t in earlier)
-    by_text = isinstance(question, MultipleChoice | SpotTheError) and not _positional(
-        question, text
-    )
+    options = choices_of(question)
+    by_text = options is not None and options.lettered and not _positional(options, text)
     base = label if varies and not by_text else ""
     if not own:
         return base
     return f"{base}; with {own}" if base else f"with {own}"
 
 
-def _positional(question: MultipleChoice | SpotTheError, text: str) -> bool:
-    letters = LETTERS[: len(question.choices)].casefold()
+def _positional(options: ChoiceInteraction, text: str) -> bool:
+    letters = LETTERS[: len(options.choices)].casefold()
     folded = text.casefold()
     tokens = [t for t in re.split(r"[\s,;/&+().]+", folded) if t]
     if any((len(t) == 1 and t.isalpha()) or t.isdigit() for t in tokens):

@@ -42,9 +42,10 @@ from quizgym.grading.decisions import (
 from quizgym.grading.outputs import write_rows
 from quizgym.grading.student_fit import StudentFlag
 from quizgym.grading.verdicts import STATUSES, UNREAD, Verdicts
-from quizgym.model import AnyQuestion, FreeText, MultipleChoice, SpotTheError
+from quizgym.model import AnyQuestion
 from quizgym.model import slot_id as part_slot
 from quizgym.solver import CompiledBank
+from quizgym.types import choices_of, text_of
 
 __all__ = ["HEADER", "Entry", "Review", "agreements", "review_of", "write_review"]
 
@@ -314,7 +315,7 @@ def _student_row(flag: StudentFlag) -> list[str]:
 
 def _groups(bank: CompiledBank, slot_id: str, items: Sequence[tuple[Key, Entry]]) -> list[int]:
     """Per entry: its group of similar free-text answers (1, 2, …), or 0."""
-    if not isinstance(bank.slot(slot_id).question, FreeText):
+    if text_of(bank.slot(slot_id).question) is None:
         return [0] * len(items)
     from quizgym.similar import group_answers
 
@@ -355,9 +356,10 @@ def _row(bank: CompiledBank, key: Key, entry: Entry, group: int, printed: str) -
 def _expected(question: AnyQuestion, version: str, expected: str) -> str:
     """The right answer as a row shows it: a shuffled question's row for every order names the
     right choices by their text alone (their letters differ from student to student)."""
-    if version or not isinstance(question, MultipleChoice | SpotTheError) or not question.shuffle:
+    options = choices_of(question)
+    if version or options is None or not options.shuffle:
         return expected
-    return "; ".join(c.text for c in question.choices if c.correct)
+    return "; ".join(c.text for c in options.choices if c.correct)
 
 
 def agreements(bank: CompiledBank, review: Review) -> list[Agreement]:

@@ -22,7 +22,7 @@ from quizgym.grading.batch import GradedPartition, GradedSlot, factorize
 from quizgym.grading.causes import cause_of
 from quizgym.grading.table import Coded
 from quizgym.grading.verdicts import STATUS_CODES, STATUSES, Verdicts
-from quizgym.model import MultipleChoice, Numeric
+from quizgym.types import choices_of, numeric_of
 
 __all__ = ["count", "partial_sums"]
 
@@ -183,8 +183,8 @@ def _causes(g: GradedSlot, answers: _Answers) -> Counter[str]:
 def _picks(g: GradedSlot, answers: _Answers, totals: Factorized) -> Counter[tuple[int, float]]:
     """(choice, total) per choice each student picked; (PICKS_ANSWERED, total) per student who
     gave a readable answer."""
-    question = g.slot.question
-    assert isinstance(question, MultipleChoice)
+    question = choices_of(g.slot.question)
+    assert question is not None and question.multiple
     by_code = count(g.codes, totals)
     picked: dict[int, list[int]] = {}
     for code, (text, variant) in enumerate(zip(answers.texts, answers.variants, strict=True)):
@@ -208,8 +208,9 @@ def _wrong(g: GradedSlot, answers: _Answers) -> WrongCounts:
     question = g.slot.question
     # Whether each student may have their own numbers: from the bank, not from the students in
     # this partition, so every partition counts alike.
-    varies = isinstance(question, Numeric) and any(
-        not isinstance(p, int | float) for p in question.params.values()
+    numeric = numeric_of(question)
+    varies = numeric is not None and any(
+        not isinstance(p, int | float) for p in numeric.question.params.values()
     )
     machines = answers.machines
     counts = np.asarray(answers.counts, dtype=np.int64)

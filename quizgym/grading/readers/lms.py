@@ -46,7 +46,8 @@ from quizgym.grading.rows import (
 )
 from quizgym.grading.table import ClassAnswers
 from quizgym.issued import Issued
-from quizgym.model import Bank, MultipleChoice, Numeric, SpotTheError, slot_id
+from quizgym.model import AnyQuestion, Bank, slot_id
+from quizgym.types import choices_of, statement_of
 
 __all__ = ["Matcher", "read_canvas", "read_moodle"]
 
@@ -101,7 +102,7 @@ class Matcher:
                 question = _question(bank, item.question)
                 if question is None:
                     continue
-                if isinstance(question, Numeric) and question.parts and item.part is None:
+                if question.part_ids() and item.part is None:
                     why = f"{item.question} is one multi-part item in this export (cloze)"
                     self._entries.append((_fold(item.text), why))
                     continue
@@ -109,11 +110,12 @@ class Matcher:
                 self._entries.append((_fold(item.text), found))
         else:
             for question in bank.questions:
-                if isinstance(question, Numeric) and question.parts:
+                if question.part_ids():
                     continue  # one LMS item per part is not a layout we can recognise unissued
                 body = question.prompt
-                if isinstance(question, SpotTheError):
-                    body = f"{question.statement}\n{question.prompt}"
+                statement = statement_of(question)
+                if statement is not None:
+                    body = f"{statement}\n{question.prompt}"
                 for form in _shown_forms(body):
                     self._entries.append((form, Found(question.id)))
 
@@ -151,7 +153,7 @@ class Matcher:
         return "matches no item of the issue manifest"
 
 
-def _question(bank: Bank, qid: str) -> object | None:
+def _question(bank: Bank, qid: str) -> AnyQuestion | None:
     try:
         return bank.question(qid)
     except KeyError:
@@ -169,10 +171,10 @@ class _Answers:
     def _choices(self, slot: str) -> dict[str, str] | None:
         """A multiple-answer slot's choice texts by their folded form (None: another kind)."""
         if slot not in self._texts:
-            question = self.bank.question(slot.split(".")[0])
+            options = choices_of(self.bank.question(slot.split(".")[0]))
             self._texts[slot] = (
-                {_fold(c.text): c.text for c in question.choices}
-                if isinstance(question, MultipleChoice) and question.multiple
+                {_fold(c.text): c.text for c in options.choices}
+                if options is not None and options.multiple
                 else None
             )
         return self._texts[slot]
@@ -194,8 +196,8 @@ class _Answers:
 
 def _by_text(bank: Bank, answers: ClassAnswers, slot: str) -> None:
     """A choice slot read from an LMS export: its answers are choice texts, not letters."""
-    question = bank.question(slot.split(".")[0])
-    if isinstance(question, MultipleChoice | SpotTheError):
+    options = choices_of(bank.question(slot.split(".")[0]))
+    if options is not None and options.lettered:
         answers.by_text.add(slot)
 
 
