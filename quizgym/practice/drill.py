@@ -34,15 +34,7 @@ from typing import TYPE_CHECKING, Protocol
 from fsrs import Card, Rating, Scheduler
 
 from quizgym.answers import Status, Verdict, grade_response, shown_choices
-from quizgym.model import (
-    LETTERS,
-    Bank,
-    FreeText,
-    MultipleChoice,
-    Numeric,
-    SpotTheError,
-    TrueFalse,
-)
+from quizgym.model import LETTERS, AnyQuestion, Bank
 from quizgym.practice.queue import (
     LEARN_AHEAD,
     content_sha,
@@ -72,6 +64,15 @@ from quizgym.practice.views import (
 )
 from quizgym.selection import check_filters, matches
 from quizgym.solver import CompiledBank, Slot, Variant, compiled, prompt_of
+from quizgym.types import (
+    TextInteraction,
+    choices_of,
+    correction_of,
+    interaction_of,
+    is_multiple,
+    statement_of,
+    text_of,
+)
 
 if TYPE_CHECKING:
     from quizgym.practice.first import Opening
@@ -79,8 +80,6 @@ if TYPE_CHECKING:
 RETRY_GAP = 3
 """A wrong item comes back after this many other items (or at the end)."""
 COMMANDS = "? hint · ! reveal · s skip · u undo · q quit"
-
-AnyQuestion = TrueFalse | MultipleChoice | SpotTheError | FreeText | Numeric
 
 
 class DrillUI(Protocol):
@@ -101,7 +100,7 @@ class DrillUI(Protocol):
     def show_verdict(self, verdict: Verdict, *, label: str | None, revealed: bool) -> None:
         """How one answer was read and graded, with the correct answer."""
 
-    def show_free_text(self, question: FreeText, verdict: Verdict) -> None:
+    def show_free_text(self, text: TextInteraction, verdict: Verdict) -> None:
         """The model answer and rubric after a free-text answer."""
 
     def show_outcome(self, outcome: Outcome) -> None:
@@ -260,7 +259,12 @@ class _Turn:
     @property
     def free_text(self) -> bool:
         """A free-text answer the student marks themself (not revealed or skipped)."""
-        return isinstance(self.question, FreeText) and not (self.revealed or self.skipped)
+        return self.self_marked and not (self.revealed or self.skipped)
+
+    @property
+    def self_marked(self) -> bool:
+        """Whether the student marks the answer themself (a text scored by a rubric)."""
+        return text_of(self.question) is not None
 
     def grade(self) -> tuple[str, Rating, float | None, str | None]:
         """(verdict word, rating, score, misconception) of the answers so far.
@@ -272,7 +276,7 @@ class _Turn:
         total = sum(v.max_score for v in self.verdicts) + sum(s.points for s in pending)
         score = sum(v.score for v in self.verdicts) / (total or 1)
         tag = next((v.tag for v in self.verdicts if v.tag and not v.is_correct), None)
-        logged_score = None if isinstance(self.question, FreeText) else score  # self-marked
+        logged_score = None if self.self_marked else score
         if self.revealed or self.skipped:
             word = "revealed" if self.revealed else "skipped"
             return word, Rating.Again, logged_score, tag
@@ -501,8 +505,9 @@ class Drill:
             if k and slot.part is not None:  # later parts settled by a reveal
                 self.ui.show_slot(SlotView(slot.part, turn.variant.fill(slot.prompt), slot.units))
             if turn.free_text:
-                assert isinstance(turn.question, FreeText)
-                self.ui.show_free_text(turn.question, verdict)
+                text = text_of(turn.question)
+                assert text is not None
+                self.ui.show_free_text(text, verdict)
             else:
                 self.ui.show_verdict(verdict, label=slot.part, revealed=turn.revealed)
 
@@ -609,7 +614,7 @@ class Drill:
                 next_due=card.due if card is not None and logged.scheduled else None,
                 now=self.clock(),
                 explanation=explanation_for(entry.book, question, turn.variant),
-                correction=question.correction if isinstance(question, SpotTheError) else None,
+                correction=correction_of(question),
                 can_mark_easy=easy_ok,
             )
         )
@@ -668,9 +673,10 @@ class Drill:
     def _view(self, entry: Entry, variant: Variant) -> ItemView:
         question = entry.question
         choices: tuple[tuple[str, str], ...] = ()
-        if isinstance(question, MultipleChoice | SpotTheError):
-            order = shown_choices(question, variant)
-            choices = tuple((LETTERS[k], question.choices[i].text) for k, i in enumerate(order))
+        options = choices_of(question)
+        if options is not None and options.lettered:
+            order = shown_choices(options, variant)
+            choices = tuple((LETTERS[k], options.choices[i].text) for k, i in enumerate(order))
         return ItemView(
             bank=entry.bank.bank,
             item_id=question.id,
@@ -683,15 +689,15 @@ class Drill:
             new=entry.new,
             retry=entry.retry,
             prompt=prompt_of(question, variant),
-            statement=question.statement if isinstance(question, SpotTheError) else None,
+            statement=statement_of(question),
             choices=choices,
-            multiple=isinstance(question, MultipleChoice) and question.multiple,
+            multiple=is_multiple(question),
         )
 
     @staticmethod
     def _label(question: AnyQuestion, part_id: str | None, units: str | None = None) -> str:
-        multiple = isinstance(question, MultipleChoice) and question.multiple
-        return slot_label(question.type, multiple=multiple, part=part_id, units=units)
+        answer = interaction_of(question).kind
+        return slot_label(answer, multiple=is_multiple(question), part=part_id, units=units)
 
     def _summary(self, started: datetime, *, quit_early: bool, unsaved: str | None) -> Summary:
         now = self.clock()

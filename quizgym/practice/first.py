@@ -72,7 +72,7 @@ __all__ = [
     "wait_for_line",
 ]
 
-PREVIEW_FORMAT = "drill-preview/2"
+PREVIEW_FORMAT = "drill-preview/3"
 """The layout of a preview record; bump it when the layout changes."""
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # quizgym.model.LETTERS, without the bank format
 T = TypeVar("T")
@@ -133,10 +133,11 @@ def keep_preview(book: CompiledBank) -> None:
     depends = pack_digests(list(book.bank.packs), book.bank.path)
     if book.bank.packs and depends is None:
         return
-    from quizgym.model import QUESTION_TYPES, MultipleChoice, SpotTheError
+    from quizgym.model import QUESTION_TYPES
     from quizgym.practice.ui import RichUI
     from quizgym.richtext.parse import parse
     from quizgym.richtext.tex import tex_to_text
+    from quizgym.types import choices_of, interaction_of, is_multiple, statement_of
 
     questions: list[dict[str, Any]] = []
     texts: set[str] = set()
@@ -145,23 +146,23 @@ def keep_preview(book: CompiledBank) -> None:
         record: dict[str, Any] = {
             "id": question.id,
             "type": question.type,
+            "answer": interaction_of(question).kind,
             "tags": list(question.tags),
             "sha": content_sha(question),
             "static": not (draw.params or draw.derived or draw.where),
         }
         if record["static"]:
             slot = book.slots_of(question)[0]
-            choices = (
-                question.choices if isinstance(question, MultipleChoice | SpotTheError) else []
-            )
+            options = choices_of(question)
+            choices = options.choices if options is not None and options.lettered else ()
             record |= {
                 "salt": draw.salt,
                 "choices": draw.choices,
                 "shuffled": draw.shuffled,
                 "texts": [c.text for c in choices],
-                "multiple": isinstance(question, MultipleChoice) and question.multiple,
+                "multiple": is_multiple(question),
                 "prompt": question.prompt,
-                "statement": question.statement if isinstance(question, SpotTheError) else None,
+                "statement": statement_of(question),
                 "part": slot.part,
                 "part_prompt": slot.prompt if slot.part is not None else None,
                 "units": slot.units,
@@ -375,7 +376,9 @@ def _first(
     )
     part = question["part"]
     slot = SlotView(part, question["part_prompt"], question["units"]) if part else None
-    label = slot_label(kind, multiple=view.multiple, part=part, units=question["units"])
+    label = slot_label(
+        str(question["answer"]), multiple=view.multiple, part=part, units=question["units"]
+    )
     _remember_texts(bank, view, slot)
     return First(view=view, slot=slot, label=label, seed=session_seed, sha=str(question["sha"]))
 

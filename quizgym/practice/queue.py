@@ -74,14 +74,15 @@ def review_seed(seed: int, bank_id: str, item_id: str, reviews: int) -> int:
 
 
 def slot_label(kind: str, *, multiple: bool, part: str | None, units: str | None) -> str:
-    """What an answer is asked with: by question type, and for a numeric slot its part or units."""
-    if kind == "true_false":
+    """What an answer is asked with: by the kind of answer box (``truth``, ``choice``, ``text``
+    or ``number``, a question type's interaction), and for a number its part or units."""
+    if kind == "truth":
         return "True or false? (t/f)"
-    if kind == "multiple_choice" and multiple:
+    if kind == "choice" and multiple:
         return "Your choices (e.g. A C)"
-    if kind in ("multiple_choice", "spot_the_error"):
+    if kind == "choice":
         return "Your choice"
-    if kind == "free_text":
+    if kind == "text":
         return "Your answer (one line)"
     if part:  # the part's prompt, shown just above, names its units
         return f"{part} ="

@@ -55,8 +55,8 @@ from quizgym.terminal import escape_controls
 
 if TYPE_CHECKING:  # the answer engine (sympy) stays unloaded for `quizgym stats`
     from quizgym.answers import Verdict
-    from quizgym.model import FreeText
     from quizgym.practice.stats import BankStats
+    from quizgym.types import TextInteraction
 
 # Imported where they are drawn, not here: a formula (the TeX reader and its HTML and XML
 # modules), a table (rich's tables) and the statistics are not on most first screens, and the
@@ -360,11 +360,11 @@ class RichUI:
         if verdict.expected and verdict.expected != verdict.read_as:
             self.say_text(verdict.expected, ("  Answer: ", "bold"))
 
-    def show_free_text(self, question: FreeText, verdict: Verdict) -> None:
+    def show_free_text(self, text: TextInteraction, verdict: Verdict) -> None:
         """Model answer, rubric, and the rubric's suggestion."""
-        self.say_text(question.model_answer, ("Model answer: ", "bold"))
+        self.say_text(text.model_answer, ("Model answer: ", "bold"))
         self.say(("Rubric:", "bold"))
-        for criterion in question.rubric:
+        for criterion in text.rubric:
             self.say_text(f"{criterion.criterion} ({criterion.points:g} pt)", "  - ")
         self.say_text(verdict.feedback, (f"Suggested from the rubric ({verdict.read_as}): ", "dim"))
 
