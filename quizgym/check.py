@@ -318,9 +318,10 @@ def _lint(
 ) -> tuple[list[Finding], int, CompiledBank, bool]:
     """:func:`lint_bank`, with the compiled bank it made and whether a time limit shaped the
     findings (a budget that refused a key, or the stress test cut short)."""
-    from quizgym.model import LETTERS, MultipleChoice, Numeric, SpotTheError
+    from quizgym.model import LETTERS
     from quizgym.richtext import text_findings
     from quizgym.solver import Budget, compile_bank
+    from quizgym.types import choices_of, numeric_of
 
     budget = budget or Budget(key_seconds=CHECK_KEY_SECONDS, bank_seconds=CHECK_BANK_SECONDS)
     book = compile_bank(bank, partial=True, budget=budget)
@@ -334,7 +335,9 @@ def _lint(
         findings.append(Finding(path, line, col, message, severity))
 
     for index, question in enumerate(bank.questions):
-        if isinstance(question, Numeric) and book.slots_of(question):
+        numeric = numeric_of(question)
+        if numeric is not None and book.slots_of(question):
+            question = numeric.question
             try:
                 if question.where and not _lint_where(book, question, index, at, notes):
                     continue
@@ -345,11 +348,12 @@ def _lint(
             except AnswerParseError as exc:
                 at(("questions", index, "answer"), f"{question.id}: {exc.message}")
     positions = [
-        [i for i, c in enumerate(q.choices) if c.correct][0]
+        options.right[0]
         for q in bank.questions
-        if isinstance(q, MultipleChoice | SpotTheError)
-        and not (isinstance(q, MultipleChoice) and q.multiple)
-        and not q.shuffle
+        if (options := choices_of(q)) is not None
+        and options.lettered
+        and not options.multiple
+        and not options.shuffle
     ]
     if stress.skipped:
         first = stress.skipped[0]

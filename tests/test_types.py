@@ -15,12 +15,10 @@ MODELS = {model.__name__ for model in QUESTION_TYPES.values()}
 NAMES = set(QUESTION_TYPES)
 
 ALLOWED: dict[str, int] = {
-    "check.py": 6,
-    "grading/fit.py": 7,
-    "grading/versions.py": 1,
-    "issued.py": 3,
-    "render/report.py": 4,
-    "richtext/fields.py": 4,
+    "check.py": 3,  # lint_issued: its owner converts it
+    "grading/fit.py": 7,  # the per-student version check: its owner converts it
+    "grading/versions.py": 1,  # its owner converts it
+    "issued.py": 3,  # the issue manifest: its owner converts it
 }
 """Modules not yet converted, with how many switches each still has (it may only shrink)."""
 

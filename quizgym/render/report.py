@@ -20,11 +20,12 @@ import jinja2
 from markupsafe import Markup
 
 from quizgym.analysis import Agreement, ItemStats, Statistics, TagStats
-from quizgym.model import LETTERS, Bank, MultipleChoice, Numeric, SpotTheError
+from quizgym.model import LETTERS, Bank
 from quizgym.render.env import make_env
 from quizgym.render.markup import Target, math_html
 from quizgym.richtext import image_folder
 from quizgym.richtext.tree import Image
+from quizgym.types import choices_of, numeric_of, param_names, statement_of
 
 if TYPE_CHECKING:
     from quizgym.solver import CompiledBank
@@ -184,20 +185,22 @@ def _question_texts(bank: Bank, target: Target | None = None) -> list[_QuestionT
     target = target or Target("html", image_folder(bank.path))
     out = []
     for question in bank.questions:
-        names = frozenset(question.params) if isinstance(question, Numeric) else frozenset()
+        names = param_names(question)
         parts = [f'<div class="prompt">{math_html(question.prompt, names, target=target)}</div>']
-        if isinstance(question, SpotTheError):
-            statement = math_html(question.statement, target=target)
-            parts.insert(0, f"<blockquote>{statement}</blockquote>")
-        if isinstance(question, MultipleChoice | SpotTheError):
+        statement = statement_of(question)
+        if statement is not None:
+            parts.insert(0, f"<blockquote>{math_html(statement, target=target)}</blockquote>")
+        options = choices_of(question)
+        if options is not None and options.lettered:
             rows = "".join(
                 f"<li><strong>{LETTERS[i]}</strong> {math_html(c.text, target=target)}"
                 f"{' ✓' if c.correct else ''}</li>"
-                for i, c in enumerate(question.choices)
+                for i, c in enumerate(options.choices)
             )
             parts.append(f'<ul class="choices">{rows}</ul>')
-        if isinstance(question, Numeric):
-            for part in question.parts:
+        numeric = numeric_of(question)
+        if numeric is not None:
+            for part in numeric.question.parts:
                 prompt = math_html(part.prompt, names, target=target)
                 parts.append(f'<p class="part"><strong>{part.id}</strong>: {prompt}</p>')
         # Safe: every piece of bank text went through math_html, which escapes it.

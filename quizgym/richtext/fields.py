@@ -16,14 +16,11 @@ from quizgym.model import (
     PLACEHOLDER,
     AnyQuestion,
     Bank,
-    FreeText,
-    MultipleChoice,
-    Numeric,
-    SpotTheError,
 )
 from quizgym.richtext.images import image_folder, image_problems
 from quizgym.richtext.parse import parse
 from quizgym.richtext.tex import tex_problems
+from quizgym.types import param_names, type_of
 
 Loc = tuple[str | int, ...]
 _BRACED = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
@@ -36,28 +33,7 @@ def question_fields(question: AnyQuestion, base: Loc = ()) -> Iterator[tuple[Loc
         value = getattr(question, name, None)
         if isinstance(value, str):
             yield (*base, name), value
-    if isinstance(question, MultipleChoice | SpotTheError):
-        for i, choice in enumerate(question.choices):
-            yield (*base, "choices", i, "text"), choice.text
-            if choice.feedback:
-                yield (*base, "choices", i, "feedback"), choice.feedback
-    if isinstance(question, FreeText):
-        for i, criterion in enumerate(question.rubric):
-            yield (*base, "rubric", i, "criterion"), criterion.criterion
-    if isinstance(question, Numeric):
-        if question.units:
-            yield (*base, "units"), question.units
-        for i, mistake in enumerate(question.mistakes):
-            yield (*base, "mistakes", i, "feedback"), mistake.feedback
-        for p, part in enumerate(question.parts):
-            at = (*base, "parts", p)
-            yield (*at, "prompt"), part.prompt
-            for name in ("hint", "explanation", "units"):
-                value = getattr(part, name)
-                if value:
-                    yield (*at, name), value
-            for i, mistake in enumerate(part.mistakes):
-                yield (*at, "mistakes", i, "feedback"), mistake.feedback
+    yield from type_of(question).text_fields(question, base)
 
 
 def bank_fields(bank: Bank) -> Iterator[tuple[Loc, str]]:
@@ -132,7 +108,7 @@ def text_findings(bank: Bank) -> list[Finding]:
                 path, line, col = _place(bank, loc, formula.tex.split("\n")[0][:60])
                 found.append(Finding(path, line, col, f"{label}: ${formula.tex}$: {problem}"))
     for index, question in enumerate(bank.questions):
-        params = set(question.params) if isinstance(question, Numeric) else set()
+        params = param_names(question)
         for loc, text in question_fields(question, ("questions", index)):
             for name in _glued(text, params):
                 path, line, col = _place(bank, loc, f"{{{name}}}")
@@ -150,7 +126,7 @@ def text_findings(bank: Bank) -> list[Finding]:
     return found
 
 
-def _glued(text: str, params: set[str]) -> list[str]:
+def _glued(text: str, params: frozenset[str]) -> list[str]:
     """Parameter names written as ``{name}`` where the placeholder rule reads them as TeX."""
     filled = {m.start() for m in PLACEHOLDER.finditer(text)}
     names = [m.group(1) for m in _BRACED.finditer(text) if m.start() not in filled]

@@ -69,6 +69,12 @@ def choice_weights(question: AnyQuestion) -> list[float]:
     return choice.weights
 
 
+def param_names(question: AnyQuestion) -> frozenset[str]:
+    """The names of the question's variant parameters (none for a question without numbers)."""
+    numeric = numeric_of(question)
+    return frozenset(numeric.question.params) if numeric is not None else frozenset()
+
+
 def is_multiple(question: AnyQuestion) -> bool:
     """Whether a student picks several options."""
     choice = choices_of(question)
@@ -98,6 +104,7 @@ __all__ = [
     "interaction_of",
     "is_multiple",
     "numeric_of",
+    "param_names",
     "statement_of",
     "text_of",
     "type_of",
