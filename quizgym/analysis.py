@@ -75,9 +75,9 @@ GROUP_SHARE = 0.27
 DUBIOUS_DE = 15.0  # Moodle's is_dubious_question threshold, in %
 
 
-def random_guess_score(question: AnyQuestion) -> float | None:
+def random_guess_score(question: AnyQuestion, part: str | None = None) -> float | None:
     """Moodle's ``get_random_guess_score`` as a fraction: 1/2, 1/k, 0; None for multiple answers."""
-    options = choices_of(question)
+    options = choices_of(question, part)
     return options.chance if options is not None else 0.0
 
 
@@ -104,7 +104,13 @@ class SlotInfo:
 
     @classmethod
     def of(
-        cls, slot_id: str, question: AnyQuestion, points: float, *, numeric: bool = False
+        cls,
+        slot_id: str,
+        question: AnyQuestion,
+        points: float,
+        *,
+        numeric: bool = False,
+        part: str | None = None,
     ) -> SlotInfo:
         """The record of a slot of ``question`` worth ``points`` (``numeric``: its answers are
         numbers)."""
@@ -112,7 +118,7 @@ class SlotInfo:
         keys: tuple[bool, ...] = ()
         choices: tuple[str, ...] = ()
         choice_keys: tuple[bool, ...] = ()
-        picks = choices_of(question)
+        picks = choices_of(question, part)
         if picks is not None and picks.multiple:
             choices = tuple(c.text for c in picks.choices)
             choice_keys = tuple(c.correct for c in picks.choices)
@@ -125,7 +131,7 @@ class SlotInfo:
             points=points,
             options=options,
             keys=keys,
-            random_guess=random_guess_score(question),
+            random_guess=random_guess_score(question, part),
             choices=choices,
             choice_keys=choice_keys,
             numeric=numeric,

@@ -41,6 +41,7 @@ from quizgym.tolerance import Match, compare
 from quizgym.types import (
     ChoiceInteraction,
     NumericInteraction,
+    PairingInteraction,
     TextInteraction,
     choices_of,
     interaction_of,
@@ -130,15 +131,13 @@ def read_bool(response: str) -> bool | None:
     return None
 
 
-def _grade_true_false(
-    question: AnyQuestion, truth: ChoiceInteraction, response: str, points: float
-) -> Verdict:
+def _grade_true_false(qid: str, truth: ChoiceInteraction, response: str, points: float) -> Verdict:
     answer = truth.choices[0].correct  # the options are true, then false
     expected = "true" if answer else "false"
     value = read_bool(response)
     if value is None:
         return Verdict(
-            question=question.id,
+            question=qid,
             status=Status.INVALID,
             score=0.0,
             max_score=points,
@@ -147,7 +146,7 @@ def _grade_true_false(
         )
     right = value == answer
     return Verdict(
-        question=question.id,
+        question=qid,
         status=Status.CORRECT if right else Status.INCORRECT,
         score=points if right else 0.0,
         max_score=points,
@@ -244,7 +243,7 @@ def _label(options: ChoiceInteraction, variant: Variant, index: int) -> str:
 
 
 def _grade_choice(
-    question: AnyQuestion,
+    qid: str,
     options: ChoiceInteraction,
     variant: Variant,
     response: str,
@@ -255,7 +254,7 @@ def _grade_choice(
     picked = read_choices(response, options, variant)
     if isinstance(picked, str):
         return Verdict(
-            question=question.id,
+            question=qid,
             status=Status.INVALID,
             score=0.0,
             max_score=points,
@@ -284,7 +283,7 @@ def _grade_choice(
         fraction = 0.0 if wrong else 1.0
         status = Status.INCORRECT if wrong else Status.CORRECT
     return Verdict(
-        question=question.id,
+        question=qid,
         status=status,
         score=points * fraction,
         max_score=points,
@@ -411,9 +410,7 @@ def _quoted(quotes: tuple[str, ...]) -> str:
     return ", ".join(f"“{q}”" for q in quotes)
 
 
-def _grade_free_text(
-    question: AnyQuestion, text: TextInteraction, response: str, points: float
-) -> Verdict:
+def _grade_free_text(qid: str, text: TextInteraction, response: str, points: float) -> Verdict:
     matches = match_rubric(text.rubric, response)
     total = sum(c.points for c in text.rubric)
     earned = sum(m.criterion.points for m in matches if m.met)
@@ -435,7 +432,7 @@ def _grade_free_text(
         parts.append("Not yet: " + "; ".join(missing) + ".")
     parts.append("Suggested score from the rubric; to be reviewed.")
     return Verdict(
-        question=question.id,
+        question=qid,
         status=status,
         score=round(points * fraction, 6),
         max_score=points,
@@ -758,24 +755,34 @@ def grade_response(
         slot = slots[ids.index(part)]
         values = _earlier_values(earlier or {}, slots)
         return grade_slot(book, slot, variant, response, earlier_values=values)
-    if part is not None:
+    if isinstance(interaction, PairingInteraction):
+        ids = [slot.part for slot in slots]
+        if part not in ids:
+            raise KeyError(
+                f"{question.id}: no item {part!r}" if part else f"{question.id}: name an item"
+            )
+        slot = slots[ids.index(part)]
+        interaction = interaction.slot(str(part))
+    elif part is not None:
         raise KeyError(f"{question.id} has no parts")
-    (slot,) = slots
+    else:
+        (slot,) = slots
     points = slot.points
     if is_blank(response):
         return Verdict(
-            question=question.id,
+            question=slot.id,
             status=Status.BLANK,
             score=0.0,
             max_score=points,
-            expected=expected_answer(question, variant),
+            expected=expected_answer(question, variant, part=slot.part),
         )
     assert response is not None
     if isinstance(interaction, ChoiceInteraction) and interaction.boolean:
-        return _grade_true_false(question, interaction, response, points)
+        return _grade_true_false(slot.id, interaction, response, points)
     if isinstance(interaction, ChoiceInteraction):
-        return _grade_choice(question, interaction, variant, response, points)
-    return _grade_free_text(question, interaction, response, points)
+        return _grade_choice(slot.id, interaction, variant, response, points)
+    assert isinstance(interaction, TextInteraction)
+    return _grade_free_text(slot.id, interaction, response, points)
 
 
 def grade_question(
@@ -825,9 +832,10 @@ def _earlier_values(earlier: Mapping[str, str], slots: Sequence[Slot]) -> dict[s
     return values
 
 
-def expected_answer(question: AnyQuestion, variant: Variant) -> str:
-    """The correct answer to a question without numbers, as shown to a student."""
-    interaction = interaction_of(question)
+def expected_answer(question: AnyQuestion, variant: Variant, *, part: str | None = None) -> str:
+    """The correct answer to a question without numbers (or to one matching item, ``part``),
+    as shown to a student."""
+    interaction = choices_of(question, part) or interaction_of(question)
     if isinstance(interaction, ChoiceInteraction) and interaction.boolean:
         return "true" if interaction.choices[0].correct else "false"
     if isinstance(interaction, ChoiceInteraction):

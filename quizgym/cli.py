@@ -234,7 +234,14 @@ def solve(ctx: click.Context, packs: tuple[str, ...], words: tuple[str, ...]) ->
 # --- practice and stats -------------------------------------------------------------------------
 
 # model.QUESTION_TYPES, spelled out so that --help need not import pydantic (a test ties them).
-_QUESTION_TYPES = ("true_false", "multiple_choice", "spot_the_error", "free_text", "numeric")
+_QUESTION_TYPES = (
+    "true_false",
+    "multiple_choice",
+    "spot_the_error",
+    "free_text",
+    "numeric",
+    "matching",
+)
 _DB_HELP = "Progress database (default: $QUIZGYM_DB, else progress.sqlite3 in the user data dir)."
 
 

@@ -498,7 +498,87 @@ class Numeric(QuestionBase):
         return self
 
 
-AnyQuestion = TrueFalse | MultipleChoice | SpotTheError | FreeText | Numeric
+class MatchPair(StrictModel):
+    """One item of a matching question and the answer it pairs with: one answer slot."""
+
+    id: Name = Field(description="the item's id: its slot is question.id")
+    item: str = Field(min_length=1, description="the item as shown ([CLS])")
+    answer: str = Field(min_length=1, description="the answer it pairs with, as shown")
+    points: float | None = Field(default=None, gt=0, description="points for pairing it")
+    feedback: str | None = Field(
+        default=None, description="shown to a student who pairs the item with a wrong answer"
+    )
+    tag: Slug | None = Field(default=None, description="misconception tag of a wrong pairing")
+
+
+class Matching(QuestionBase):
+    """Pair each item with one of a list of answers; each item is an answer slot of its own."""
+
+    type: Literal["matching"] = Field(description="question type")
+    pairs: list[MatchPair] = Field(
+        min_length=2, max_length=len(LETTERS), description="the items and their answers"
+    )
+    distractors: list[str] = Field(
+        default_factory=list, description="answers that pair with no item (more answers than items)"
+    )
+    shuffle: bool = Field(
+        default=False, description="show each student the answers in a seeded order"
+    )
+    one_to_one: bool = Field(
+        default=True, description="each answer pairs with one item at most (false: answers repeat)"
+    )
+
+    @model_validator(mode="after")
+    def _well_formed(self) -> Matching:
+        ids = [p.id for p in self.pairs]
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        if dupes:
+            raise ValueError(f"item id {dupes[0]!r} is used twice")
+        items = [p.item for p in self.pairs]
+        twice = [i for i in items if items.count(i) > 1]
+        if twice:
+            raise ValueError(f"item {twice[0]!r} appears twice")
+        answers = [p.answer for p in self.pairs]
+        if self.one_to_one:
+            shared = [a for a in answers if answers.count(a) > 1]
+            if shared:
+                raise ValueError(
+                    f"two items pair with {shared[0]!r}, but the question is one-to-one; "
+                    "set one_to_one: false to let answers repeat"
+                )
+        for text in self.distractors:
+            if text in answers:
+                raise ValueError(f"distractor {text!r} is also an item's answer")
+            if self.distractors.count(text) > 1:
+                raise ValueError(f"distractor {text!r} appears twice")
+        if len(self.answers) > len(LETTERS):
+            raise ValueError(f"more than {len(LETTERS)} answers")
+        return self
+
+    @property
+    def answers(self) -> list[str]:
+        """Every answer a student picks from, in bank order: the items' answers (each once),
+        then the distractors."""
+        return [*dict.fromkeys(p.answer for p in self.pairs), *self.distractors]
+
+    def part_ids(self) -> list[str]:
+        return [pair.id for pair in self.pairs]
+
+    def total_points(self, defaults: Defaults) -> float:
+        """Its items' points added up."""
+        return sum(self.item_points(pair, defaults) for pair in self.pairs)
+
+    def item_points(self, pair: MatchPair, defaults: Defaults) -> float:
+        """What pairing one item is worth: its own points, else an equal share of the
+        question's, else the bank default."""
+        if pair.points is not None:
+            return pair.points
+        if self.points is not None:
+            return self.points / len(self.pairs)
+        return defaults.points
+
+
+AnyQuestion = TrueFalse | MultipleChoice | SpotTheError | FreeText | Numeric | Matching
 """Any question, as a plain union (for signatures)."""
 
 Question = Annotated[AnyQuestion, Field(discriminator="type")]
@@ -510,6 +590,7 @@ QUESTION_TYPES: dict[str, type[QuestionBase]] = {
     "spot_the_error": SpotTheError,
     "free_text": FreeText,
     "numeric": Numeric,
+    "matching": Matching,
 }
 
 

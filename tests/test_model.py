@@ -45,6 +45,13 @@ questions:
     parts:
       - {id: a, prompt: First., answer: ln(2), tolerance: {sigfigs: 3}}
       - {id: b, prompt: Second., answer: 2 * a, tolerance: {decimals: 2}}
+  - id: match-a
+    type: matching
+    prompt: Pair them.
+    pairs:
+      - {id: cls, item: "[CLS]", answer: classifies, feedback: its state feeds NSP, tag: roles}
+      - {id: sep, item: "[SEP]", answer: separates}
+    distractors: [masks]
 """
 
 

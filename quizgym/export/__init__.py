@@ -46,6 +46,9 @@ class Exporter(ABC):
     """Whether a multi-part numeric question becomes one item per part."""
     math: ClassVar[str] = "tex"
     """How formulas are written: ``tex`` (``\\(…\\)`` for the LMS's filter) or ``mathml``."""
+    kinds: ClassVar[frozenset[str]] = frozenset({"truth", "choice", "text", "number"})
+    """The interactions (:mod:`quizgym.types.interactions`) the format writes; a bank with
+    another one is refused, question by question, rather than written wrong."""
 
     def __init__(self, bank: Bank | CompiledBank, *, variants: int = 0, seed: int = 0) -> None:
         """Prepare an export.
@@ -57,9 +60,17 @@ class Exporter(ABC):
             seed: the seed of the first variant; variant k uses ``seed + k``.
         """
         from quizgym.solver import compiled
+        from quizgym.types import interaction_of
 
         self.compiled = compiled(bank)
         self.bank = self.compiled.bank
+        refused = [
+            f"{q.id}: a {q.type} question ({kind}) cannot be exported to {self.name}"
+            for q in self.bank.questions
+            if (kind := interaction_of(q).kind) not in self.kinds
+        ]
+        if refused:
+            raise ExportError("; ".join(refused))
         self.variants = variants
         self.seed = seed
         self.warnings: list[str] = []

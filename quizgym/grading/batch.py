@@ -308,7 +308,15 @@ def _grade_slot(
         verdicts = Verdicts.of(
             [
                 _guarded(
-                    slot, partial(grade_response, bank, question, texts[t], variant=variants[v])
+                    slot,
+                    partial(
+                        grade_response,
+                        bank,
+                        question,
+                        texts[t],
+                        part=slot.part,
+                        variant=variants[v],
+                    ),
                 )
                 for v, t in zip(pair_variants, pair_texts, strict=True)
             ]
@@ -327,10 +335,10 @@ def _grade_slot(
             pair_earlier,
         )
     options = np.full(len(unique), OPTION_NONE, dtype=np.int64)
-    if choices_of(question) is not None:
+    if choices_of(question, slot.part) is not None:
         for k, (v, t) in enumerate(zip(pair_variants, pair_texts, strict=True)):
             try:
-                options[k] = _option(question, variants[v], texts[t])
+                options[k] = _option(question, slot.part, variants[v], texts[t])
             except Exception:  # counted as unreadable, as its verdict is
                 options[k] = OPTION_UNREADABLE
     return GradedSlot(
@@ -408,11 +416,11 @@ def _guarded(slot: Slot, grade: Callable[[], Verdict]) -> Verdict:
         return failed(slot, exc)
 
 
-def _option(question: AnyQuestion, variant: Variant, text: str | None) -> int:
+def _option(question: AnyQuestion, part: str | None, variant: Variant, text: str | None) -> int:
     if is_blank(text):
         return OPTION_BLANK
     assert text is not None
-    options = choices_of(question)
+    options = choices_of(question, part)
     assert options is not None
     if options.boolean:  # true, then false
         value = read_bool(text)

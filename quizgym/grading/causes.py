@@ -28,7 +28,9 @@ _POWER = re.compile(r"\d\s*(?:[x×*]\s*10\s*(?:\^|\*\*)|[x×]\s*10\s*[-−]?\d)"
 _WORDS = re.compile(r"[^\W\d_][\w\s'’.-]*", re.UNICODE)
 
 
-def cause_of(question: AnyQuestion, text: str, *, feedback: str = "") -> str:
+def cause_of(
+    question: AnyQuestion, text: str, *, feedback: str = "", part: str | None = None
+) -> str:
     """Why ``text``, an unreadable answer to ``question``, could not be read (a short phrase).
 
     Numeric answers (and the parts of a multi-part question) are read as numbers; ``feedback``
@@ -36,7 +38,7 @@ def cause_of(question: AnyQuestion, text: str, *, feedback: str = "") -> str:
     if feedback.startswith(FAILED):
         return "quizgym failed on it (an error: grade it by hand)"
     word = fold_text(text)
-    options = choices_of(question)
+    options = choices_of(question, part)
     if options is not None and options.boolean:
         near = probably(question, text)
         return f"a typo of {near}" if near else "neither true nor false"
@@ -52,7 +54,7 @@ def cause_of(question: AnyQuestion, text: str, *, feedback: str = "") -> str:
             and all(len(t) == 1 and t in letters or t.isdigit() for t in tokens)
         ):
             return "several choices for a one-answer question"
-        if probably(question, text):
+        if probably(question, text, part=part):
             return "a choice's text, misspelt"
         return "not one of the choices"
     return _numeric_cause(text)
@@ -77,13 +79,13 @@ def _numeric_cause(text: str) -> str:
     return "not a number or expression quizgym reads"
 
 
-def probably(question: AnyQuestion, text: str) -> str:
+def probably(question: AnyQuestion, text: str, *, part: str | None = None) -> str:
     """What an unreadable answer most likely meant, quoted (``'true'``, ``A, B, C``), or ''.
 
     Only a suggestion for the teacher's review; the answer stays unreadable.
     """
     word = fold_text(text)
-    options = choices_of(question)
+    options = choices_of(question, part)
     if options is not None and options.boolean:
         close = difflib.get_close_matches(word, ["true", "false"], n=1, cutoff=0.6)
         return f"'{close[0]}'" if close else ""

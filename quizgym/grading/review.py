@@ -263,13 +263,14 @@ def reason(bank: CompiledBank, key: Key, graded: Graded) -> str:
     """Why an answer is in the queue, in plain words."""
     if graded.free:
         return "free text: the score is the rubric's suggestion"
-    question = bank.slot(key[0]).question
+    slot = bank.slot(key[0])
+    question = slot.question
     if graded.failed:
         return "could not be graded: quizgym failed on it (an error): grade it by hand"
     if graded.doubt:
         return f"read, but worth a look: {graded.doubt}"
-    cause = cause_of(question, key[2])
-    meant = probably(question, key[2])
+    cause = cause_of(question, key[2], part=slot.part)
+    meant = probably(question, key[2], part=slot.part)
     why = f"could not be read: {cause}"
     return f"{why}; probably meant {meant}" if meant and meant not in cause else why
 
@@ -345,7 +346,7 @@ def _row(bank: CompiledBank, key: Key, entry: Entry, group: int, printed: str) -
         graded.status,
         fmt(graded.suggested),
         fmt(graded.max_score),
-        _expected(bank.slot(slot).question, version, graded.expected),
+        _expected(bank.slot(slot).question, bank.slot(slot).part, version, graded.expected),
         str(group) if group else "",
         fmt(graded.decided),
         graded.comment,
@@ -353,10 +354,10 @@ def _row(bank: CompiledBank, key: Key, entry: Entry, group: int, printed: str) -
     ]
 
 
-def _expected(question: AnyQuestion, version: str, expected: str) -> str:
+def _expected(question: AnyQuestion, part: str | None, version: str, expected: str) -> str:
     """The right answer as a row shows it: a shuffled question's row for every order names the
     right choices by their text alone (their letters differ from student to student)."""
-    options = choices_of(question)
+    options = choices_of(question, part)
     if version or options is None or not options.shuffle:
         return expected
     return "; ".join(c.text for c in options.choices if c.correct)

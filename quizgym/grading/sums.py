@@ -96,7 +96,9 @@ def partial_sums(graded: GradedPartition) -> Sums:
     scores = graded.scores
     total = scores.sum(axis=1) if scores.size else np.zeros(len(graded.answers))
     slots = [
-        SlotInfo.of(g.slot.id, g.slot.question, g.slot.points, numeric=g.slot.is_numeric)
+        SlotInfo.of(
+            g.slot.id, g.slot.question, g.slot.points, numeric=g.slot.is_numeric, part=g.slot.part
+        )
         for g in graded.slots
     ]
     sums = Sums(slots=slots, n=len(graded.answers))
@@ -176,7 +178,9 @@ def _causes(g: GradedSlot, answers: _Answers) -> Counter[str]:
     for k in np.flatnonzero(machines.status == STATUS_CODES[Status.INVALID]).tolist():
         text, n = answers.texts[k], answers.counts[k]
         if n and text is not None:
-            out[cause_of(g.slot.question, text, feedback=machines.feedback[k])] += n
+            out[
+                cause_of(g.slot.question, text, feedback=machines.feedback[k], part=g.slot.part)
+            ] += n
     return out
 
 

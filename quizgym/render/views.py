@@ -26,10 +26,12 @@ from quizgym.solver import CompiledBank, Variant, compiled, prompt_of, show_numb
 from quizgym.tolerance import describe
 from quizgym.types import (
     NumericInteraction,
+    PairingInteraction,
     choices_of,
     correction_of,
     is_multiple,
     numeric_of,
+    pairing_of,
     statement_of,
     text_of,
     type_of,
@@ -136,6 +138,12 @@ def points_shown(points: float) -> float | int:
 
 
 def _choices(question: AnyQuestion, variant: Variant) -> tuple[ChoiceView, ...]:
+    pairing = pairing_of(question)
+    if pairing is not None:  # the answers, lettered in this student's order
+        return tuple(
+            ChoiceView(LETTERS[k], pairing.answers[i], False, "")
+            for k, i in enumerate(variant.order or range(len(pairing.answers)))
+        )
     options = choices_of(question)
     if options is None or options.boolean:  # true/false: the template draws its two boxes
         return ()
@@ -155,6 +163,18 @@ def _slot_views(bank: CompiledBank, question: Numeric, variant: Variant) -> tupl
             variant.fill(slot.prompt) if many else "",
             slot.units or "",
             points_shown(slot.points),
+        )
+        for k, slot in enumerate(bank.slots_of(question))
+    )
+
+
+def _item_views(bank: CompiledBank, question: AnyQuestion) -> tuple[SlotView, ...]:
+    """The items of a matching question, numbered, each with its points."""
+    pairing = pairing_of(question)
+    assert pairing is not None
+    return tuple(
+        SlotView(
+            slot.part, f"{k + 1}.", pairing.item(str(slot.part)).item, "", points_shown(slot.points)
         )
         for k, slot in enumerate(bank.slots_of(question))
     )
@@ -180,6 +200,8 @@ def question_view(
         multiple=is_multiple(question),
         slots=_slot_views(book, interaction.question, variant)
         if isinstance(interaction, NumericInteraction)
+        else _item_views(book, question)
+        if isinstance(interaction, PairingInteraction)
         else (),
         lines=kind.answer_lines(question),
     )
@@ -200,6 +222,15 @@ def _accepted(bank: CompiledBank, tolerance: Tolerance, value: float) -> str:
 
 
 def _key_lines(bank: CompiledBank, question: AnyQuestion, variant: Variant) -> tuple[KeyLine, ...]:
+    if pairing_of(question) is not None:
+        return tuple(
+            KeyLine(
+                label=view.label,
+                prompt=view.prompt,
+                answer=expected_answer(question, variant, part=view.id),
+            )
+            for view in _item_views(bank, question)
+        )
     numeric = numeric_of(question)
     if numeric is None:
         return (KeyLine(answer=expected_answer(question, variant)),)

@@ -58,7 +58,7 @@ from quizgym.solver.functions import MAX_COST, STEP_FUNCTIONS, FunctionTable, fu
 from quizgym.solver.keys import Key, exact_key, tidy, to_mpf
 from quizgym.solver.mistakes import CompiledRule, ResolvedMistake, close, compile_rule
 from quizgym.solver.variants import Draw, Signature, Variant, number
-from quizgym.types import choices_of, numeric_of
+from quizgym.types import choices_of, numeric_of, type_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -182,7 +182,7 @@ class Slot:
     @property
     def options(self) -> list[str]:
         """Labels of the options a student picks from (choice and true/false slots)."""
-        options = choices_of(self.question)
+        options = choices_of(self.question, self.part)
         return options.options if options is not None else []
 
 
@@ -566,8 +566,19 @@ def compile_bank(
             if draw is not None:
                 draws[question.id] = draw
         else:
-            points = points_of(question, bank.defaults)
-            slots.append(Slot(id=question.id, question=question, points=points))
+            for k, (part, points, loc) in enumerate(
+                type_of(question).slots(question, bank.defaults)
+            ):
+                slots.append(
+                    Slot(
+                        id=slot_id(question.id, part),
+                        question=question,
+                        part=part,
+                        index=k,
+                        points=points,
+                        loc=("questions", index, *loc) if loc else (),
+                    )
+                )
     if findings and not partial:
         raise BankError(findings)
     return CompiledBank(

@@ -62,7 +62,7 @@ from quizgym.solver.draws import (
     student_digests,
     student_key,
 )
-from quizgym.types import choices_of, numeric_of
+from quizgym.types import choices_of, numeric_of, pairing_of
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -323,8 +323,11 @@ class Draw:
             params = tuple((n, ParamValues(own[n])) for n in sorted(own))
         choices, shuffled = 0, False
         options = choices_of(question)
+        pairing = pairing_of(question)
         if options is not None and options.lettered:
             choices, shuffled = len(options.choices), options.shuffle
+        elif pairing is not None:  # one order of the answers, for every item
+            choices, shuffled = len(pairing.answers), pairing.shuffle
         return cls(
             bank=bank,
             question=question.id,

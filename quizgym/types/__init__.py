@@ -10,18 +10,26 @@ from __future__ import annotations
 from typing import Any
 
 from quizgym.model import QUESTION_TYPES, AnyQuestion
-from quizgym.types import free_text, multiple_choice, numeric, spot_the_error, true_false
+from quizgym.types import (
+    free_text,
+    matching,
+    multiple_choice,
+    numeric,
+    spot_the_error,
+    true_false,
+)
 from quizgym.types.base import QuestionType
 from quizgym.types.interactions import (
     ChoiceInteraction,
     Interaction,
     NumericInteraction,
+    PairingInteraction,
     TextInteraction,
 )
 
 TYPES: dict[str, QuestionType[Any]] = {
     module.TYPE.name: module.TYPE
-    for module in (true_false, multiple_choice, spot_the_error, free_text, numeric)
+    for module in (true_false, multiple_choice, spot_the_error, free_text, numeric, matching)
 }
 """``type:`` → its question type, in the order the bank format lists them."""
 
@@ -38,10 +46,19 @@ def interaction_of(question: AnyQuestion) -> Interaction:
     return type_of(question).interaction(question)
 
 
-def choices_of(question: AnyQuestion) -> ChoiceInteraction | None:
-    """The question's options, when a student picks among them (None otherwise)."""
+def choices_of(question: AnyQuestion, part: str | None = None) -> ChoiceInteraction | None:
+    """The options a student picks among for the question, or for one of its slots (``part``:
+    a matching item); None for an answer that is not a pick."""
     found = interaction_of(question)
+    if isinstance(found, PairingInteraction):
+        return found.slot(part) if part is not None else None
     return found if isinstance(found, ChoiceInteraction) else None
+
+
+def pairing_of(question: AnyQuestion) -> PairingInteraction | None:
+    """The question's items and answers, when a student pairs them (None otherwise)."""
+    found = interaction_of(question)
+    return found if isinstance(found, PairingInteraction) else None
 
 
 def numeric_of(question: AnyQuestion) -> NumericInteraction | None:
@@ -96,6 +113,7 @@ __all__ = [
     "ChoiceInteraction",
     "Interaction",
     "NumericInteraction",
+    "PairingInteraction",
     "QuestionType",
     "TextInteraction",
     "choice_weights",
@@ -104,6 +122,7 @@ __all__ = [
     "interaction_of",
     "is_multiple",
     "numeric_of",
+    "pairing_of",
     "param_names",
     "statement_of",
     "text_of",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import ClassVar, Generic, TypeVar
 
-from quizgym.model import Choice, QuestionBase
+from quizgym.model import Choice, Defaults, QuestionBase, points_of
 from quizgym.types.interactions import Interaction
 
 Q = TypeVar("Q", bound=QuestionBase)
@@ -30,6 +30,11 @@ class QuestionType(Generic[Q]):
     def interaction(self, question: Q) -> Interaction:
         """The answer box the question is: how answers are read, judged, drawn and exported."""
         raise NotImplementedError
+
+    def slots(self, question: Q, defaults: Defaults) -> list[tuple[str | None, float, Loc]]:
+        """Each answer slot of the question: its part id (None: the whole question), its
+        points, and where it is written under the question (numeric slots are the solver's)."""
+        return [(None, points_of(question, defaults), ())]
 
     def statement(self, question: Q) -> str | None:
         """A text quoted above the prompt (the flawed statement of a spot-the-error)."""

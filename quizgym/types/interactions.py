@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from quizgym.model import Choice, FreeText, Numeric, RubricCriterion
+from quizgym.model import Choice, FreeText, MatchPair, Numeric, RubricCriterion
 
 
 @dataclass(frozen=True)
@@ -92,5 +92,54 @@ class TextInteraction:
         return cls(tuple(question.rubric), question.model_answer)
 
 
-Interaction = ChoiceInteraction | NumericInteraction | TextInteraction
+@dataclass(frozen=True)
+class PairingInteraction:
+    """Pair each item with one of a list of answers (QTI's matchInteraction).
+
+    Each item is an answer slot of its own, a choice of one answer: :meth:`slot` is that
+    choice, so an item is read, graded, tabulated and drawn as any one-answer choice is. The
+    answers are shown lettered, in a seeded order with ``shuffle``, the same for every item.
+    """
+
+    items: tuple[MatchPair, ...]
+    answers: tuple[str, ...]
+    shuffle: bool = False
+    one_to_one: bool = True
+
+    kind = "pairing"
+    """What a template draws."""
+
+    def item(self, item_id: str) -> MatchPair:
+        """The item with this id.
+
+        Raises:
+            KeyError: no such item.
+        """
+        for pair in self.items:
+            if pair.id == item_id:
+                return pair
+        raise KeyError(item_id)
+
+    def slot(self, item_id: str) -> ChoiceInteraction:
+        """The choice one item is: its answer right, every other one wrong, with the item's
+        feedback and misconception tag.
+
+        Raises:
+            KeyError: no such item.
+        """
+        pair = self.item(item_id)
+        # model_construct: texts and feedback of a validated question, valid by construction.
+        choices = tuple(
+            Choice.model_construct(
+                text=answer,
+                correct=answer == pair.answer,
+                feedback=None if answer == pair.answer else pair.feedback,
+                tag=None if answer == pair.answer else pair.tag,
+            )
+            for answer in self.answers
+        )
+        return ChoiceInteraction(choices, shuffle=self.shuffle)
+
+
+Interaction = ChoiceInteraction | NumericInteraction | TextInteraction | PairingInteraction
 """Any interaction kind."""

@@ -171,7 +171,8 @@ class _Answers:
     def _choices(self, slot: str) -> dict[str, str] | None:
         """A multiple-answer slot's choice texts by their folded form (None: another kind)."""
         if slot not in self._texts:
-            options = choices_of(self.bank.question(slot.split(".")[0]))
+            qid, _, part = slot.partition(".")
+            options = choices_of(self.bank.question(qid), part or None)
             self._texts[slot] = (
                 {_fold(c.text): c.text for c in options.choices}
                 if options is not None and options.multiple
@@ -196,7 +197,8 @@ class _Answers:
 
 def _by_text(bank: Bank, answers: ClassAnswers, slot: str) -> None:
     """A choice slot read from an LMS export: its answers are choice texts, not letters."""
-    options = choices_of(bank.question(slot.split(".")[0]))
+    qid, _, part = slot.partition(".")
+    options = choices_of(bank.question(qid), part or None)
     if options is not None and options.lettered:
         answers.by_text.add(slot)
 
