@@ -70,6 +70,7 @@ from quizgym.types import (
     correction_of,
     interaction_of,
     is_multiple,
+    pairing_of,
     statement_of,
     text_of,
 )
@@ -673,8 +674,9 @@ class Drill:
     def _view(self, entry: Entry, variant: Variant) -> ItemView:
         question = entry.question
         choices: tuple[tuple[str, str], ...] = ()
-        options = choices_of(question)
-        if options is not None and options.lettered:
+        pairing = pairing_of(question)
+        options = choices_of(question, pairing.items[0].id if pairing else None)
+        if options is not None and options.lettered:  # a matching item's: the answers
             order = shown_choices(options, variant)
             choices = tuple((LETTERS[k], options.choices[i].text) for k, i in enumerate(order))
         return ItemView(

@@ -153,7 +153,7 @@ def keep_preview(book: CompiledBank) -> None:
         }
         if record["static"]:
             slot = book.slots_of(question)[0]
-            options = choices_of(question)
+            options = choices_of(question, slot.part)
             choices = options.choices if options is not None and options.lettered else ()
             record |= {
                 "salt": draw.salt,

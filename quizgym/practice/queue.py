@@ -82,6 +82,8 @@ def slot_label(kind: str, *, multiple: bool, part: str | None, units: str | None
         return "Your choices (e.g. A C)"
     if kind == "choice":
         return "Your choice"
+    if kind == "pairing":
+        return "Its answer (a letter)"
     if kind == "text":
         return "Your answer (one line)"
     if part:  # the part's prompt, shown just above, names its units

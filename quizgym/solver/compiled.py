@@ -58,7 +58,7 @@ from quizgym.solver.functions import MAX_COST, STEP_FUNCTIONS, FunctionTable, fu
 from quizgym.solver.keys import Key, exact_key, tidy, to_mpf
 from quizgym.solver.mistakes import CompiledRule, ResolvedMistake, close, compile_rule
 from quizgym.solver.variants import Draw, Signature, Variant, number
-from quizgym.types import choices_of, numeric_of, type_of
+from quizgym.types import choices_of, numeric_of, pairing_of, type_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -164,8 +164,11 @@ class Slot:
 
     @property
     def prompt(self) -> str:
-        """The part's own prompt, or the question's."""
-        return self.part_model.prompt if self.part_model is not None else self.question.prompt
+        """The part's own prompt (a matching item's text), or the question's."""
+        if self.part_model is not None:
+            return self.part_model.prompt
+        pairing = pairing_of(self.question) if self.part is not None else None
+        return pairing.item(self.part).item if pairing and self.part else self.question.prompt
 
     @property
     def hint(self) -> str | None:
