@@ -19,7 +19,7 @@ def single_verdict(
     """
     earlier = None
     if slot.part is not None:
-        parts = [p.id for p in slot.question.parts]  # type: ignore[union-attr]
+        parts = slot.question.part_ids()
         earlier = {}
         for pid in parts[: parts.index(slot.part)]:
             column = answers.answers.get(f"{slot.question.id}.{pid}")  # absent: not answered

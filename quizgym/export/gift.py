@@ -10,6 +10,7 @@ numeric answer as the catch-all, so wrong answers must use ``=`` with their weig
 
 from __future__ import annotations
 
+from quizgym.errors import ExportError
 from quizgym.export import Exporter
 from quizgym.export.plan import (
     Item,
@@ -18,6 +19,7 @@ from quizgym.export.plan import (
     category_path,
     centred,
     data_media,
+    decimal_text,
     join_text,
     lms_html,
     locate,
@@ -26,8 +28,10 @@ from quizgym.export.plan import (
     split_parts,
     wrong_feedback_true_false,
 )
+from quizgym.richtext import plain_text
 from quizgym.types import (
     ChoiceInteraction,
+    PairingInteraction,
     TextInteraction,
     interaction_of,
     statement_of,
@@ -65,6 +69,7 @@ class GiftExporter(Exporter):
     name = "gift"
     suffix = ".gift"
     splits_parts = True
+    kinds = Exporter.kinds | {"pairing"}
 
     def to_bytes(self) -> bytes:
         """The GIFT file, UTF-8."""
@@ -124,6 +129,8 @@ class GiftExporter(Exporter):
             return "".join(lines) + "\n"
         if isinstance(interaction, TextInteraction):
             return ""
+        if isinstance(interaction, PairingInteraction):
+            return self._pairs(item, interaction, media)
         slot = item.slots[0]
         lines = ["#"]
         for value, tol in map(centred, slot.runs):
@@ -134,6 +141,32 @@ class GiftExporter(Exporter):
             for value, tol in map(centred, mistake.runs):
                 lines.append(f"=%{weight}%{value}:{tol}#{_field(mistake.feedback, media)}")
         return "\n".join(lines) + "\n"
+
+    def _pairs(self, item: Item, pairing: PairingInteraction, media: Media) -> str:
+        """``=item -> answer`` per item (the answer in plain text, as Moodle's match type
+        keeps it)."""
+        paired = {pair.answer for pair in pairing.items}
+        if any(text not in paired for text in pairing.answers):
+            raise _refuse(item, "with distractors has no GIFT form (every answer needs an item)")
+        if any("->" in f"{pair.item}{pair.answer}" for pair in pairing.items):
+            raise _refuse(item, "with '->' in an item or answer cannot be written in GIFT")
+        if len(pairing.items) < 3:
+            raise _refuse(item, "needs at least three pairs in GIFT (Moodle's importer)")
+        points = {slot.points for slot in self.compiled.slots_of(item.question)}
+        if len(points) > 1:
+            self.warnings.append(
+                f"warning: {item.ident}: Moodle weighs every item of a matching question alike; "
+                f"quizgym gives them {', '.join(sorted(decimal_text(p) for p in points))} points"
+            )
+        lines = [
+            f"\n={_field(pair.item, media)} -> {gift_escape(plain_text(pair.answer), answer=True)}"
+            for pair in pairing.items
+        ]
+        return "".join(lines) + "\n"
+
+
+def _refuse(item: Item, why: str) -> ExportError:
+    return ExportError(f"{item.ident}: a matching question {why}; export it with --to moodle")
 
 
 def _items(pool: Pool) -> list[Item]:

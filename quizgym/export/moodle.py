@@ -36,10 +36,11 @@ from quizgym.export.plan import (
 from quizgym.model import (
     Bank,
 )
-from quizgym.richtext import ImageFile, parse
+from quizgym.richtext import ImageFile, parse, plain_text
 from quizgym.types import (
     ChoiceInteraction,
     NumericInteraction,
+    PairingInteraction,
     TextInteraction,
     interaction_of,
     statement_of,
@@ -97,6 +98,7 @@ class MoodleExporter(Exporter):
 
     name = "moodle"
     suffix = ".xml"
+    kinds = Exporter.kinds | {"pairing"}
 
     def to_bytes(self) -> bytes:
         """The Moodle XML file, UTF-8."""
@@ -123,6 +125,8 @@ class MoodleExporter(Exporter):
         kind = "truefalse" if truth else "multichoice" if options else "numerical"
         if isinstance(interaction, TextInteraction):
             kind = "essay"
+        if isinstance(interaction, PairingInteraction):
+            kind = "matching"
         multipart = isinstance(interaction, NumericInteraction) and bool(interaction.question.parts)
         element = ET.Element("question", type="cloze" if multipart else kind)
         name = item.ident if item.seed is None else f"{question.id} (seed {item.seed})"
@@ -164,6 +168,8 @@ class MoodleExporter(Exporter):
                     element, _html(choice.text, media), fraction, choice.feedback or "", where,
                     media,
                 )  # fmt: skip
+        elif isinstance(interaction, PairingInteraction):
+            self._pairs(element, item, interaction, media)
         elif isinstance(interaction, TextInteraction):
             sub(element, "responseformat", "editor")
             sub(element, "responserequired", "1")
@@ -205,6 +211,31 @@ class MoodleExporter(Exporter):
             for tag in question.tags:
                 _texted(tags, "tag", tag, fmt=None)
         return element
+
+    def _pairs(
+        self, element: ET.Element, item: Item, pairing: PairingInteraction, media: Media
+    ) -> None:
+        """A matching question's subquestions: one per item with its answer (plain text, as
+        Moodle's match type keeps them), then one without a text per distractor."""
+        sub(element, "shuffleanswers", "true" if pairing.shuffle else "false")
+        for tag in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback"):
+            _texted(element, tag, "")
+        for pair in pairing.items:
+            subquestion = _texted(
+                element, "subquestion", _html(pair.item, media), files=media.take()
+            )
+            sub(sub(subquestion, "answer"), "text", plain_text(pair.answer))
+        paired = {pair.answer for pair in pairing.items}
+        for text in pairing.answers:
+            if text not in paired:
+                subquestion = _texted(element, "subquestion", "")
+                sub(sub(subquestion, "answer"), "text", plain_text(text))
+        points = {slot.points for slot in self.compiled.slots_of(item.question)}
+        if len(points) > 1:
+            self.warnings.append(
+                f"warning: {item.ident}: Moodle weighs every item of a matching question alike; "
+                f"quizgym gives them {', '.join(sorted(decimal_text(p) for p in points))} points"
+            )
 
     @staticmethod
     def _answer(

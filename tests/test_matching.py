@@ -1,0 +1,322 @@
+"""The matching type, on a statistics bank: the bank format and its errors, one answer and a
+class graded alike and checked against an independent count, worksheets and keys, and the
+exports that write it (Moodle XML, GIFT) or refuse it with the reason."""
+
+from __future__ import annotations
+
+import csv
+import random
+from pathlib import Path
+
+import pytest
+from export_checkers import parse_gift, strip_tags
+from lxml import etree
+
+from quizgym.answers import Status, grade_response
+from quizgym.errors import BankError, ExportError
+from quizgym.export import exporter
+from quizgym.grading.run import grade_submissions
+from quizgym.loader import load_bank
+from quizgym.model import Matching
+from quizgym.render.documents import render_key, render_worksheet
+from quizgym.solver import compile_bank
+from quizgym.types import choices_of, pairing_of
+
+STATS = """
+bank: stats-match
+title: Distributions
+defaults: {points: 2}
+questions:
+  - id: shapes
+    type: matching
+    prompt: Pair each distribution with what it counts or measures.
+    shuffle: true
+    pairs:
+      - id: binom
+        item: Binomial
+        answer: successes in n independent trials
+        feedback: The binomial counts successes out of a fixed number of trials.
+        tag: binomial-vs-poisson
+      - {id: pois, item: Poisson, answer: events in a fixed interval, points: 1}
+      - {id: geom, item: Geometric, answer: trials until the first success}
+    distractors: [the spread of a sample mean]
+  - id: fixed
+    type: matching
+    prompt: Pair each test with its statistic.
+    pairs:
+      - {id: t, item: t test, answer: a mean}
+      - {id: chi, item: chi-squared test, answer: counts in categories}
+      - {id: f, item: F test, answer: two variances}
+"""
+
+
+@pytest.fixture
+def bank_path(tmp_path: Path) -> Path:
+    path = tmp_path / "stats.yaml"
+    path.write_text(STATS, encoding="utf-8")
+    return path
+
+
+def _bank(tmp_path: Path, pairs: str, extra: str = "") -> Path:
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        "bank: bad\ntitle: Bad\nquestions:\n  - id: m\n    type: matching\n    prompt: Pair.\n"
+        f"    pairs:\n{pairs}{extra}",
+        encoding="utf-8",
+    )
+    return path
+
+
+TWO = "      - {id: a, item: A, answer: x}\n      - {id: b, item: B, answer: y}\n"
+
+
+@pytest.mark.parametrize(
+    ("pairs", "extra", "message"),
+    [
+        (
+            "      - {id: a, item: A, answer: x}\n      - {id: b, item: B, answer: x}\n",
+            "",
+            "two items pair with 'x', but the question is one-to-one",
+        ),
+        (
+            "      - {id: a, item: A, answer: x}\n      - {id: a, item: B, answer: y}\n",
+            "",
+            "item id 'a' is used twice",
+        ),
+        (TWO, "    distractors: [x]\n", "distractor 'x' is also an item's answer"),
+        ("      - {id: a, item: A, answer: x}\n", "", "at least 2 items"),
+        (TWO, "    partz: 1\n", "partz"),
+    ],
+)
+def test_a_bad_matching_question_is_refused_with_where_and_what(
+    tmp_path: Path, pairs: str, extra: str, message: str
+) -> None:
+    with pytest.raises(BankError) as caught:
+        load_bank(_bank(tmp_path, pairs, extra))
+    text = str(caught.value)
+    assert message in text
+    assert "bad.yaml:" in text
+
+
+def test_answers_may_repeat_when_the_question_says_so(tmp_path: Path) -> None:
+    pairs = "      - {id: a, item: A, answer: x}\n      - {id: b, item: B, answer: x}\n"
+    bank = load_bank(_bank(tmp_path, pairs, "    one_to_one: false\n"))
+    question = bank.questions[0]
+    assert isinstance(question, Matching)
+    assert question.answers == ["x"]
+    assert bank.slot_ids() == ["m.a", "m.b"]
+
+
+def test_each_item_is_a_slot_worth_its_points(bank_path: Path) -> None:
+    book = compile_bank(load_bank(bank_path))
+    slots = book.slots_of("shapes")
+    assert [(s.id, s.points) for s in slots] == [
+        ("shapes.binom", 2.0),
+        ("shapes.pois", 1.0),
+        ("shapes.geom", 2.0),
+    ]
+    assert slots[0].prompt == "Binomial"
+    assert slots[0].options == [
+        "successes in n independent trials",
+        "events in a fixed interval",
+        "trials until the first success",
+        "the spread of a sample mean",
+    ]
+
+
+def test_one_answer_is_read_by_letter_number_or_text_in_the_students_order(
+    bank_path: Path,
+) -> None:
+    book = compile_bank(load_bank(bank_path))
+    question = book.bank.question("shapes")
+    variant = book.variant(question, student="s1", seed=3)
+    order = list(variant.order)
+    right = order.index(0)  # the binomial's answer is the first in the bank
+    letter, number = "ABCD"[right], str(right + 1)
+    for typed in (letter, letter.lower(), number, "Successes in  n independent trials"):
+        verdict = grade_response(book, question, typed, part="binom", variant=variant)
+        assert (verdict.status, verdict.score, verdict.question) == (
+            Status.CORRECT,
+            2.0,
+            "shapes.binom",
+        )
+    wrong = "ABCD"[order.index(1)]
+    verdict = grade_response(book, question, wrong, part="binom", variant=variant)
+    assert verdict.status is Status.INCORRECT
+    assert verdict.tag == "binomial-vs-poisson"
+    assert verdict.feedback.startswith("The binomial counts")
+    assert grade_response(book, question, "E", part="binom", variant=variant).status is (
+        Status.INVALID
+    )
+    with pytest.raises(KeyError, match="no item 'nope'"):
+        grade_response(book, question, "A", part="nope")
+
+
+def _typed(rng: random.Random, answers: list[str], order: list[int], right: int) -> str:
+    """How a student might answer one item: a letter, a number, the text (sometimes misspelt
+    or cased oddly), nothing, or something unreadable."""
+    pick = right if rng.random() < 0.6 else rng.randrange(len(answers))
+    shown = order.index(pick)
+    style = rng.choice(["letter", "lower", "number", "text", "misspelt", "blank", "junk"])
+    if style == "letter":
+        return "ABCD"[shown]
+    if style == "lower":
+        return f" {'abcd'[shown]}."
+    if style == "number":
+        return str(shown + 1)
+    if style == "text":
+        return answers[pick].upper()
+    if style == "misspelt":
+        return answers[pick][:-1] + "x"
+    return "" if style == "blank" else "A and B"
+
+
+def test_a_class_is_graded_as_each_answer_alone_and_as_an_independent_count(
+    bank_path: Path, tmp_path: Path
+) -> None:
+    bank = load_bank(bank_path)
+    book = compile_bank(bank)
+    question = bank.question("shapes")
+    assert isinstance(question, Matching)
+    answers = question.answers
+    rng = random.Random(28)
+    rows, expected = [], {}
+    for n in range(200):
+        student = f"s{n:03d}"
+        order = list(book.variant(question, student=student, seed=5).order)
+        row = {"student": student}
+        for pair in question.pairs:
+            text = _typed(rng, answers, order, answers.index(pair.answer))
+            row[f"shapes.{pair.id}"] = text
+            folded = " ".join(text.split()).strip(" .").casefold()
+            if not folded:
+                status = "blank"
+            elif folded in {a.casefold() for a in answers}:
+                status = "correct" if folded == pair.answer.casefold() else "incorrect"
+            elif len(folded) == 1 and folded in "abcd":
+                status = (
+                    "correct"
+                    if order["abcd".index(folded)] == answers.index(pair.answer)
+                    else "incorrect"
+                )
+            elif folded in "1234" and len(folded) == 1:
+                status = (
+                    "correct"
+                    if order[int(folded) - 1] == answers.index(pair.answer)
+                    else "incorrect"
+                )
+            else:
+                status = "invalid"
+            expected[(student, f"shapes.{pair.id}")] = status
+        rows.append(row)
+    path = tmp_path / "class.csv"
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    out = tmp_path / "out"
+    grade_submissions(book, [path], out_dir=out, seed=5)
+    with (out / "responses.csv").open(encoding="utf-8") as handle:
+        graded = [r for r in csv.DictReader(handle) if r["question"].startswith("shapes.")]
+    assert len(graded) == 600
+    for r in graded:
+        assert r["verdict"] == expected[(r["student"], r["question"])], r
+        single = grade_response(
+            book,
+            question,
+            r["answer"],
+            part=r["question"].split(".")[1],
+            student=r["student"],
+            seed=5,
+        )
+        assert (single.status.value, single.score) == (r["verdict"], float(r["score"])), r
+    with (out / "items.csv").open(encoding="utf-8") as handle:
+        items = {r["question"]: r for r in csv.DictReader(handle)}
+    assert items["shapes.binom"]["type"] == "matching"
+    assert items["shapes.pois"]["random_guess"] == "25"
+
+
+def test_worksheet_and_key_show_items_and_answers_in_the_students_order(
+    bank_path: Path,
+) -> None:
+    from quizgym.render.roster import Student
+
+    book = compile_bank(load_bank(bank_path))
+    question = book.bank.question("shapes")
+    student = Student(id="s1")
+    order = book.variant(question, student="s1", seed=2).order
+    sheet = render_worksheet(book, [question], fmt="md", student=student, seed=2)
+    answers = pairing_of(question).answers  # type: ignore[union-attr]
+    shown = [line.split("** ", 1)[1] for line in sheet.splitlines() if line.startswith("- **")]
+    assert shown == [answers[i] for i in order]
+    assert "1. `   ` Binomial" in sheet
+    key = render_key(book, [question], fmt="md", students=[student], seed=2)
+    letter = "ABCD"[list(order).index(0)]
+    assert f"**1.** Binomial: **{letter}: successes in n independent trials**" in key
+
+
+def test_moodle_writes_a_match_question_its_importer_reads(bank_path: Path) -> None:
+    bank = load_bank(bank_path)
+    root = etree.fromstring(exporter("moodle", bank).to_bytes())
+    (shapes,) = [q for q in root.iter("question") if q.findtext("name/text") == "shapes"]
+    assert shapes.get("type") == "matching"
+    assert shapes.findtext("shuffleanswers") == "true"
+    pairs = [
+        (strip_tags(s.findtext("text") or ""), s.findtext("answer/text"))
+        for s in shapes.iter("subquestion")
+    ]
+    question = bank.question("shapes")
+    assert isinstance(question, Matching)
+    assert pairs == [(p.item, p.answer) for p in question.pairs] + [
+        ("", "the spread of a sample mean")
+    ]
+    assert shapes.findtext("defaultgrade") == "5"
+
+
+def test_moodle_says_it_weighs_items_alike(bank_path: Path) -> None:
+    export = exporter("moodle", load_bank(bank_path))
+    export.to_bytes()
+    assert export.warnings == [
+        "warning: shapes: Moodle weighs every item of a matching question alike; quizgym "
+        "gives them 1, 2 points"
+    ]
+
+
+def test_gift_writes_pairs_gift_pegjs_reads_and_refuses_distractors(
+    bank_path: Path, tmp_path: Path
+) -> None:
+    bank = load_bank(bank_path)
+    with pytest.raises(ExportError, match="shapes: a matching question with distractors"):
+        exporter("gift", bank).to_bytes()
+    path = tmp_path / "fixed.yaml"
+    fixed_only = (
+        STATS.split("  - id: shapes")[0] + "  - id: fixed" + STATS.split("  - id: fixed")[1]
+    )
+    path.write_text(fixed_only, encoding="utf-8")
+    out = tmp_path / "fixed.gift"
+    out.write_bytes(exporter("gift", load_bank(path)).to_bytes())
+    (parsed,) = [q for q in parse_gift(out) if q["type"] == "Matching"]
+    pairs = [(p["subquestion"]["text"], p["subanswer"]) for p in parsed["matchPairs"]]  # type: ignore[index, call-overload, union-attr]
+    assert pairs == [
+        ("t test", "a mean"),
+        ("chi-squared test", "counts in categories"),
+        ("F test", "two variances"),
+    ]
+
+
+@pytest.mark.parametrize("name", ["qti12", "qti21", "blackboard", "anki"])
+def test_formats_without_matching_refuse_it_by_name(bank_path: Path, name: str) -> None:
+    with pytest.raises(ExportError) as caught:
+        exporter(name, load_bank(bank_path))
+    assert str(caught.value) == (
+        f"shapes: a matching question (pairing) cannot be exported to {name}; "
+        f"fixed: a matching question (pairing) cannot be exported to {name}"
+    )
+
+
+def test_a_matching_item_is_a_one_answer_choice(bank_path: Path) -> None:
+    question = load_bank(bank_path).question("fixed")
+    assert choices_of(question) is None
+    item = choices_of(question, "chi")
+    assert item is not None and not item.multiple
+    assert [c.correct for c in item.choices] == [False, True, False]
