@@ -490,6 +490,9 @@ def export(
     else:
         for line in result.check.lines():
             click.echo(line, err=output == "-")
+        for line in result.warnings:  # what the check does not emulate (not numeric blanks)
+            if line not in result.check.warnings():
+                click.echo(line, err=output == "-")
         if result.check.failed:
             ctx.exit(EXIT_FINDINGS)
 

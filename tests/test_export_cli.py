@@ -68,7 +68,7 @@ def test_every_format_is_offered() -> None:
     ("args", "code", "message"),
     [
         (["nope", "--to", "gift"], 2,
-         "Error: nope: no such file or bundled bank (bundled: bert-mlm)\n"),
+         "Error: nope: no such file or bundled bank (bundled: bert-mlm, bert-tokens)\n"),
         ([str(SPECIAL), "--to", "blackboard", "--variants", "2"], 2,
          "Error: the Blackboard upload format has no question pools; export variants with "
          "--to moodle, gift, qti12 or qti21\n"),

@@ -320,3 +320,28 @@ def test_a_matching_item_is_a_one_answer_choice(bank_path: Path) -> None:
     item = choices_of(question, "chi")
     assert item is not None and not item.multiple
     assert [c.correct for c in item.choices] == [False, True, False]
+
+
+def test_export_prints_what_the_format_scores_unlike_quizgym(bank_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from quizgym.cli import cli
+
+    for check in ([], ["--check"]):
+        run = CliRunner().invoke(
+            cli,
+            [
+                "export",
+                str(bank_path),
+                "--to",
+                "moodle",
+                "-o",
+                str(bank_path.with_suffix(".xml")),
+                *check,
+            ],
+        )
+        assert run.exit_code == 0, run.output
+        assert run.output.splitlines()[-1] == (
+            "warning: shapes: Moodle weighs every item of a matching question alike; quizgym "
+            "gives them 1, 2 points"
+        )

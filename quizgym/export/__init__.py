@@ -218,8 +218,8 @@ def export_bank(
             warnings = job.compiled.memo(
                 "export_warnings", (to, variants, seed, digest), lambda: tuple(scored().warnings())
             )
-    else:
-        warnings = tuple(dict.fromkeys(job.warnings))  # the exporter's own, once each
+    # The exporter's own too, once each (the scoring check emulates numeric blanks only).
+    warnings = tuple(dict.fromkeys([*warnings, *job.warnings]))
     issued = None
     if output != "-":
         manifest = issue(

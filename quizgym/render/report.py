@@ -25,7 +25,7 @@ from quizgym.render.env import make_env
 from quizgym.render.markup import Target, math_html
 from quizgym.richtext import image_folder
 from quizgym.richtext.tree import Image
-from quizgym.types import choices_of, numeric_of, param_names, statement_of
+from quizgym.types import choices_of, numeric_of, pairing_of, param_names, statement_of
 
 if TYPE_CHECKING:
     from quizgym.solver import CompiledBank
@@ -198,6 +198,14 @@ def _question_texts(bank: Bank, target: Target | None = None) -> list[_QuestionT
                 for i, c in enumerate(options.choices)
             )
             parts.append(f'<ul class="choices">{rows}</ul>')
+        pairing = pairing_of(question)
+        if pairing is not None:
+            rows = "".join(
+                f"<li><strong>{pair.id}</strong> {math_html(pair.item, target=target)} → "
+                f"{math_html(pair.answer, target=target)}</li>"
+                for pair in pairing.items
+            )
+            parts.append(f'<ul class="pairs">{rows}</ul>')
         numeric = numeric_of(question)
         if numeric is not None:
             for part in numeric.question.parts:
