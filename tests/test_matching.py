@@ -304,7 +304,58 @@ def test_gift_writes_pairs_gift_pegjs_reads_and_refuses_distractors(
     ]
 
 
-@pytest.mark.parametrize("name", ["qti12", "qti21", "blackboard", "anki"])
+def test_canvas_qti12_is_valid_and_scores_every_probe_as_quizgym_does(bank_path: Path) -> None:
+    import io
+    import itertools
+    import zipfile
+
+    from export_checkers import qti12_dtd, strip_namespaces
+
+    bank = load_bank(bank_path)
+    book = compile_bank(bank)
+    package = zipfile.ZipFile(io.BytesIO(exporter("qti12", book).to_bytes()))
+    (name,) = [n for n in package.namelist() if n.endswith(".xml") and "/" in n and "meta" not in n]
+    data = package.read(name)
+    dtd = qti12_dtd()
+    assert dtd.validate(strip_namespaces(etree.fromstring(data))), dtd.error_log  # type: ignore[attr-defined]
+    root = strip_namespaces(etree.fromstring(data))
+    (item,) = root.xpath("//item[@ident='fixed']")
+    fields = dict(
+        zip(item.xpath(".//fieldlabel/text()"), item.xpath(".//fieldentry/text()"), strict=True)
+    )
+    assert fields["question_type"] == "matching_question"
+    labels = {
+        lid.get("ident"): {
+            strip_tags(etree.tostring(rl.find("material/mattext"), encoding="unicode")): rl.get(
+                "ident"
+            )
+            for rl in lid.iter("response_label")
+        }
+        for lid in item.iter("response_lid")
+    }
+    question = bank.question("fixed")
+    assert isinstance(question, Matching)
+    answers = question.answers
+    # Canvas's score: the SCORE each respcondition whose varequal holds adds, out of 100.
+    for picks in itertools.product(range(len(answers)), repeat=len(question.pairs)):
+        given = {
+            f"response_{p.id}": labels[f"response_{p.id}"][answers[k]]
+            for p, k in zip(question.pairs, picks, strict=True)
+        }
+        canvas = sum(
+            float(c.findtext("setvar"))
+            for c in item.iter("respcondition")
+            if (v := c.find("conditionvar/varequal")) is not None
+            and given[v.get("respident")] == v.text
+        )
+        ours = sum(
+            grade_response(book, question, answers[k], part=p.id).score
+            for p, k in zip(question.pairs, picks, strict=True)
+        )
+        assert canvas / 100 * 6 == pytest.approx(ours)
+
+
+@pytest.mark.parametrize("name", ["qti21", "blackboard", "anki"])
 def test_formats_without_matching_refuse_it_by_name(bank_path: Path, name: str) -> None:
     with pytest.raises(ExportError) as caught:
         exporter(name, load_bank(bank_path))

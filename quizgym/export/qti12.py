@@ -38,6 +38,7 @@ from quizgym.richtext import ImageFile
 from quizgym.types import (
     ChoiceInteraction,
     NumericInteraction,
+    PairingInteraction,
     TextInteraction,
     interaction_of,
     statement_of,
@@ -120,6 +121,7 @@ class Qti12Exporter(Exporter):
     name = "qti12"
     suffix = ".zip"
     splits_parts = True
+    kinds = Exporter.kinds | {"pairing"}
 
     @property
     def ident(self) -> str:
@@ -161,6 +163,8 @@ class Qti12Exporter(Exporter):
         ident = item.ident
         element = ET.Element("item", ident=ident, title=item.title)
         interaction = interaction_of(question)
+        if isinstance(interaction, PairingInteraction):
+            return self._matching(element, item, interaction)
         kind = "numerical_question"
         labels: list[tuple[str, str]] = []
         if isinstance(interaction, ChoiceInteraction) and interaction.boolean:
@@ -261,6 +265,51 @@ class Qti12Exporter(Exporter):
         for label, text in feedbacks:
             fb = sub(element, "itemfeedback", ident=label)
             _mattext(sub(fb, "flow_mat"), _html(text, media))
+        return element
+
+    def _matching(self, element: ET.Element, item: Item, pairing: PairingInteraction) -> ET.Element:
+        """A ``matching_question``: one ``response_lid`` per item over every answer; Canvas
+        scores the share of items matched right (so items weigh alike)."""
+        media, ident = self.media, item.ident
+        answers = [(f"{ident}_{IDENTS[k]}", text) for k, text in enumerate(pairing.answers)]
+        responses = [f"response_{pair.id}" for pair in pairing.items]
+        _meta(
+            element,
+            [
+                ("question_type", "matching_question"),
+                ("points_possible", decimal_text(item.points)),
+                ("original_answer_ids", ",".join(responses)),
+                ("assessment_question_identifierref", f"aq-{ident}"),
+            ],
+        )
+        presentation = sub(element, "presentation")
+        _mattext(presentation, _html(item.prompt, media))
+        for pair, response in zip(pairing.items, responses, strict=True):
+            lid = sub(presentation, "response_lid", ident=response)
+            _mattext(lid, lms_html(pair.item, media))
+            choice = sub(lid, "render_choice", shuffle="Yes" if pairing.shuffle else "No")
+            for label, text in answers:
+                _mattext(sub(choice, "response_label", ident=label), lms_html(text, media))
+        processing = sub(element, "resprocessing")
+        outcomes = sub(processing, "outcomes")
+        sub(outcomes, "decvar", maxvalue="100", minvalue="0", varname="SCORE", vartype="Decimal")
+        if item.feedback:
+            sub(_condition(processing, go_on=True, feedback="general_fb"), "other")
+        share = decimal_text(100 / len(pairing.items))
+        for pair, response in zip(pairing.items, responses, strict=True):
+            right = answers[pairing.answers.index(pair.answer)][0]
+            condition = sub(processing, "respcondition")
+            sub(sub(condition, "conditionvar"), "varequal", right, respident=response)
+            sub(condition, "setvar", share, varname="SCORE", action="Add")
+        if item.feedback:
+            feedback = sub(element, "itemfeedback", ident="general_fb")
+            _mattext(sub(feedback, "flow_mat"), _html(item.feedback, media))
+        points = {slot.points for slot in self.compiled.slots_of(item.question)}
+        if len(points) > 1:
+            self.warnings.append(
+                f"warning: {ident}: Canvas weighs every item of a matching question alike; "
+                f"quizgym gives them {', '.join(sorted(decimal_text(p) for p in points))} points"
+            )
         return element
 
     def manifest(self) -> bytes:
