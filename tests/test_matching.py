@@ -355,7 +355,42 @@ def test_canvas_qti12_is_valid_and_scores_every_probe_as_quizgym_does(bank_path:
         assert canvas / 100 * 6 == pytest.approx(ours)
 
 
-@pytest.mark.parametrize("name", ["qti21", "blackboard", "anki"])
+def test_qti21_is_valid_and_its_mapping_scores_every_probe_as_quizgym_does(bank_path: Path) -> None:
+    import io
+    import itertools
+    import zipfile
+
+    from export_checkers import qti21_schema
+
+    bank = load_bank(bank_path)
+    book = compile_bank(bank)
+    package = zipfile.ZipFile(io.BytesIO(exporter("qti21", book).to_bytes()))
+    (name,) = [n for n in package.namelist() if n.endswith("shapes.xml")]
+    doc = etree.fromstring(package.read(name))
+    schema = qti21_schema()
+    assert schema.validate(doc), schema.error_log  # type: ignore[attr-defined]
+    ns = {"q": "http://www.imsglobal.org/xsd/imsqti_v2p1"}
+    (mapping,) = doc.xpath("//q:responseDeclaration/q:mapping", namespaces=ns)
+    mapped = {e.get("mapKey"): float(e.get("mappedValue")) for e in mapping}
+    sets = doc.xpath("//q:matchInteraction/q:simpleMatchSet", namespaces=ns)
+    items = [c.get("identifier") for c in sets[0]]
+    answer_ids = {"".join(c.itertext()): c.get("identifier") for c in sets[1]}
+    question = bank.question("shapes")
+    assert isinstance(question, Matching)
+    answers = question.answers
+    # mapResponse: the mapped values of the distinct pairs given, within the mapping's bounds.
+    for picks in itertools.product(range(len(answers)), repeat=len(items)):
+        given = {f"{i} {answer_ids[answers[k]]}" for i, k in zip(items, picks, strict=True)}
+        score = sum(mapped.get(pair, float(mapping.get("defaultValue"))) for pair in given)
+        score = min(max(score, float(mapping.get("lowerBound"))), float(mapping.get("upperBound")))
+        ours = sum(
+            grade_response(book, question, answers[k], part=p.id).score
+            for p, k in zip(question.pairs, picks, strict=True)
+        )
+        assert score == pytest.approx(ours)
+
+
+@pytest.mark.parametrize("name", ["blackboard", "anki"])
 def test_formats_without_matching_refuse_it_by_name(bank_path: Path, name: str) -> None:
     with pytest.raises(ExportError) as caught:
         exporter(name, load_bank(bank_path))

@@ -34,7 +34,13 @@ from quizgym.model import (
     LETTERS,
 )
 from quizgym.richtext import MATHML_NS, ImageFile, parse, plain_text
-from quizgym.types import ChoiceInteraction, TextInteraction, interaction_of, statement_of
+from quizgym.types import (
+    ChoiceInteraction,
+    PairingInteraction,
+    TextInteraction,
+    interaction_of,
+    statement_of,
+)
 
 QTI_NS = "http://www.imsglobal.org/xsd/imsqti_v2p1"
 ET.register_namespace("m", MATHML_NS)
@@ -127,6 +133,7 @@ class Qti21Exporter(Exporter):
     """QTI 2.1 content package."""
 
     name = "qti21"
+    kinds = Exporter.kinds | {"pairing"}
     suffix = ".zip"
     math = "mathml"
 
@@ -161,6 +168,8 @@ class Qti21Exporter(Exporter):
         kind = interaction_of(question)
         if isinstance(kind, ChoiceInteraction):
             self._choice(root, body, processing, item, kind, feedback)
+        elif isinstance(kind, PairingInteraction):
+            self._matching(root, body, processing, item, kind)
         elif isinstance(kind, TextInteraction):
             declaration = sub(
                 root, "responseDeclaration", identifier="RESPONSE", cardinality="single",
@@ -273,6 +282,56 @@ class Qti21Exporter(Exporter):
             sub(match, "correct", identifier="RESPONSE")
             _add_score(condition, item.points)
         _add_feedback(processing, ET.Element("variable", identifier="RESPONSE"))
+
+    def _matching(
+        self,
+        root: ET.Element,
+        body: ET.Element,
+        processing: ET.Element,
+        item: Item,
+        pairing: PairingInteraction,
+    ) -> None:
+        """A matchInteraction: items in the first set, answers in the second; the mapping
+        gives each right (item, answer) pair that item's points, so the score is quizgym's."""
+        slots = {slot.part: slot for slot in self.compiled.slots_of(item.question)}
+        pairs = [
+            (f"I_{pair.id}", f"A_{pairing.answers.index(pair.answer)}", slots[pair.id].points)
+            for pair in pairing.items
+        ]
+        declaration = sub(
+            root, "responseDeclaration", identifier="RESPONSE", cardinality="multiple",
+            baseType="directedPair",
+        )  # fmt: skip
+        _value(declaration, "correctResponse", *(f"{i} {a}" for i, a, _ in pairs))
+        mapping = sub(
+            declaration, "mapping", lowerBound="0", upperBound=decimal_text(item.points),
+            defaultValue="0",
+        )  # fmt: skip
+        for i, a, points in pairs:
+            sub(mapping, "mapEntry", mapKey=f"{i} {a}", mappedValue=decimal_text(points))
+        media = self.media
+        one_line = parse(item.prompt).inline is not None
+        if not one_line:
+            _fill(body, item.prompt, media, inline=False)
+        interaction = sub(
+            body, "matchInteraction", responseIdentifier="RESPONSE",
+            shuffle="true" if pairing.shuffle else "false", maxAssociations=str(len(pairs)),
+        )  # fmt: skip
+        if one_line:
+            _fill(sub(interaction, "prompt"), item.prompt, media)
+        items = sub(interaction, "simpleMatchSet")
+        for pair, (ident, _, _) in zip(pairing.items, pairs, strict=True):
+            choice = sub(items, "simpleAssociableChoice", identifier=ident, matchMax="1")
+            _fill(choice, pair.item, media)
+        answers = sub(interaction, "simpleMatchSet")
+        most = "1" if pairing.one_to_one else str(len(pairs))
+        for k, text in enumerate(pairing.answers):
+            choice = sub(answers, "simpleAssociableChoice", identifier=f"A_{k}", matchMax=most)
+            _fill(choice, text, media)
+        condition = sub(sub(processing, "responseCondition"), "responseIf")
+        sub(sub(condition, "not"), "isNull").append(ET.Element("variable", identifier="RESPONSE"))
+        setter = sub(condition, "setOutcomeValue", identifier="SCORE")
+        sub(setter, "mapResponse", identifier="RESPONSE")
 
     def _numeric(
         self,
