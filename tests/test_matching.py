@@ -390,14 +390,43 @@ def test_qti21_is_valid_and_its_mapping_scores_every_probe_as_quizgym_does(bank_
         assert score == pytest.approx(ours)
 
 
-@pytest.mark.parametrize("name", ["blackboard", "anki"])
-def test_formats_without_matching_refuse_it_by_name(bank_path: Path, name: str) -> None:
-    with pytest.raises(ExportError) as caught:
-        exporter(name, load_bank(bank_path))
-    assert str(caught.value) == (
-        f"shapes: a matching question (pairing) cannot be exported to {name}; "
-        f"fixed: a matching question (pairing) cannot be exported to {name}"
+def test_blackboard_writes_mat_rows_and_refuses_distractors(
+    bank_path: Path, tmp_path: Path
+) -> None:
+    with pytest.raises(ExportError, match="shapes: a matching question with distractors"):
+        exporter("blackboard", load_bank(bank_path)).to_bytes()
+    path = tmp_path / "fixed.yaml"
+    path.write_text(
+        STATS.split("  - id: shapes")[0] + "  - id: fixed" + STATS.split("  - id: fixed")[1]
     )
+    (row,) = exporter("blackboard", load_bank(path)).to_bytes().decode().splitlines()
+    assert row.split("\t") == [
+        "MAT", "Pair each test with its statistic.", "t test", "a mean", "chi-squared test",
+        "counts in categories", "F test", "two variances",
+    ]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_anki_imports_a_card_whose_back_pairs_each_item(bank_path: Path, tmp_path: Path) -> None:
+    from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
+
+    path = exporter("anki", load_bank(bank_path)).save(tmp_path / "stats.apkg")
+    collection = Collection(str(tmp_path / "collection.anki2"))
+    try:
+        request = ImportAnkiPackageRequest(
+            package_path=str(path), options=ImportAnkiPackageOptions(with_scheduling=False)
+        )
+        collection.import_anki_package(request)
+        notes = [collection.get_note(n) for n in collection.find_notes("")]
+        (note,) = [n for n in notes if n["QID"] == "fixed"]
+        assert strip_tags(note["Answer"]).splitlines() == [
+            "1. A: a mean",
+            "2. B: counts in categories",
+            "3. C: two variances",
+        ]
+        assert "chi-squared test" in strip_tags(note["Question"])
+    finally:
+        collection.close()
 
 
 def test_a_matching_item_is_a_one_answer_choice(bank_path: Path) -> None:

@@ -35,6 +35,7 @@ from quizgym.richtext import ImageFile
 from quizgym.solver import CompiledBank
 from quizgym.types import (
     ChoiceInteraction,
+    PairingInteraction,
     TextInteraction,
     interaction_of,
     statement_of,
@@ -100,6 +101,18 @@ def card_faces(item: Item, media: Media) -> tuple[str, str]:
         return front, "<br>".join(right)
     if isinstance(interaction, TextInteraction):
         return front, lms_html(interaction.model_answer, media)
+    if isinstance(interaction, PairingInteraction):
+        front += "".join(
+            f"<p>{k + 1}. {lms_html(pair.item, media)}</p>"
+            for k, pair in enumerate(interaction.items)
+        )
+        front += _choices(list(interaction.answers), media)
+        back = [
+            f"{k + 1}. {LETTERS[interaction.answers.index(pair.answer)]}: "
+            f"{lms_html(pair.answer, media)}"
+            for k, pair in enumerate(interaction.items)
+        ]
+        return front, "<br>".join(back)
     lines = []
     for slot in item.slots:
         label = f"{lms_html(slot.prompt, media)}: " if slot.part else ""
@@ -116,6 +129,7 @@ class AnkiExporter(Exporter):
 
     name = "anki"
     suffix = ".apkg"
+    kinds = Exporter.kinds | {"pairing"}
 
     def __init__(
         self,

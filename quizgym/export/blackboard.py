@@ -12,6 +12,8 @@ refused rather than exporting unlabelled copies.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from quizgym.accept import describe_runs
 from quizgym.errors import ExportError
 from quizgym.export import Exporter
@@ -28,6 +30,7 @@ from quizgym.export.plan import (
 )
 from quizgym.types import (
     ChoiceInteraction,
+    PairingInteraction,
     TextInteraction,
     interaction_of,
     statement_of,
@@ -49,6 +52,7 @@ class BlackboardExporter(Exporter):
 
     name = "blackboard"
     suffix = ".txt"
+    kinds = Exporter.kinds | {"pairing"}
     splits_parts = True
 
     def to_bytes(self) -> bytes:
@@ -70,6 +74,29 @@ class BlackboardExporter(Exporter):
                 f"most {MAX_RECORDS} per upload file"
             )
         return ("\n".join("\t".join(row) for row in rows) + "\n").encode("utf-8")
+
+    def _matching(
+        self, item: Item, pairing: PairingInteraction, cell: Callable[[str], str]
+    ) -> list[str]:
+        """``MAT``: each item followed by its answer; Blackboard takes no answer without an
+        item, and weighs items alike."""
+        paired = {pair.answer for pair in pairing.items}
+        if any(text not in paired for text in pairing.answers):
+            raise ExportError(
+                f"{item.ident}: a matching question with distractors has no Blackboard upload "
+                "form (every answer needs an item); export it with --to moodle, qti12 or qti21"
+            )
+        points = {slot.points for slot in self.compiled.slots_of(item.question)}
+        if len(points) > 1:
+            self.warnings.append(
+                f"warning: {item.ident}: Blackboard weighs every item of a matching question "
+                f"alike; quizgym gives them {', '.join(sorted(decimal_text(p) for p in points))} "
+                "points"
+            )
+        cells = ["MAT", cell(item.prompt)]
+        for pair in pairing.items:
+            cells += [cell(pair.item), cell(pair.answer)]
+        return cells
 
     def row(self, item: Item) -> list[str]:
         """The fields of one line."""
@@ -93,6 +120,8 @@ class BlackboardExporter(Exporter):
             return cells
         if isinstance(interaction, TextInteraction):
             return ["ESS", cell(item.prompt), cell(interaction.model_answer)]
+        if isinstance(interaction, PairingInteraction):
+            return self._matching(item, interaction, cell)
         slot = item.slots[0]
         if not slot.runs:  # no decimal of 12 figures is accepted: the key alone
             return ["NUM", cell(item.prompt), decimal_text(slot.key.number), "0"]
