@@ -20,6 +20,7 @@ ALLOWED: dict[str, int] = {
     "grading/student_fit.py": 3,  # the per-student version check: its owner converts it
     "grading/versions.py": 1,  # its owner converts it
     "issued.py": 9,  # the issue manifest: its owner converts it (it grew on main meanwhile)
+    "serve/forms.py": 6,  # the web server, new on main: its owner converts it
 }
 """Modules not yet converted, with how many switches each still has (it may only shrink)."""
 
