@@ -589,37 +589,26 @@ def grade(
     """
     from pathlib import Path
 
-    paths = [Path(s) for s in submissions]
-    early = None
-    if engine == "numpy" and chunk_rows is None:  # a class read whole: its files read meanwhile
-        from quizgym.grading.early import start_reads
+    from quizgym.grading.run import grade_submissions
 
-        early = start_reads(paths)
-    try:
-        from quizgym.grading.run import grade_submissions
-
-        with _errors(ctx), _progress("grading") as tick:
-            run = grade_submissions(
-                bank,
-                paths,
-                engine=engine,
-                chunk_rows=chunk_rows,
-                scheduler=scheduler,
-                out_dir=Path(out_dir),
-                feedback=feedback,
-                gradebook=gradebook,
-                compare=Path(compare) if compare else None,
-                issued=Path(issued) if issued else None,
-                seed=seed,
-                version=version,
-                accept_changes=accept_changes,
-                review=Path(review) if review else None,
-                progress=tick,
-                early=early,
-            )
-    finally:
-        if early is not None:
-            early.close()
+    with _errors(ctx), _progress("grading") as tick:
+        run = grade_submissions(
+            bank,
+            [Path(s) for s in submissions],
+            engine=engine,
+            chunk_rows=chunk_rows,
+            scheduler=scheduler,
+            out_dir=Path(out_dir),
+            feedback=feedback,
+            gradebook=gradebook,
+            compare=Path(compare) if compare else None,
+            issued=Path(issued) if issued else None,
+            seed=seed,
+            version=version,
+            accept_changes=accept_changes,
+            review=Path(review) if review else None,
+            progress=tick,
+        )
     from quizgym.grading.rows import summarize
 
     for note in run.reading:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import jinja2
 import pytest
 from click.testing import CliRunner
 from hypothesis import given
@@ -502,68 +501,3 @@ def test_the_key_lists_exactly_what_the_engine_accepts() -> None:
     for typed, right in [("1.39", True), ("1.3863", True), ("1.385", True), ("1.388", False)]:
         verdict = grade_response(bank, question, typed, part="sentence2")
         assert (verdict.score == verdict.max_score) is right, typed
-
-
-def _report_module() -> tuple[jinja2.Environment, str, str, str]:
-    """The report's environment, its template's source, and its module's first line and body."""
-    from quizgym.render.precompiled import _path
-    from quizgym.render.report import report_environment
-
-    env = report_environment()
-    assert env.loader is not None
-    source, _, _ = env.loader.get_source(env, "report.html.j2")
-    first, _, body = _path("report.html.j2").read_text(encoding="utf-8").partition("\n")
-    return env, source, first + "\n", body
-
-
-def test_the_report_template_compiled_ahead_is_its_source_compiled_now() -> None:
-    """Edited ``templates/report.html.j2``, or another Jinja? Run ``python -m
-    quizgym.render.precompiled`` and commit the module it writes."""
-    from quizgym.render.precompiled import header
-
-    env, source, first, body = _report_module()
-    assert first == header(env, "report.html.j2", source)
-    assert body == "# fmt: off\n" + env.compile(source, "report.html.j2", raw=True) + "\n"
-    assert env.get_template("report.html.j2").filename.endswith("report_html_j2.py")  # used
-
-
-def test_code_compiled_ahead_is_never_used_for_another_source_or_environment() -> None:
-    from quizgym.render.env import make_env
-    from quizgym.render.precompiled import code_of
-
-    env, source, _, _ = _report_module()
-    assert code_of(env, "report.html.j2", source) is not None
-    assert code_of(env, "report.html.j2", source + "{{ 1 }}") is None  # an edited template
-    other = make_env(filters={"pct": str})
-    other.trim_blocks = False  # options that change the code Jinja writes
-    assert code_of(other, "report.html.j2", source) is None
-    assert code_of(env, "worksheet.html.j2", source) is None  # not compiled ahead
-
-    # a filter of the same name passed its context: Jinja writes its calls otherwise
-    def pct(value: object) -> str:
-        return str(value)
-
-    def pct_of(context: object, value: object) -> str:
-        return str(value)
-
-    assert code_of(make_env(filters={"pct": pct}), "report.html.j2", source) is not None
-    passed = make_env(filters={"pct": jinja2.pass_context(pct_of)})
-    assert code_of(passed, "report.html.j2", source) is None
-
-
-def test_a_report_rendered_from_code_compiled_ahead_is_the_one_from_source(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from quizgym.render import precompiled
-
-    data = Path(__file__).parent / "data" / "grade"
-    args = [str(data / "quiz.yaml"), str(data / "class.csv"), "--version", "per-student"]
-    assert CliRunner().invoke(cli, ["grade", *args, "-o", str(tmp_path / "ahead")]).exit_code == 1
-    monkeypatch.setattr(precompiled, "code_of", lambda *_: None)  # every template from source
-    assert CliRunner().invoke(cli, ["grade", *args, "-o", str(tmp_path / "source")]).exit_code == 1
-
-    def report(folder: str) -> list[str]:
-        html = (tmp_path / folder / "report.html").read_text(encoding="utf-8")
-        return [line for line in html.splitlines() if " seconds" not in line and " s<" not in line]
-
-    assert report("ahead") == report("source")

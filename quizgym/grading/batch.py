@@ -46,8 +46,6 @@ from quizgym.answers import (
 from quizgym.arrays import IntArray, group, sorted_unique
 from quizgym.expr import ParseFailure, Reading, read_answer
 from quizgym.grading.decisions import Decision, Decisions, answer_print, apply, version_of
-from quizgym.grading.helper import WarmHelper
-from quizgym.grading.keys import LaterKeys
 from quizgym.grading.plain import PlainColumn, read_plain_column, reads_as_unit
 from quizgym.grading.table import ClassAnswers, Coded
 from quizgym.grading.verdicts import STATUS_CODES, UNREAD, Verdicts
@@ -180,8 +178,6 @@ def grade_partition(
     versions: Versions = SEEDS,
     decisions: Decisions | None = None,
     progress: Callable[[str], None] | None = None,
-    helpers: bool = False,
-    warm: WarmHelper | None = None,
 ) -> GradedPartition:
     """Grade every response of a set of students.
 
@@ -192,40 +188,24 @@ def grade_partition(
         decisions: a teacher's decisions (``grade --review``): each scores every response to
             its slot and version with its answer text.
         progress: called with each slot's id once it is graded.
-        helpers: whether a large class's draw keys may be hashed by a helper process while
-            the slots that do not vary are graded (:mod:`quizgym.grading.keys`).
-        warm: that helper, started ahead (its start then costs nothing here).
 
     Returns:
         The graded partition.
     """
     book = compiled(bank)
     slots = graded_slots(book, answers)
-    drawn = [versions.draws and book.varies(slot.question) for slot in slots]
-    # The students' keys for the draws are hashed once, for the first slot that varies; while
-    # the slots that do not vary are graded first, a helper process may hash them (keys.py).
-    later = None
-    if helpers and any(drawn) and not all(drawn):
-        seeds = versions.draw_seeds(answers)
-        later = LaterKeys(book.bank.bank, answers.students, seeds, warm=warm)
-    keys = None
+    drawn = versions.draws and any(book.varies(slot.question) for slot in slots)
+    # The students' draw keys are hashed once, for every slot that varies.
+    keys = (
+        student_keys(book.bank.bank, answers.students, versions.draw_seeds(answers))
+        if drawn
+        else None
+    )
     graded: dict[int, GradedSlot] = {}
-    try:
-        for k in sorted(range(len(slots)), key=drawn.__getitem__):  # stable: else bank order
-            if drawn[k] and keys is None:
-                keys = (
-                    later.result()
-                    if later is not None
-                    else student_keys(
-                        book.bank.bank, answers.students, versions.draw_seeds(answers)
-                    )
-                )
-            graded[k] = _grade_slot(book, slots[k], answers, versions, keys, decisions)
-            if progress is not None:
-                progress(slots[k].id)
-    finally:
-        if later is not None:
-            later.close()
+    for k, slot in enumerate(slots):
+        graded[k] = _grade_slot(book, slot, answers, versions, keys, decisions)
+        if progress is not None:
+            progress(slot.id)
     return GradedPartition(answers, [graded[k] for k in range(len(slots))])
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -39,7 +38,6 @@ from quizgym.grading.census import Census, count_csv, count_parquet, counted
 from quizgym.grading.compare import seeds_of
 from quizgym.grading.decisions import Decisions
 from quizgym.grading.fit import Fit, version_fit
-from quizgym.grading.helper import WarmHelper
 from quizgym.grading.outputs import feedback_name, tables, write_feedback
 from quizgym.grading.readers.layout import layout_of
 from quizgym.grading.readers.long import read_long
@@ -156,49 +154,6 @@ class Job:
     seeds: tuple[int, ...] = ()
     """The class's seeds every student's answers are held against
     (:func:`~quizgym.grading.student_fit.common_seeds`)."""
-    helpers: bool = False
-    """Whether a piece may start a helper process (:mod:`quizgym.grading.keys`): in a run on
-    this machine, not on a Dask worker, whose cores the cluster shares out."""
-    warm: WarmHelper | None = field(default=None, compare=False, repr=False)
-    """A helper process started ahead (``quizgym grade``'s :mod:`~quizgym.grading.early`), for
-    the piece's draw keys: a run of one piece in this process only."""
-    write_to: Path | None = None
-    """A run of one piece in memory: the folder where that piece starts writing its
-    per-student tables (:func:`~quizgym.grading.outputs.tables`) in a thread of their own as
-    soon as it is graded, so that the writing overlaps the piece's sums, fit and review queue
-    and the run's class-wide outputs (:attr:`PieceResult.writing`)."""
-
-
-@dataclass(eq=False)
-class TableWrite:
-    """A per-student table's write (:func:`~quizgym.grading.outputs.table_writer`), handed to
-    the writer's thread (:func:`write_tables`)."""
-
-    write: Callable[[], None]
-    future: Future[None]
-
-    @staticmethod
-    def wait_all(writes: Sequence[TableWrite]) -> None:
-        """Wait for every write, those not begun given up: no thread outlives a run that
-        failed."""
-        for w in writes:
-            w.future.cancel()
-        wait([w.future for w in writes])
-
-    @staticmethod
-    def finish(writes: Sequence[TableWrite]) -> None:
-        """Every table written, by whoever is free: a write the writer's thread has not begun is
-        done here (the caller has nothing left to do but wait), while the thread ends its own.
-        Each has ended before the first failure is raised."""
-        taken = [w for w in writes if w.future.cancel()]
-        try:
-            for w in taken:
-                w.write()
-        finally:
-            wait([w.future for w in writes])
-        for w in writes:
-            if w not in taken:
-                w.future.result()
 
 
 @dataclass
@@ -226,8 +181,6 @@ class PieceResult:
     """The piece's answers a teacher should decide (or did)."""
     records: dict[str, int] = field(default_factory=dict)
     """Per file: the input records its graded students came from."""
-    writing: list[TableWrite] = field(default_factory=list)
-    """With ``Job.write_to``: the per-student tables being written."""
 
 
 # --- reading --------------------------------------------------------------------------------------
@@ -707,27 +660,6 @@ def _records(answers: ClassAnswers) -> dict[str, int]:
     return records
 
 
-def write_tables(folder: Path, bank: Bank, graded: GradedPartition, job: Job) -> list[TableWrite]:
-    """Write the per-student tables of a one-piece run into ``folder``: the Python work of each
-    here, the largest first, and pyarrow's writes one after another in a thread of their own.
-
-    pyarrow writes without holding the GIL, so the caller goes on summing meanwhile; the thread
-    ends with the last write.
-    """
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quizgym-write")
-    writing: list[TableWrite] = []
-    try:
-        for table in tables(gradebook=job.gradebook):
-            write = table.prepare(folder / table.name, bank, [graded])
-            writing.append(TableWrite(write, pool.submit(write)))
-    except BaseException:
-        TableWrite.wait_all(writing)  # what was started ends before the error is raised
-        raise
-    finally:
-        pool.shutdown(wait=False)
-    return writing
-
-
 def grade_piece(
     bank: Bank | CompiledBank,
     piece: Piece,
@@ -756,27 +688,18 @@ def grade_piece(
         versions=job.versions,
         decisions=job.decisions,
         progress=progress,
-        helpers=job.helpers,
-        warm=job.warm,
     )
-    records = _records(answers)
-    writing = [] if job.write_to is None else write_tables(job.write_to, book.bank, graded, job)
-    try:
-        result = PieceResult(
-            index=piece.index,
-            students=len(answers),
-            sums=partial_sums(graded),
-            rejected=answers.rejected,
-            seeds=seeds_of(answers),
-            fit=version_fit(book, graded, job.versions),
-            student_fit=student_fit(book, graded, job.versions, seeds=job.seeds),
-            review=review_of(book, graded),
-            records=records,
-            writing=writing,
-        )
-    except BaseException:
-        TableWrite.wait_all(writing)  # no thread outlives the piece that failed
-        raise
+    result = PieceResult(
+        index=piece.index,
+        students=len(answers),
+        sums=partial_sums(graded),
+        rejected=answers.rejected,
+        seeds=seeds_of(answers),
+        fit=version_fit(book, graded, job.versions),
+        student_fit=student_fit(book, graded, job.versions, seeds=job.seeds),
+        review=review_of(book, graded),
+        records=_records(answers),
+    )
     if job.parts_dir is None:
         result.graded = graded
         return result

@@ -29,7 +29,6 @@ from quizgym.errors import QuizgymError
 from quizgym.grading.batch import GradedPartition, grade_partition
 from quizgym.grading.compare import Change, check_previous, regrade
 from quizgym.grading.decisions import read_decisions
-from quizgym.grading.early import EarlyReads
 from quizgym.grading.engines import Progress, engine_named
 from quizgym.grading.fit import Fit
 from quizgym.grading.outputs import (
@@ -44,7 +43,6 @@ from quizgym.grading.pieces import (
     Job,
     PieceResult,
     Plan,
-    TableWrite,
     plan_loaded,
     plan_run,
 )
@@ -173,7 +171,6 @@ def grade_submissions(
     accept_changes: bool = False,
     review: Path | None = None,
     progress: Progress | None = None,
-    early: EarlyReads | None = None,
 ) -> GradeRun:
     """Grade a class and write DESIGN.md's output folder.
 
@@ -202,9 +199,6 @@ def grade_submissions(
         review: an edited ``review.csv``: its scores replace the machine's for every student who
             gave the answer decided (:mod:`~quizgym.grading.decisions`).
         progress: called with (slots graded, slots to grade).
-        early: reads of the files started before this module was imported
-            (:func:`quizgym.grading.early.start_reads`, as ``quizgym grade`` does); a class read
-            whole takes those that fit. The caller closes them.
 
     Returns:
         What was done; ``rejected`` lists every row that could not be graded.
@@ -243,7 +237,7 @@ def grade_submissions(
             book.bank, submissions, chunk_rows=chunk_rows or CHUNK_ROWS, issued=manifest
         )
     else:
-        read = read_submissions(book.bank, submissions, issued=manifest, early=early)
+        read = read_submissions(book.bank, submissions, issued=manifest)
         # One piece: each distinct (version, answer) pair is graded once (in pieces, each piece
         # grades the pairs it holds again), and the graded class is as large either way.
         plan = plan_loaded(read, submissions, chunk_rows=max(1, len(read)))
@@ -274,18 +268,10 @@ def grade_submissions(
             decisions=decisions,
             roster=tuple(plan.roster),
             seeds=common_seeds(plan.seeds),
-            helpers=engine == "numpy",
-            warm=early.keys if early is not None and not streamed else None,
-            # The one piece in memory writes the tables while the run sums (Job.write_to).
-            write_to=stage if parts_dir is None else None,
         )
         results = runner.map(book, plan, job, progress)
-        try:
-            check_accounted(plan, results)
-            run = assemble(book, plan, results, job, out_dir=stage, notes=[*plan.notes, *notes])
-        except BaseException:  # the tables' writes end before the staging folder goes
-            TableWrite.wait_all([w for r in results for w in r.writing])
-            raise
+        check_accounted(plan, results)
+        run = assemble(book, plan, results, job, out_dir=stage, notes=[*plan.notes, *notes])
         changes = None
         if compare is not None:
             seeds = {s: d for result in results for s, d in result.seeds.items()}
@@ -446,8 +432,7 @@ def assemble(
 
     if job.parts_dir is None:
         parts = [r.graded for r in ordered if r.graded is not None]
-        writing = [w for r in ordered for w in r.writing]
-        stats, counts = _write_whole(out_dir, bank.bank, parts, job, writing, then=class_wide)
+        stats, counts = _write_whole(out_dir, bank.bank, parts, job, then=class_wide)
     else:
         for spec in specs:
             head = job.parts_dir / f"header-{spec.name}"
@@ -554,27 +539,16 @@ def _write_whole(
     bank: Bank,
     parts: Sequence[GradedPartition],
     job: Job,
-    writing: Sequence[TableWrite],
     *,
     then: Callable[[], T],
 ) -> T:
-    """The outputs of a run in memory: its feedback files and ``then()``'s, while its per-student
-    tables are written (``writing``: started by its one piece as soon as it was graded; pyarrow
-    writes them without holding the GIL); returns what ``then()`` returns.
-
-    The tables' writes finish (or fail, their error raised first) before the run goes on; one
-    the writer's thread has not begun by then is written here (this thread has nothing else to
-    do).
-    """
-    try:
-        if job.feedback:
-            write_feedback(out_dir / "feedback", bank, parts)
-        result = then()
-    except BaseException:
-        TableWrite.wait_all(writing)
-        raise
-    TableWrite.finish(writing)  # a table the writer's thread has not begun is written here
-    return result
+    """The outputs of a run in memory: its per-student tables, its feedback files and
+    ``then()``'s (the class-wide outputs); returns what ``then()`` returns."""
+    for table in tables(gradebook=job.gradebook):
+        table.write(out_dir / table.name, bank, parts)
+    if job.feedback:
+        write_feedback(out_dir / "feedback", bank, parts)
+    return then()
 
 
 def _move_feedback(folder: Path, results: Sequence[PieceResult]) -> None:

@@ -9,7 +9,6 @@ is always passed to templates as data, never compiled as template source.
 from __future__ import annotations
 
 import functools
-from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +38,7 @@ def make_env(
     loaders: list[jinja2.BaseLoader] = []
     if user_dir is not None:
         loaders.append(jinja2.FileSystemLoader(str(user_dir)))
-    loaders.append(_Bundled(str(resource_dir("templates"))))
+    loaders.append(jinja2.FileSystemLoader(str(resource_dir("templates"))))
     env = jinja2.Environment(
         loader=jinja2.ChoiceLoader(loaders),
         autoescape=jinja2.select_autoescape(["html", "htm", "xml", "html.j2", "xml.j2", "svg.j2"]),
@@ -52,23 +51,6 @@ def make_env(
     )
     env.filters.update(filters or {})
     return env
-
-
-class _Bundled(jinja2.FileSystemLoader):
-    """The bundled templates: one compiled ahead (:mod:`quizgym.render.precompiled`) from its
-    module's code while that is the code of its source, any other compiled from source."""
-
-    def load(
-        self,
-        environment: jinja2.Environment,
-        name: str,
-        globals: MutableMapping[str, Any] | None = None,  # noqa: A002 - Jinja's own name
-    ) -> jinja2.Template:
-        from quizgym.render.precompiled import code_of
-
-        source, filename, uptodate = self.get_source(environment, name)  # read once
-        code = code_of(environment, name, source) or environment.compile(source, name, filename)
-        return environment.template_class.from_code(environment, code, globals or {}, uptodate)
 
 
 def _inert(value: Any) -> Any:

@@ -316,8 +316,7 @@ def check_first(
 
 
 def report_environment() -> jinja2.Environment:
-    """The environment ``report.html`` is rendered in (and its template compiled ahead in,
-    :mod:`quizgym.render.precompiled`)."""
+    """The environment ``report.html`` is rendered in."""
     return make_env(filters={"pct": _pct})
 
 

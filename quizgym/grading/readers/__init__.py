@@ -38,8 +38,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # Each name is loaded on first use: the text and layout readers (which
-    # quizgym.grading.early uses before the grader is imported) need none of the others.
+    # Each name is loaded on first use: the text and layout readers need none of the others.
     if name in {"Layout", "layout_of"}:
         from quizgym.grading.readers import layout
 

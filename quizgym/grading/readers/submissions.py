@@ -10,7 +10,6 @@ from pathlib import Path
 
 from quizgym.errors import SubmissionError
 from quizgym.grading.census import count_csv, count_jsonl, counted
-from quizgym.grading.early import EarlyReads
 from quizgym.grading.readers.jsonl import read_jsonl
 from quizgym.grading.readers.layout import layout_of
 from quizgym.grading.readers.lms import read_canvas, read_moodle
@@ -46,7 +45,6 @@ def read_submissions(
     paths: Iterable[Path | str],
     *,
     issued: Issued | None = None,
-    early: EarlyReads | None = None,
 ) -> ClassAnswers:
     """Read submission files (several at once, any mix of formats) into one class.
 
@@ -55,8 +53,6 @@ def read_submissions(
         paths: the files.
         issued: the issue manifest of an LMS export, to match the LMS's response columns to the
             exported items (and so to the version each student answered).
-        early: reads started before the grader was imported (:mod:`quizgym.grading.early`),
-            taken for the files they fit; the caller closes them.
 
     Returns:
         The class, with every row that could not be graded in ``rejected``, each file's census
@@ -89,26 +85,16 @@ def read_submissions(
         if head.survey.note:
             answers.notes.append(head.survey.note)
         # pyarrow reads a wide file, without the GIL, while its records are counted
-        started = arrow = None
+        arrow = None
         try:
-            started = early.take(path, head) if early is not None and kind == "wide" else None
-            arrow = start_wide_arrow(answers, path, head, started) if kind == "wide" else None
-            # A helper's count stands only beside pyarrow's read of as many rows (early.py).
-            theirs = started.census() if started is not None and arrow is not None else None
-            if theirs is not None and theirs.simple:
-                census = theirs
-            else:
-                census = count_csv(path, delimiter=head.delimiter)
+            arrow = start_wide_arrow(answers, path, head) if kind == "wide" else None
+            census = count_csv(path, delimiter=head.delimiter)
             if arrow is not None and read_wide_arrow(answers, source, head, census, arrow):
                 counted(answers.census, source, census)
                 continue
-            if census is theirs:
-                census = count_csv(path, delimiter=head.delimiter)
             counted(answers.census, source, census)
         finally:
             abandon(arrow)  # no read outlives its file (a read taken has ended already)
-            if started is not None:
-                started.end()
         rows = csv_records(
             path,
             offset=head.offset,

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from quizgym.grading.census import Census
-from quizgym.grading.early import ArrowTable, EarlyRead, arrow_readable, start_arrow_read
+from quizgym.grading.readers.arrow import ArrowTable, arrow_readable, start_arrow_read
 from quizgym.grading.readers.text import Head, Record
 from quizgym.grading.rows import (
     MAX_CELL,
@@ -278,12 +278,9 @@ class ArrowRead:
     table: Future[ArrowTable]
 
 
-def start_wide_arrow(
-    answers: ClassAnswers, path: Path, head: Head, early: EarlyRead | None = None
-) -> ArrowRead | None:
-    """Start reading a wide CSV with pyarrow (or take the read ``early`` started, if it reads
-    the columns this bank's reader wants as plain strings), or return None when its header
-    already says the fast path cannot take it (or pyarrow is not installed).
+def start_wide_arrow(answers: ClassAnswers, path: Path, head: Head) -> ArrowRead | None:
+    """Start reading a wide CSV with pyarrow, or return None when its header already says the
+    fast path cannot take it (or pyarrow is not installed).
 
     pyarrow does not hold the GIL while it reads, so the census of the file
     (:func:`~quizgym.grading.census.count_csv`) runs meanwhile. Whoever starts a read must end
@@ -295,9 +292,6 @@ def start_wide_arrow(
     plain = frozenset(
         k for k in (spec.student, spec.seed, *(k for k, _ in spec.roster)) if k is not None
     )
-    if early is not None and early.table is not None and early.plain == plain:
-        early.taken = True
-        return ArrowRead(spec, plain, early.table)
     table = start_arrow_read(path, head, plain, spec.student)
     return None if table is None else ArrowRead(spec, plain, table)
 
