@@ -46,8 +46,9 @@ from pydantic import (
 
 from quizgym.errors import AnswerParseError, QuizgymError
 from quizgym.expr import format_value
-from quizgym.model import AnyQuestion, Bank, FreeText, MultipleChoice, SpotTheError, TrueFalse
+from quizgym.model import AnyQuestion, Bank
 from quizgym.solver import CompiledBank, Variant
+from quizgym.types import choices_of, pairing_of, text_of
 
 __all__ = [
     "FORMAT",
@@ -109,6 +110,11 @@ class IssuedVersion(_Record):
         description="the choices' texts in the order shown (choice questions): a later reorder "
         "of the bank's choices is read through them, so a student's letter keeps its choice",
     )
+    slots: list[Id] = Field(
+        default_factory=list,
+        description="the slots ``keys`` and ``rules`` are of, in order (a reorder of parts or "
+        "matching items moves no key)",
+    )
     keys: list[Text] = Field(
         default_factory=list,
         description="the right answer of each slot as issued (a number to 15 digits, the right "
@@ -144,6 +150,7 @@ class IssuedVersion(_Record):
             params=params,
             order=order,
             shown=shown_texts(book, variant),
+            slots=[slot.id for slot in book.slots_of(variant.question)],
             keys=answers_of(book, variant),
             rules=rules_of(book, variant),
         )
@@ -309,23 +316,37 @@ def answers_of(book: CompiledBank, variant: Variant) -> list[str]:
     for slot in book.slots_of(question):
         if slot.is_numeric:
             out.append(format_value(book.key(slot, variant).value, 15))
-        elif isinstance(question, MultipleChoice | SpotTheError):
-            out.append("; ".join(c.text for c in question.choices if c.correct))
-        elif isinstance(question, TrueFalse):
-            out.append("true" if question.answer else "false")
-        elif isinstance(question, FreeText):
-            out.append(question.model_answer)
+            continue
+        picks = choices_of(question, slot.part)
+        if picks is not None and picks.boolean:
+            out.append("true" if picks.right == [0] else "false")
+        elif picks is not None:
+            out.append("; ".join(c.text for c in picks.choices if c.correct))
+        elif (text := text_of(question)) is not None:
+            out.append(text.model_answer)
     return out
 
 
+def options_of(question: AnyQuestion) -> list[str] | None:
+    """The texts a question's lettered options show, in bank order, that a variant's ``order``
+    shuffles (a matching question's answers); None for a question without them."""
+    pairing = pairing_of(question)
+    if pairing is not None:
+        return list(pairing.answers)
+    picks = choices_of(question)
+    if picks is None or not picks.lettered:
+        return None
+    return [c.text for c in picks.choices]
+
+
 def shown_texts(book: CompiledBank, variant: Variant) -> list[str]:
-    """The texts of a choice question's choices in the order this variant shows them ([] for
-    other questions)."""
-    question = book.bank.question(variant.question)
-    if not isinstance(question, MultipleChoice | SpotTheError):
+    """The texts of a question's lettered options in the order this variant shows them ([] for
+    a question without them)."""
+    options = options_of(book.bank.question(variant.question))
+    if options is None:
         return []
-    order = variant.order or range(len(question.choices))
-    return [question.choices[i].text for i in order]
+    order = variant.order or range(len(options))
+    return [options[i] for i in order]
 
 
 def rules_of(book: CompiledBank, variant: Variant) -> list[str]:
@@ -350,8 +371,8 @@ def rules_of(book: CompiledBank, variant: Variant) -> list[str]:
             ]
             if mistakes:
                 fields.append("also credited " + ", ".join(mistakes))
-        elif isinstance(question, MultipleChoice):
-            fields.append("several right" if question.multiple else "one right")
+        elif (picks := choices_of(question, slot.part)) is not None and not picks.boolean:
+            fields.append("several right" if picks.multiple else "one right")
         out.append("; ".join(fields))
     return out
 
@@ -576,6 +597,10 @@ def reconcile(issued: Issued, book: CompiledBank) -> Reconciled:
             except AnswerParseError as exc:
                 refused.append(f"the issued version {label} no longer evaluates: {exc.message}")
                 continue
+            ids = [slot.id for slot in book.slots_of(question)]
+            if record.slots and sorted(record.slots) == sorted(ids):  # in the issued slots' order
+                keys = [keys[ids.index(i)] for i in record.slots]
+                rules = [rules[ids.index(i)] for i in record.slots] if rules else rules
             change = []
             if not _same_answers(record.keys, keys):
                 change.append(f"{' · '.join(record.keys)} → {' · '.join(keys)}")
@@ -655,11 +680,10 @@ def _label(record: IssuedVersion, qid: str, index: int, count: int) -> str:
 
 def _unfit(question: AnyQuestion, record: IssuedVersion, edited: bool, *, legacy: bool) -> str:
     """Why an issued version cannot be graded against the question as it is now ('' if it can)."""
-    from quizgym.model import Numeric
     from quizgym.solver import param_values
 
-    if isinstance(question, Numeric) or record.params:
-        params = question.params if isinstance(question, Numeric) else {}
+    params = getattr(question, "params", None) or {}
+    if params or record.params:
         issued_names, now = set(record.params), set(params)
         if issued_names != now:
             return f"parameters {sorted(issued_names)} became {sorted(now)}"
@@ -668,8 +692,9 @@ def _unfit(question: AnyQuestion, record: IssuedVersion, edited: bool, *, legacy
             # was not edited never lacks one: the manifest was altered.
             if not edited and Fraction(value) not in param_values(params[name]):
                 return f"{name} = {value} is not a value {name} can take in the bank"
-    if isinstance(question, MultipleChoice | SpotTheError):
-        count = len(question.choices)
+    options = options_of(question)
+    if options is not None:
+        count = len(options)
         shown = len(record.shown) or len(record.order)
         if shown and shown != count:
             return f"{shown} choices were shown, the bank now has {count}"
@@ -683,15 +708,18 @@ def _unfit(question: AnyQuestion, record: IssuedVersion, edited: bool, *, legacy
     return ""
 
 
-def _order_now(question: AnyQuestion, record: IssuedVersion) -> tuple[list[int] | None, list[str]]:
+def _order_now(
+    question: AnyQuestion, record: IssuedVersion
+) -> tuple[list[int] | None, list[str]]:
     """A version's choice order in the bank's current indices, read through the texts the
     students saw, and each choice whose text was edited (one at most can be told apart); None
     and the reason when the texts cannot be matched."""
-    if not isinstance(question, MultipleChoice | SpotTheError) or not record.shown:
+    options = options_of(question)
+    if options is None or not record.shown:
         return list(record.order), []
     now: dict[str, list[int]] = {}
-    for i, choice in enumerate(question.choices):
-        now.setdefault(choice.text, []).append(i)
+    for i, text in enumerate(options):
+        now.setdefault(text, []).append(i)
     order: list[int | None] = []
     for text in record.shown:
         free = now.get(text)
@@ -705,9 +733,7 @@ def _order_now(question: AnyQuestion, record: IssuedVersion) -> tuple[list[int] 
             return None, [f"the choices {texts} are no longer in the bank"]
         k = missing[0]
         order[k] = left[0]
-        renamed.append(
-            f"the choice {record.shown[k]!r} now reads {question.choices[left[0]].text!r}"
-        )
+        renamed.append(f"the choice {record.shown[k]!r} now reads {options[left[0]]!r}")
     full = [i for i in order if i is not None]
     if not getattr(question, "shuffle", False) and full == list(range(len(full))):
         return [], renamed

@@ -588,3 +588,65 @@ def test_a_manifest_altered_anywhere_is_graded_as_issued_or_refused_in_one_line(
             assert "\n" not in line and "bug" not in line, (where, value, line)
         elif where[0] not in ("students", "seed"):  # a student's version is the manifest's word
             assert grades(Path(folder) / "g") == before, (where, value)
+
+
+# --- a matching question's pairs are pinned too --------------------------------------------------
+
+MATCHING = """\
+bank: lab-units
+title: Units
+questions:
+  - id: match-units
+    type: matching
+    prompt: Pair each quantity with its SI unit.
+    shuffle: true
+    pairs:
+      - {id: force, item: force, answer: the newton}
+      - {id: energy, item: energy, answer: the joule}
+      - {id: power, item: power, answer: the watt}
+    distractors: [the pascal]
+"""
+
+
+def test_a_matching_question_pins_its_pairs_and_the_order_of_its_answers(tmp_path: Path) -> None:
+    bank = tmp_path / "units.yaml"
+    bank.write_text(MATCHING, encoding="utf-8")
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student\n" + "".join(f"v{k}\n" for k in range(6)), encoding="utf-8")
+    result = run("render", str(bank), "--roster", str(roster), "--seed", "5", "-o",
+                 str(tmp_path / "sheets"), "--date", "")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    issued = tmp_path / "sheets" / "issued.json"
+    data = json.loads(issued.read_text(encoding="utf-8"))
+    version = data["versions"]["match-units"][0]
+    assert version["keys"] == ["the newton", "the joule", "the watt"]
+    assert sorted(version["shown"]) == ["the joule", "the newton", "the pascal", "the watt"]
+    rows = [["student", "match-units.force", "match-units.energy", "match-units.power"]]
+    for s in data["students"]:
+        shown = data["versions"]["match-units"][s["versions"]["match-units"]]["shown"]
+        rows.append([s["id"], *("ABCD"[shown.index(t)] for t in ("the newton", "the joule",
+                                                                  "the watt"))])  # fmt: skip
+    answers = write_csv(tmp_path / "class.csv", rows)
+    # the answers reordered in the bank: safe, and every letter keeps its answer
+    reordered = tmp_path / "reordered.yaml"
+    reordered.write_text(
+        swap(
+            MATCHING,
+            "- {id: force, item: force, answer: the newton}",
+            "- {id: power, item: power, answer: the watt}",
+        ),
+        encoding="utf-8",
+    )
+    refused = grade(reordered, answers, issued, tmp_path / "r")
+    assert refused.exit_code == 2 and "safe to grade with --accept-changes" in refused.output
+    accepted = grade(reordered, answers, issued, tmp_path / "a", "--accept-changes")
+    assert accepted.exit_code == 0, accepted.output
+    assert {r["percent"] for r in grades(tmp_path / "a").values()} == {"100"}
+    # a pair changed: a key that moved
+    moved = tmp_path / "moved.yaml"
+    moved.write_text(MATCHING.replace("answer: the watt}", "answer: the pascal}").replace(
+        "distractors: [the pascal]", "distractors: [the watt]"), encoding="utf-8")  # fmt: skip
+    result = grade(moved, answers, issued, tmp_path / "m")
+    assert result.exit_code == 2
+    assert "the right answer changes for issued versions" in result.output
+    assert "the watt → " in result.output

@@ -29,8 +29,9 @@ from quizgym.errors import QuizgymError
 from quizgym.grading.rows import no_seed, not_in_roster
 from quizgym.grading.table import ClassAnswers
 from quizgym.issued import Issued
-from quizgym.model import AnyQuestion, MultipleChoice, SpotTheError
+from quizgym.model import AnyQuestion
 from quizgym.solver import CompiledBank, Slot, Variant
+from quizgym.types import choices_of
 
 __all__ = ["Versions", "rejections", "resolve"]
 
@@ -231,7 +232,8 @@ def resolve(
 def _order_only(bank: CompiledBank, slot: str, by_text: Collection[str]) -> bool:
     """A shuffled choice slot answered with the choices' texts: every order reads alike."""
     question = bank.slot(slot).question
-    return slot in by_text and isinstance(question, MultipleChoice | SpotTheError)
+    picks = choices_of(question, bank.slot(slot).part)
+    return slot in by_text and picks is not None and picks.lettered
 
 
 def rejections(answers: ClassAnswers, versions: Versions) -> list[tuple[int, str]]:
