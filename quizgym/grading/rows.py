@@ -111,6 +111,8 @@ UNDECODABLE = Reason("undecodable bytes (the file is not UTF-8)", "undecodable b
 NO_STUDENT = Reason("no student id", "no student id")
 
 _BAD_BYTES = re.compile("[\udc80-\udcff]")
+_LONE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+"""Half characters that are not undecodable bytes: a JSON escape such as ``"\\ud800"``."""
 ID_SPACE = " \t\u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u205f\u3000"
 """What is stripped from the ends of an id: spaces and tabs, as spreadsheets pad cells."""
 _ASCII_SPACE = " \t\r\n\x0b\x0c"
@@ -144,7 +146,8 @@ def strip_id(raw: str) -> str:
 def clean_id(raw: str) -> str:
     """A student id as a rejection shows it: stripped, undecodable bytes replaced by U+FFFD,
     control and format characters escaped (a rejected id must not drive the terminal)."""
-    text = raw.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    text = _LONE_SURROGATE.sub(lambda found: ascii(found[0])[1:-1], raw)
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     text = strip_id(text)
     if text.isprintable():
         return text

@@ -1,0 +1,117 @@
+"""The adversary's third round (issue #33, points 9, 10, 12 and 13): each case on a small bank.
+
+Each test reproduces one attack that broke main (a stalled or lost class, a broken file on disk,
+a file read from outside the bank, an unexpected error) and asserts what a user now sees: the
+row rejected with a reason, the bank refused with file:line, the file whole or absent.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from click.testing import CliRunner
+
+from quizgym.answers import match_rubric
+from quizgym.cli import cli
+from quizgym.model import RubricCriterion
+
+BANK = """\
+bank: small
+title: Small
+questions:
+  - id: tf
+    type: true_false
+    prompt: The sky is blue.
+    answer: true
+  - id: why
+    type: free_text
+    prompt: Why?
+    model_answer: A mismatch.
+    rubric:
+      - {criterion: mismatch, any_of: [mismatch, never appears], points: 1}
+  - id: num
+    type: numeric
+    prompt: Two plus two.
+    answer: 2 + 2
+"""
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def run(*args: str | Path) -> Any:
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as stream:
+        return list(csv.DictReader(stream))
+
+
+# --- 10: one student stalls or stops the class ----------------------------------------------
+
+
+def calls(work: Callable[[], object]) -> int:
+    """How many Python calls (generator steps included) ``work`` makes: a count of steps."""
+    count = 0
+
+    def profile(frame: FrameType, event: str, arg: object) -> None:
+        nonlocal count
+        if event == "call":
+            count += 1
+
+    sys.setprofile(profile)
+    try:
+        work()
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def test_the_rubric_matcher_is_linear_in_the_length_of_an_answer() -> None:
+    # _quotes compared every occurrence with every other: 120 KB of "mismatch" took a minute.
+    rubric = [RubricCriterion(criterion="mismatch", any_of=["mismatch"], points=1)]
+    match_rubric(rubric, "mismatch")  # the rubric compiled once, outside the count
+    small = calls(lambda: match_rubric(rubric, "mismatch " * 400))
+    large = calls(lambda: match_rubric(rubric, "mismatch " * 1600))
+    assert large < 5 * small  # four times the words: about four times the steps, not sixteen
+
+
+def test_a_long_answer_repeating_a_rubric_word_is_quoted_once(tmp_path: Path) -> None:
+    bank = write(tmp_path / "bank.yaml", BANK)
+    text = "mismatch " * 13_000  # 117 KB, under the 128 KiB a cell may hold
+    lines = [json.dumps({"student": s, "answers": {"why": text}}) for s in ("a", "b")]
+    data = write(tmp_path / "class.jsonl", "\n".join(lines) + "\n")
+    result = run("grade", bank, data, "-o", tmp_path / "g")
+    assert result.exit_code == 0, result.output
+    graded = {r["student"]: r for r in rows(tmp_path / "g" / "responses.csv")}
+    assert graded["a"]["verdict"] == graded["b"]["verdict"] == "correct"
+    assert graded["a"]["feedback"].startswith("Mentions: mismatch (“mismatch”). ")
+
+
+def test_a_json_id_with_a_lone_surrogate_is_rejected_and_the_others_graded(
+    tmp_path: Path,
+) -> None:
+    # clean_id could not encode "\ud800" to show it: exit 2 and nobody graded.
+    bank = write(tmp_path / "bank.yaml", BANK)
+    data = write(
+        tmp_path / "class.jsonl",
+        '{"student": "x\\ud800", "answers": {"tf": "true"}}\n'
+        '{"student": "ok", "answers": {"tf": "true"}}\n',
+    )
+    result = run("grade", bank, data, "-o", tmp_path / "g")
+    assert result.exit_code == 1, result.output
+    assert "graded 1 student" in result.output
+    assert [r["student"] for r in rows(tmp_path / "g" / "grades.csv")] == ["ok"]
+    [rejected] = rows(tmp_path / "g" / "rejected.csv")
+    assert (rejected["line"], rejected["student"]) == ("1", "x\\ud800")
+    assert rejected["reason"] == "an escape that is not a character"
