@@ -10,11 +10,14 @@ from __future__ import annotations
 import csv
 import json
 import sys
+import xml.etree.ElementTree as ET
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from quizgym.answers import match_rubric
@@ -115,3 +118,88 @@ def test_a_json_id_with_a_lone_surrogate_is_rejected_and_the_others_graded(
     [rejected] = rows(tmp_path / "g" / "rejected.csv")
     assert (rejected["line"], rejected["student"]) == ("1", "x\\ud800")
     assert rejected["reason"] == "an escape that is not a character"
+
+
+# --- 12: control characters in bank text ----------------------------------------------------
+
+CONTROLS = r"""bank: controls
+title: Controls
+questions:
+  - id: tf
+    type: true_false
+    prompt: "The sky\fis \x1b[31mblue."
+    answer: true
+  - id: mc
+    type: multiple_choice
+    prompt: Pick one.
+    choices:
+      - {text: "Right\x0b one", correct: true}
+      - {text: Wrong, feedback: "Not\x1b this."}
+  - id: num
+    type: numeric
+    prompt: "What is $\\frac{1}{2}\x0c$ of four?"
+    answer: 2
+"""
+
+
+def xml_documents(path: Path) -> list[bytes]:
+    """The XML documents of an export: the file, or each ``.xml`` member of its zip."""
+    if not zipfile.is_zipfile(path):
+        return [path.read_bytes()]
+    with zipfile.ZipFile(path) as archive:
+        return [archive.read(n) for n in archive.namelist() if n.endswith(".xml")]
+
+
+def test_check_reports_each_control_character_at_its_line(tmp_path: Path) -> None:
+    bank = write(tmp_path / "bank.yaml", CONTROLS)
+    result = run("check", bank)
+    assert result.exit_code == 1, result.output
+    lines = [line for line in result.output.splitlines() if "control character" in line]
+    assert lines == [
+        f"{bank}:6:14: tf: prompt: a control character, U+000C FORM FEED, at character 8 (and 1 "
+        "more): XML exports cannot hold it and it drives terminals; remove it",
+        f"{bank}:12:17: mc: choices.0.text: a control character, U+000B VERTICAL TAB, at "
+        "character 6: XML exports cannot hold it and it drives terminals; remove it",
+        f"{bank}:13:34: mc: choices.1.feedback: a control character, U+001B ESCAPE, at "
+        "character 4: XML exports cannot hold it and it drives terminals; remove it",
+        f"{bank}:16:14: num: prompt: a control character, U+000C FORM FEED, at character 21: "
+        "XML exports cannot hold it and it drives terminals; remove it",
+    ]
+
+
+@pytest.mark.parametrize("fmt", ["moodle", "qti12", "qti21"])
+def test_an_xml_export_of_text_with_control_characters_is_well_formed(
+    tmp_path: Path, fmt: str
+) -> None:
+    # The writers wrote the form feed and the escape as they were: no LMS reads such a file,
+    # and the export's own read-back ended in "unexpected ParseError", the file left on disk.
+    bank = write(tmp_path / "bank.yaml", CONTROLS)
+    out = tmp_path / f"out-{fmt}"
+    result = run("export", bank, "--to", fmt, "-o", out)
+    assert result.exit_code == 0, result.output
+    documents = xml_documents(out)
+    assert documents
+    for document in documents:
+        ET.fromstring(document)  # noqa: S314 (our own file)
+        assert b"\x1b" not in document
+        assert b"\x0c" not in document
+    assert any(b"The sky is [31mblue." in d for d in documents)
+
+
+def test_an_export_that_fails_leaves_the_earlier_file_untouched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from quizgym.export import export_bank, scoring
+
+    bank = write(tmp_path / "bank.yaml", BANK)
+    out = tmp_path / "quiz.xml"
+    out.write_bytes(b"the earlier export")
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("read back failed")
+
+    monkeypatch.setattr(scoring, "check_export", broken)
+    with pytest.raises(RuntimeError):
+        export_bank(bank, to="moodle", output=out, check=True)
+    assert out.read_bytes() == b"the earlier export"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bank.yaml", "quiz.xml"]

@@ -20,6 +20,7 @@ from quizgym.errors import BankError, QuizgymError
 from quizgym.issued import issue, read_issued, succeed, write_issued
 from quizgym.model import AnyQuestion, Bank
 from quizgym.names import file_stem
+from quizgym.places import write_whole
 from quizgym.render.env import bundled_env, make_env
 from quizgym.render.markup import FILTERS, Target
 from quizgym.render.roster import Student, read_roster
@@ -505,13 +506,10 @@ def render_files(
             copies.append((out_dir / name, source.read_bytes()))
     out_dir.mkdir(parents=True, exist_ok=True)
     if combined is not None:
-        combined.write_bytes(combined_pdf)
+        write_whole(combined, combined_pdf)
     for path, content in documents + copies:
         path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
+        write_whole(path, content if isinstance(content, bytes) else content.encode("utf-8"))
     issued = write_issued(earlier, manifest)
     keys = sum(1 for _, kind, _ in jobs if kind == "key")
     return Rendered(

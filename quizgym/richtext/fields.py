@@ -17,6 +17,7 @@ from quizgym.model import (
     AnyQuestion,
     Bank,
 )
+from quizgym.richtext.chars import control_characters
 from quizgym.richtext.images import image_folder, image_problems
 from quizgym.richtext.parse import parse
 from quizgym.richtext.tex import tex_problems
@@ -97,8 +98,9 @@ def text_findings(bank: Bank) -> list[Finding]:
     a ``{name}`` of a parameter written straight after a letter, which reads as TeX."""
     found = image_findings(bank)
     for loc, text in bank_fields(bank):
-        doc = parse(text)
         label = _label(bank, loc)
+        found.extend(_control_findings(bank, loc, label, text))
+        doc = parse(text)
         for problem in doc.problems:
             severity = "warning" if problem.startswith("the link") else "error"
             path, line, col = bank.locate(loc)
@@ -124,6 +126,27 @@ def text_findings(bank: Bank) -> list[Finding]:
                     )
                 )
     return found
+
+
+def _control_findings(bank: Bank, loc: Loc, label: str, text: str) -> list[Finding]:
+    """A field holding control characters (a form feed, an escape): one error, at the words
+    before the first one."""
+    controls = control_characters(text)
+    if not controls:
+        return []
+    at, name = controls[0]
+    before = text[:at].rsplit("\n", 1)[-1][-30:].strip()
+    path, line, col = _place(bank, loc, before)
+    more = f" (and {len(controls) - 1} more)" if len(controls) > 1 else ""
+    return [
+        Finding(
+            path,
+            line,
+            col,
+            f"{label}: a control character, {name}, at character {at + 1}{more}: XML exports "
+            "cannot hold it and it drives terminals; remove it",
+        )
+    ]
 
 
 def _glued(text: str, params: frozenset[str]) -> list[str]:
