@@ -203,3 +203,95 @@ def test_an_export_that_fails_leaves_the_earlier_file_untouched(
         export_bank(bank, to="moodle", output=out, check=True)
     assert out.read_bytes() == b"the earlier export"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bank.yaml", "quiz.xml"]
+
+
+# --- 13: a damaged earlier folder, two runs into one folder ----------------------------------
+
+
+def graded_class(tmp_path: Path, students: int = 30) -> tuple[Path, Path]:
+    bank = write(tmp_path / "bank.yaml", BANK)
+    lines = ["student,tf,num", *(f"s{i},true,4" for i in range(students))]
+    return bank, write(tmp_path / "class.csv", "\n".join(lines) + "\n")
+
+
+def truncate_grades(folder: Path) -> None:
+    path = folder / "grades.csv"
+    path.write_text("".join(path.read_text(encoding="utf-8").splitlines(True)[:11]), "utf-8")
+
+
+def cut_responses(folder: Path) -> None:
+    path = folder / "responses.csv"
+    path.write_bytes(path.read_bytes()[:700])
+
+
+def damage_record(folder: Path) -> None:
+    (folder / "run.json").write_text("[1, 2]\n", encoding="utf-8")
+
+
+def ragged_grades(folder: Path) -> None:
+    path = folder / "grades.csv"
+    lines = path.read_text(encoding="utf-8").splitlines(True)
+    lines[3] = '"s2","1"\n'
+    path.write_text("".join(lines), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (
+            truncate_grades,
+            "grades.csv holds 10 rows, and run.json says the run wrote 30 students: the folder "
+            "was changed since; grade it again",
+        ),
+        (cut_responses, "responses.csv:12: damaged (unexpected end of data); grade it again"),
+        (damage_record, "run.json is not a quizgym run record (quizgym-run/1)"),
+        (ragged_grades, "grades.csv:4: a row of 2 cells under a header of 6 (the file is "
+         "damaged); grade it again"),
+    ],
+    ids=["truncated", "cut", "record", "ragged"],
+)  # fmt: skip
+def test_compare_refuses_a_damaged_earlier_folder(
+    tmp_path: Path, damage: Callable[[Path], None], message: str
+) -> None:
+    # A truncated grades.csv listed 20 students as "not in this run"; a cut row ended in an
+    # AttributeError; the damage is now found before anything is graded.
+    bank, data = graded_class(tmp_path)
+    assert run("grade", bank, data, "-o", tmp_path / "old").exit_code == 0
+    damage(tmp_path / "old")
+    result = run("grade", bank, data, "-o", tmp_path / "new", "--compare", tmp_path / "old")
+    assert (result.exit_code, result.output) == (
+        2,
+        f"Error: --compare {tmp_path / 'old'}: {message}\n",
+    )
+    assert not (tmp_path / "new").exists()
+
+
+def test_a_second_grade_into_the_same_folder_is_refused_while_the_first_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The second run removed the first one's staging folder: it died with pyarrow's "Failed to
+    # open local file". Now the second is refused, and the first finishes whole.
+    from quizgym.grading import run as grading_run
+
+    bank, data = graded_class(tmp_path)
+    out = tmp_path / "g"
+    second: list[Any] = []
+    real = grading_run.assemble
+
+    def assemble_and_start_another(*args: Any, **kwargs: Any) -> Any:
+        if not second:  # the first run, half-way: a second run into its folder starts
+            second.append(run("grade", bank, data, "-o", out))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(grading_run, "assemble", assemble_and_start_another)
+    first = run("grade", bank, data, "-o", out)
+    assert first.exit_code == 0, first.output
+    [refused] = second
+    assert refused.exit_code == 2
+    assert refused.output.startswith(f"Error: {out}: another quizgym grade is writing there")
+    assert refused.output.endswith("; wait for it to finish or choose another -o folder\n")
+    assert len(refused.output.splitlines()) == 1
+    assert len(rows(out / "grades.csv")) == 30
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == []
+    again = run("grade", bank, data, "-o", out)  # the lock went with the first run
+    assert again.exit_code == 0, again.output
