@@ -295,3 +295,66 @@ def test_a_second_grade_into_the_same_folder_is_refused_while_the_first_runs(
     assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == []
     again = run("grade", bank, data, "-o", out)  # the lock went with the first run
     assert again.exit_code == 0, again.output
+
+
+# --- 13: a key check refuses; ids that print alike -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "why"),
+    [("1/0", "Division by zero"), ("ln(0)", "ln needs a positive number, but got 0")],
+)
+def test_a_key_that_cannot_be_evaluated_refuses_the_run(tmp_path: Path, key: str, why: str) -> None:
+    # check refused the key, and grade exited 0 with every answer "could not be graded".
+    bank = write(tmp_path / "bank.yaml", BANK.replace("answer: 2 + 2", f"answer: {key}"))
+    data = write(tmp_path / "class.csv", "student,tf,num\ns1,true,4\ns2,true,5\n")
+    result = run("grade", bank, data, "-o", tmp_path / "g")
+    assert (result.exit_code, result.output) == (
+        1,
+        f"{bank}:17:5: num: the key cannot be evaluated: {why}; nothing graded\n",
+    )
+    assert not (tmp_path / "g").exists()
+
+
+ALIKE = "student,tf,num\nJos\u00e9,true,4\nJose\u0301,false,4\ns1,true,4\n\uff53\uff11,false,3\n"
+
+
+@pytest.mark.parametrize("chunk", [[], ["--chunk-rows", "1"]], ids=["in-memory", "chunked"])
+@pytest.mark.parametrize("name", ["class.csv", "class.jsonl"])
+def test_ids_that_print_alike_are_one_student_and_the_second_row_is_refused(
+    tmp_path: Path, chunk: list[str], name: str
+) -> None:
+    # NFC and NFD "José", "s1" and a full-width "ｓ１" were four students without a word.
+    bank = write(tmp_path / "bank.yaml", BANK)
+    records = [line.split(",") for line in ALIKE.splitlines()[1:]]
+    if name == "class.csv":
+        text = ALIKE
+    else:
+        text = "".join(
+            json.dumps({"student": s, "answers": {"tf": tf, "num": num}}) + "\n"
+            for s, tf, num in records
+        )
+    data = write(tmp_path / name, text)
+    result = run("grade", bank, data, "-o", tmp_path / "g", *chunk)
+    assert result.exit_code == 1, result.output
+    assert [r["student"] for r in rows(tmp_path / "g" / "grades.csv")] == ["José", "s1"]
+    offset = 1 if name == "class.csv" else 0  # a CSV's header is its line 1
+    reasons = [(r["line"], r["reason"]) for r in rows(tmp_path / "g" / "rejected.csv")]
+    assert reasons == [
+        (str(2 + offset), f"duplicate student José (first at {data}:{1 + offset})"),
+        (
+            str(4 + offset),
+            f"student ｓ１ looks like s1 (first at {data}:{3 + offset}): ids that print alike "
+            "(full-width letters, ligatures) are one student; write it one way",
+        ),
+    ]
+
+
+def test_a_long_file_does_not_merge_ids_that_print_alike(tmp_path: Path) -> None:
+    bank = write(tmp_path / "bank.yaml", BANK)
+    data = write(tmp_path / "long.csv", "student,question,answer\ns1,tf,true\n\uff53\uff11,num,3\n")
+    result = run("grade", bank, data, "-o", tmp_path / "g")
+    assert result.exit_code == 1, result.output
+    assert [r["student"] for r in rows(tmp_path / "g" / "responses.csv")] == ["s1"]
+    [rejected] = rows(tmp_path / "g" / "rejected.csv")
+    assert rejected["reason"].startswith(f"student ｓ１ looks like s1 (first at {data}:2)")

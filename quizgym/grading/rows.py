@@ -30,6 +30,7 @@ __all__ = [
     "Origin",
     "Reason",
     "Seen",
+    "look_of",
     "bad_escape",
     "bad_id",
     "blank",
@@ -139,8 +140,16 @@ def undecodable(cells: Iterable[str]) -> bool:
 
 
 def strip_id(raw: str) -> str:
-    """A student id cell without the spaces and tabs around it."""
-    return raw.strip(ID_SPACE)
+    """A student id cell without the spaces and tabs around it, in Unicode's composed form
+    (NFC: ``José`` typed with a combining accent is the ``José`` typed with ``é``)."""
+    text = raw.strip(ID_SPACE)
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
+
+
+def look_of(student: str) -> str:
+    """What ids that print alike share (NFKC: the full-width ``ｓ１`` looks like ``s1``): two
+    ids of one look are one student named twice."""
+    return student if student.isascii() else unicodedata.normalize("NFKC", student)
 
 
 def clean_id(raw: str) -> str:
@@ -255,8 +264,15 @@ def not_in_roster(students: int) -> Reason:
     )
 
 
-def duplicate_student(student: str, first: Origin) -> Reason:
-    """A student named again in a one-row-per-student format."""
+def duplicate_student(student: str, first: Origin, named: str | None = None) -> Reason:
+    """A student named again in a one-row-per-student format (``named``: as the first row
+    wrote the id, when it is written otherwise but prints alike)."""
+    if named is not None and named != student:
+        return Reason(
+            f"student {student} looks like {named} (first at {first[0]}:{first[1]}): ids that "
+            "print alike (full-width letters, ligatures) are one student; write it one way",
+            "duplicate student",
+        )
     return Reason(
         f"duplicate student {student} (first at {first[0]}:{first[1]})", "duplicate student"
     )
@@ -521,21 +537,26 @@ class Seen:
     def __init__(self, earlier: Callable[[str], Origin | None] = lambda _: None) -> None:
         """Start with the students ``earlier`` knows (e.g. a class's rows read before)."""
         self._earlier = earlier
-        self._new: dict[str, Origin] = {}
+        self._new: dict[str, tuple[Origin, str]] = {}
+        """By :func:`look_of`: where a student was first read, and the id as written there."""
 
     def claim(self, student: str, origin: Origin) -> Reason | None:
-        """Record a student at ``origin``; if read before, the reason to reject this row."""
-        first = self._new.get(student) or self._earlier(student)
+        """Record a student at ``origin``; if read before (or an id that prints alike was), the
+        reason to reject this row."""
+        look = look_of(student)
+        found = self._new.get(look)
+        if found is not None:
+            return duplicate_student(student, found[0], found[1])
+        first = self._earlier(student)
         if first is not None:
             return duplicate_student(student, first)
-        self._new[student] = origin
+        self._new[look] = (origin, student)
         return None
 
     def first(self, student: str) -> Origin | None:
         """Where a student was first read, or None."""
-        return self._new.get(student) or self._earlier(student)
+        found = self._new.get(look_of(student))
+        return found[0] if found is not None else self._earlier(student)
 
     def __contains__(self, student: object) -> bool:
-        return isinstance(student, str) and (
-            student in self._new or self._earlier(student) is not None
-        )
+        return isinstance(student, str) and self.first(student) is not None

@@ -52,7 +52,7 @@ from quizgym.grading.review import Review, agreements, write_review
 from quizgym.grading.student_fit import StudentFit, common_seeds
 from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
-from quizgym.grading.versions import resolve
+from quizgym.grading.versions import Versions, resolve
 from quizgym.issued import Issued, bank_hash, read_issued, reconcile
 from quizgym.model import Bank
 from quizgym.names import claim_name
@@ -256,6 +256,7 @@ def grade_submissions(
         has_seeds=plan.has_seeds,
         by_text=plan.by_text,
     )
+    _check_keys(book, plan.present, versions)
     with _staged(out_dir) as stage:
         parts_dir = stage / ".parts" if streamed else None
         if parts_dir is not None:
@@ -553,6 +554,37 @@ def check_accounted(plan: Plan, results: Sequence[PieceResult]) -> None:
                 f"rejected and {skipped} summary rows: some rows were lost in reading; nothing "
                 "was written (this is a bug in quizgym: please report it with the file)"
             )
+
+
+def _check_keys(book: CompiledBank, present: Sequence[str], versions: Versions) -> None:
+    """Refuse a run in which a key that every student shares cannot be evaluated: every answer
+    to it would be "could not be graded".
+
+    A question without parameters has one key for everyone, and so has every question when
+    everyone is graded against the default version; a key that fails only for some versions is
+    found by ``check``'s stress test, and those students' answers go to review.
+
+    Raises:
+        BankError: such a key, each located at its ``answer``.
+    """
+    from quizgym.errors import AnswerParseError, BankError, Finding
+
+    findings = []
+    wanted = set(present)
+    for slot in book.slots:
+        if slot.key is None or slot.id not in wanted:
+            continue
+        if getattr(slot.question, "params", None) and versions.rule != "default":
+            continue
+        try:
+            book.key(slot, book.variant(slot.question))
+        except AnswerParseError as exc:
+            path, line, col = book.bank.locate((*slot.loc, "answer"))
+            why = exc.message.rstrip(".")
+            message = f"{slot.id}: the key cannot be evaluated: {why}; nothing graded"
+            findings.append(Finding(path or book.bank.bank, line, col, message))
+    if findings:
+        raise BankError(findings)
 
 
 def _check_manifest(
