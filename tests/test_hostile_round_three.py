@@ -7,11 +7,17 @@ row rejected with a reason, the bank refused with file:line, the file whole or a
 
 from __future__ import annotations
 
+import base64
 import csv
+import http.server
+import io
 import json
+import struct
 import sys
+import threading
 import xml.etree.ElementTree as ET
 import zipfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
@@ -19,6 +25,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from conftest import require_module
 
 from quizgym.answers import match_rubric
 from quizgym.cli import cli
@@ -358,3 +365,123 @@ def test_a_long_file_does_not_merge_ids_that_print_alike(tmp_path: Path) -> None
     assert [r["student"] for r in rows(tmp_path / "g" / "responses.csv")] == ["s1"]
     [rejected] = rows(tmp_path / "g" / "rejected.csv")
     assert rejected["reason"].startswith(f"student ｓ１ looks like s1 (first at {data}:2)")
+
+
+# --- 9: a bank's images reach only inside the bank ------------------------------------------
+
+
+def png(width: int, height: int, rows: int | None = None) -> bytes:
+    """A grey PNG declaring ``width`` × ``height`` (of ``rows`` rows of data, all when None)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    pixels = zlib.compress((b"\x00" + b"\x80" * width) * (height if rows is None else rows), 9)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+def image_bank(folder: Path, src: str) -> Path:
+    return write(
+        folder / "bank.yaml",
+        "bank: pictures\ntitle: Pictures\nquestions:\n  - id: tf\n    type: true_false\n"
+        f'    prompt: "Look: ![a chart]({src})"\n    answer: true\n',
+    )
+
+
+def check_line(result: Any) -> str:
+    return next(line for line in result.output.splitlines() if "image" in line)
+
+
+def test_an_svg_that_refers_outside_itself_is_refused(tmp_path: Path) -> None:
+    # WeasyPrint followed the SVG's own <image href>: a request from the teacher's machine, or a
+    # file from outside the bank's folder printed in every student's PDF.
+    for n, target in enumerate(["http://127.0.0.1:9/x.png", "file:///etc/hostname"]):
+        folder = tmp_path / str(n)
+        svg = (
+            '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
+            f'<image href="{target}" width="10" height="10"/></svg>'
+        )
+        write(folder / "figures" / "a.svg", svg)
+        bank = image_bank(folder, "figures/a.svg")
+        for command in (["check"], ["render", "-o", str(folder / "out"), "--format", "html"]):
+            result = run(*command, bank)
+            assert result.exit_code == 1, result.output
+            assert check_line(result) == (
+                f"{bank}:6:20: tf: prompt: image figures/a.svg refers to {target}; an SVG "
+                "quizgym ships holds everything it shows (embed the picture, or draw it in the "
+                "SVG)"
+            )
+        assert not (folder / "out").exists()
+
+
+def test_a_file_named_as_an_image_must_be_that_image(tmp_path: Path) -> None:
+    # A link inside the bank's folder shipped any file as an "image" (here the bank itself).
+    (tmp_path / "figures").mkdir()
+    bank = image_bank(tmp_path, "figures/x.png")
+    (tmp_path / "figures" / "x.png").symlink_to(bank)
+    result = run("check", bank)
+    assert result.exit_code == 1
+    assert check_line(result) == (
+        f"{bank}:6:20: tf: prompt: image figures/x.png is not a PNG image (its bytes are of "
+        "another kind of file)"
+    )
+    for fmt in ("moodle", "qti12"):
+        exported = run("export", bank, "--to", fmt, "-o", tmp_path / f"out-{fmt}")
+        assert exported.exit_code == 1
+        assert not (tmp_path / f"out-{fmt}").exists()
+
+
+def test_a_png_bomb_is_refused_by_its_declared_size(tmp_path: Path) -> None:
+    # 0.65 MB that decodes to gigapixels cost 1.6 GB and 15 s per PDF.
+    write(tmp_path / "figures" / "x.png", "")
+    (tmp_path / "figures" / "x.png").write_bytes(png(40_000, 40_000, rows=4))
+    bank = image_bank(tmp_path, "figures/x.png")
+    result = run("render", bank, "-o", tmp_path / "out", "--format", "pdf")
+    assert result.exit_code == 1
+    assert check_line(result) == (
+        f"{bank}:6:20: tf: prompt: image figures/x.png declares 40,000 × 40,000 pixels; "
+        "quizgym ships images of at most 50 megapixels (scale it down)"
+    )
+    small = tmp_path / "figures" / "x.png"
+    small.write_bytes(png(4, 4))
+    assert run("check", bank).exit_code == 0
+
+
+def test_a_pdf_fetches_nothing_the_document_does_not_hold(tmp_path: Path) -> None:
+    # The fetcher behind render --format pdf: even an SVG that slipped past check (a bank built
+    # in code) cannot make WeasyPrint read a file or make a request.
+    require_module("weasyprint")
+    from quizgym.render.documents import html_to_pdf
+
+    requests: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+            requests.append(self.path)
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    outside = tmp_path / "outside.png"
+    outside.write_bytes(png(4, 4))
+    with http.server.HTTPServer(("127.0.0.1", 0), Handler) as server:
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        address = f"http://127.0.0.1:{server.server_address[1]}/x.png"
+        svg = (
+            '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
+            f'<image href="{address}" width="10" height="10"/></svg>'
+        )
+        inline = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+        html = f'<p>x</p><img src="{inline}"><img src="{outside.as_uri()}"><img src="{address}">'
+        pdf = html_to_pdf(html)
+        server.shutdown()
+    pypdf = require_module("pypdf")
+    assert requests == []
+    assert len(pypdf.PdfReader(io.BytesIO(pdf)).pages[0].images) == 0
