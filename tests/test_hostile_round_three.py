@@ -15,6 +15,7 @@ import json
 import struct
 import sys
 import threading
+import warnings
 import xml.etree.ElementTree as ET
 import zipfile
 import zlib
@@ -485,3 +486,56 @@ def test_a_pdf_fetches_nothing_the_document_does_not_hold(tmp_path: Path) -> Non
     pypdf = require_module("pypdf")
     assert requests == []
     assert len(pypdf.PdfReader(io.BytesIO(pdf)).pages[0].images) == 0
+
+
+# --- 12: formulas an output cannot draw in bounded time ---------------------------------------
+
+
+def nested(depth: int) -> str:
+    tex = "x"
+    for _ in range(depth):
+        tex = "\\frac{" + tex + "}{2}"
+    return tex
+
+
+def formula_bank(folder: Path, prompts: list[str]) -> Path:
+    lines = ["bank: formulas", "title: Formulas", "questions:"]
+    for k, prompt in enumerate(prompts):
+        lines += [f"  - id: q{k}", "    type: true_false", f"    prompt: '{prompt}'"]
+        lines += ["    answer: true"]
+    return write(folder / "bank.yaml", "\n".join(lines) + "\n")
+
+
+def test_a_formula_nested_too_deep_is_refused_and_never_drawn(tmp_path: Path) -> None:
+    # 16 nested fractions passed check (braces up to 24 deep) and took over a minute per PDF
+    # page: ziamath's time doubles with each level.
+    with warnings.catch_warnings():  # ziamath's own deprecated importlib call
+        warnings.simplefilter("ignore", DeprecationWarning)
+        require_module("ziamath")
+    from quizgym.richtext.tex import tex_to_svg
+
+    bank = formula_bank(tmp_path, [f"Is ${nested(6)}$ small?", f"Is ${nested(7)}$ small?"])
+    result = run("check", bank)
+    assert result.exit_code == 1
+    [line] = [x for x in result.output.splitlines() if "more than 6 deep" in x]
+    assert line.startswith(f"{bank}:10:")
+    assert line.endswith(
+        f"q1: prompt: ${nested(7)}$: a formula nested more than 6 deep (fractions, roots, powers "
+        "or brackets inside each other) takes too long to draw; split it, or name a part"
+    )
+    assert tex_to_svg(nested(6)) is not None
+    assert tex_to_svg(nested(7)) is None  # printed as its text, in bounded time
+    assert tex_to_svg("\\left(" * 7 + "x" + "\\right)" * 7) is None
+
+
+def test_a_bank_of_too_many_formulas_is_refused(tmp_path: Path) -> None:
+    # 1,500 formulas took 13-20 s a PDF.
+    prompts = [f"Is ${k} + x$ more than ${k}$?" for k in range(250)] + ["Is $y$ a letter?"]
+    bank = formula_bank(tmp_path, prompts)
+    result = run("check", bank)
+    assert result.exit_code == 1
+    assert [x for x in result.output.splitlines() if "formula 501" in x] == [
+        f"{bank}:1006:5: q250: prompt: formula 501 of the bank: a bank holds at most 500 "
+        "formulas (each takes a PDF tens of milliseconds to draw); split the bank"
+    ]
+    assert run("check", formula_bank(tmp_path, prompts[:-1])).exit_code == 0
