@@ -539,3 +539,70 @@ def test_a_bank_of_too_many_formulas_is_refused(tmp_path: Path) -> None:
         "formulas (each takes a PDF tens of milliseconds to draw); split the bank"
     ]
     assert run("check", formula_bank(tmp_path, prompts[:-1])).exit_code == 0
+
+
+# --- 13: units, long integers, non-Latin rosters ---------------------------------------------
+
+UNITS_BANK = """\
+bank: units
+title: Units
+questions:
+  - id: num
+    type: numeric
+    prompt: A temperature.
+    answer: 20
+    units: {units}
+"""
+
+
+@pytest.mark.parametrize("units", ["m/0", "1/0", "(" * 3000 + "m" + ")" * 3000])
+def test_units_that_break_the_units_library_are_a_finding_at_their_line(
+    tmp_path: Path, units: str
+) -> None:
+    # "unexpected ZeroDivisionError" / "unexpected RecursionError (this is a bug)"
+    bank = write(tmp_path / "bank.yaml", UNITS_BANK.format(units=f'"{units}"'))
+    result = run("check", bank)  # a warning: the text is kept as a label
+    assert "unexpected" not in result.output
+    [line] = [x for x in result.output.splitlines() if "warning: num: units" in x]
+    shown = units if len(units) <= 60 else units[:59] + "…"
+    assert line == (
+        f"{bank}:8:5: warning: num: units {shown!r} are not a unit the units library knows "
+        "(m/s, km/h, %, J/(kg K), …); answers in other units cannot be converted, and only this "
+        "text is accepted after the number"
+    )
+
+
+def test_a_temperature_difference_for_a_temperature_has_a_clear_verdict(tmp_path: Path) -> None:
+    # "could not be graded (DimensionalityError)"
+    bank = write(tmp_path / "bank.yaml", UNITS_BANK.format(units="degC"))
+    data = write(tmp_path / "class.csv", "student,num\ns1,20 delta_degC\ns2,293.15 K\n")
+    result = run("grade", bank, data, "-o", tmp_path / "g")
+    assert result.exit_code == 0, result.output
+    graded = {r["student"]: r for r in rows(tmp_path / "g" / "responses.csv")}
+    assert (graded["s1"]["verdict"], graded["s1"]["feedback"]) == (
+        "incorrect",
+        "delta_degC cannot be converted to degC: the answer is in degC.",
+    )
+    assert graded["s2"]["verdict"] == "correct"
+
+
+def test_an_integer_of_5000_digits_is_a_finding_at_its_line(tmp_path: Path) -> None:
+    # "unexpected ValueError: Exceeds the limit (4300 digits) for integer string conversion"
+    bank = write(
+        tmp_path / "bank.yaml", UNITS_BANK.format(units="degC") + "    value: " + "9" * 5000
+    )
+    result = run("check", bank)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0] == (
+        f"{bank}:9:12: questions[0].value: a number of 5,000 digits; write a shorter number"
+    )
+
+
+def test_a_roster_of_non_latin_ids_gets_one_worksheet_each(tmp_path: Path) -> None:
+    # Every id of one length became the same file name ("worksheet-___.html"): refused.
+    bank = write(tmp_path / "bank.yaml", BANK)
+    roster = write(tmp_path / "roster.csv", "student,name\n学生一,王芳\n学生二,李娜\nиван,Иван\n")
+    result = run("render", bank, "--roster", roster, "-o", tmp_path / "out", "--format", "html")
+    assert result.exit_code == 0, result.output
+    names = sorted(p.name for p in (tmp_path / "out").glob("worksheet-*.html"))
+    assert names == ["worksheet-иван.html", "worksheet-学生一.html", "worksheet-学生二.html"]
