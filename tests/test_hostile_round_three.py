@@ -606,3 +606,30 @@ def test_a_roster_of_non_latin_ids_gets_one_worksheet_each(tmp_path: Path) -> No
     assert result.exit_code == 0, result.output
     names = sorted(p.name for p in (tmp_path / "out").glob("worksheet-*.html"))
     assert names == ["worksheet-иван.html", "worksheet-学生一.html", "worksheet-学生二.html"]
+
+
+def test_a_canvas_report_of_one_text_for_two_questions_says_what_is_ambiguous(
+    tmp_path: Path,
+) -> None:
+    # It said "no question column of this Canvas export matches the bank".
+    bank = write(
+        tmp_path / "bank.yaml",
+        "bank: twice\ntitle: Twice\nquestions:\n"
+        "  - {id: tf-a, type: true_false, prompt: Is this statement true?, answer: true}\n"
+        "  - {id: tf-b, type: true_false, prompt: Is this statement true?, answer: false}\n",
+    )
+    report = write(
+        tmp_path / "canvas.csv",
+        "name,id,sis_id,section,section_id,section_sis_id,submitted,attempt,"
+        '"101: Is this statement true?",1.0,"102: Is this statement true?",1.0,'
+        "n correct,n incorrect,score\n"
+        "Student One,2001,s1,Sec A,1,,2026-01-01 10:00:00 UTC,1,True,1,False,1,2,0,2\n",
+    )
+    result = run("grade", bank, report, "-o", tmp_path / "g")
+    assert (result.exit_code, result.output) == (
+        2,
+        f"Error: {report}:1: no question column of this Canvas export names one question of "
+        "the bank: '101: Is this statement true?' is that of several items (tf-a, tf-b): cannot "
+        "tell which; give those questions different texts, or grade with --issued FILE (the "
+        "manifest of the export tells its items apart)\n",
+    )
