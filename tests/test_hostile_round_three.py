@@ -633,3 +633,30 @@ def test_a_canvas_report_of_one_text_for_two_questions_says_what_is_ambiguous(
         "tell which; give those questions different texts, or grade with --issued FILE (the "
         "manifest of the export tells its items apart)\n",
     )
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_a_utf16_submissions_file_is_read(tmp_path: Path, encoding: str) -> None:
+    # It read as "no 'student' column".
+    bank = write(tmp_path / "bank.yaml", BANK)
+    data = tmp_path / "class.csv"
+    text = "student,tf,num\nJosé,true,4\n,true,4\ns2,false,5\n"
+    mark = b"\xfe\xff" if encoding == "utf-16-be" else b""
+    data.write_bytes(mark + text.encode(encoding))
+    result = run("grade", bank, data, "-o", tmp_path / "g")
+    assert result.exit_code == 1, result.output  # the row without an id is rejected
+    assert f"note: {data}: read as {encoding[:6].upper()} (its byte-order mark)" in result.output
+    graded = {r["student"]: r["score"] for r in rows(tmp_path / "g" / "grades.csv")}
+    assert graded == {"José": "2", "s2": "0"}
+    [rejected] = rows(tmp_path / "g" / "rejected.csv")
+    assert (rejected["source"], rejected["line"], rejected["reason"]) == (
+        str(data),
+        "3",
+        "no student id",
+    )
+    chunked = run("grade", bank, data, "-o", tmp_path / "c", "--chunk-rows", "1")
+    assert (chunked.exit_code, chunked.output) == (
+        2,
+        f"Error: {data}: the file is {encoding[:6].upper()} (its byte-order mark says so): grade "
+        "it without --chunk-rows and --engine (they read files in place), or save it as UTF-8\n",
+    )
