@@ -537,8 +537,10 @@ class Seen:
     def __init__(self, earlier: Callable[[str], Origin | None] = lambda _: None) -> None:
         """Start with the students ``earlier`` knows (e.g. a class's rows read before)."""
         self._earlier = earlier
-        self._new: dict[str, tuple[Origin, str]] = {}
-        """By :func:`look_of`: where a student was first read, and the id as written there."""
+        self._new: dict[str, Origin] = {}
+        """By :func:`look_of`: where a student was first read."""
+        self._written: dict[str, str] = {}
+        """By :func:`look_of`: an id written otherwise than its look (``ｓ１``), as written."""
 
     def claim(self, student: str, origin: Origin) -> Reason | None:
         """Record a student at ``origin``; if read before (or an id that prints alike was), the
@@ -546,17 +548,19 @@ class Seen:
         look = look_of(student)
         found = self._new.get(look)
         if found is not None:
-            return duplicate_student(student, found[0], found[1])
+            return duplicate_student(student, found, self._written.get(look, look))
         first = self._earlier(student)
         if first is not None:
             return duplicate_student(student, first)
-        self._new[look] = (origin, student)
+        self._new[look] = origin
+        if look != student:
+            self._written[look] = student
         return None
 
     def first(self, student: str) -> Origin | None:
         """Where a student was first read, or None."""
         found = self._new.get(look_of(student))
-        return found[0] if found is not None else self._earlier(student)
+        return found if found is not None else self._earlier(student)
 
     def __contains__(self, student: object) -> bool:
         return isinstance(student, str) and self.first(student) is not None
