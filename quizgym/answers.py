@@ -395,15 +395,17 @@ def match_criterion(criterion: RubricCriterion, text: str) -> CriterionMatch:
 
 
 def _quotes(text: str, words: tuple[Word, ...], found: list[Occurrence]) -> tuple[str, ...]:
-    """The words of each occurrence as typed, in the answer's order, each once; an occurrence
-    inside another one's words is left out."""
-    spans = {quote_span(words, o) for o in found}
-    outer = sorted(
-        (a, b)
-        for a, b in spans
-        if not any(c <= a and b <= d and (c, d) != (a, b) for c, d in spans)
-    )
-    return tuple(" ".join(text[a:b].split()) for a, b in outer)
+    """The words of each occurrence as typed, in the answer's order, each text once; an
+    occurrence inside another one's words is left out."""
+    # by start, the longest first: a span lies inside another one iff an earlier span of this
+    # order reaches as far as it does (one pass, so a long answer costs linear time, not square)
+    outer = []
+    reach = -1
+    for a, b in sorted({quote_span(words, o) for o in found}, key=lambda s: (s[0], -s[1])):
+        if b > reach:
+            outer.append((a, b))
+            reach = b
+    return tuple(dict.fromkeys(" ".join(text[a:b].split()) for a, b in outer))
 
 
 def _quoted(quotes: tuple[str, ...]) -> str:

@@ -319,6 +319,10 @@ def _compose(text: str, path: str) -> tuple[Any, dict[str, tuple[int, int]], lis
             raise _RefusedError(
                 _mark(path, node, f"{_dotted(loc)}: {exc.problem or exc}")
             ) from None
+        except ValueError:  # an integer of more digits than Python converts (4,300)
+            digits = len(str(node.value))
+            message = f"{_dotted(loc)}: a number of {digits:,} digits; write a shorter number"
+            raise _RefusedError(_mark(path, node, message)) from None
 
     def build_item(item: yaml.Node, loc: Loc, index: int, depth: int) -> Any:
         mark = item.start_mark

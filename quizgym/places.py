@@ -1,4 +1,5 @@
-"""Where quizgym keeps what it works out between runs, and how a kept file knows its makers.
+"""Where quizgym keeps what it works out between runs, how a kept file knows its makers, and
+how a file is written whole.
 
 The folder is ``$QUIZGYM_CACHE_DIR`` when set, else the user cache folder (platformdirs);
 ``QUIZGYM_CACHE=off`` switches every cache off. A kept file names the code that made it by
@@ -8,11 +9,12 @@ importing it.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 from pathlib import Path
 
-__all__ = ["CACHE_ENV", "OFF_ENV", "cache_dir", "library_stamp"]
+__all__ = ["CACHE_ENV", "OFF_ENV", "cache_dir", "library_stamp", "write_whole"]
 
 CACHE_ENV = "QUIZGYM_CACHE_DIR"
 OFF_ENV = "QUIZGYM_CACHE"
@@ -38,3 +40,34 @@ def library_stamp(name: str) -> str:
         return f"{name}:absent"
     info = os.stat(origin)
     return f"{name}:{origin}:{info.st_size}:{info.st_mtime_ns}"
+
+
+def write_whole(path: Path, data: bytes) -> Path:
+    """Write a file whole or not at all: into a temporary name beside it, then renamed over it.
+
+    A writer that fails half-way (a full disk, an error found while writing) leaves the earlier
+    file, or none, never a truncated or broken one.
+
+    Raises:
+        OSError: the folder cannot be written.
+    """
+    import tempfile
+
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temporary, 0o644 & ~_umask())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+@functools.cache
+def _umask() -> int:
+    """The process's umask (read once: setting it to read it is not safe among threads)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

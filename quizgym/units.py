@@ -45,6 +45,10 @@ _EXTRA_UNITS = (
 )
 
 
+MAX_UNIT = 100
+"""Longest units text judged (a unit is a few symbols; a longer text is a label)."""
+
+
 @functools.cache
 def _registry() -> pint.UnitRegistry[Any]:
     import pint  # the units library is loaded only when a unit has to be judged
@@ -60,9 +64,13 @@ def _unit(text: str) -> Any | None:
     """The Pint unit a text names, or None when it names none."""
     import pint
 
+    if len(text) > MAX_UNIT:
+        return None
     try:
         unit = _registry().parse_units(text)
     except (pint.PintError, AttributeError, TypeError, ValueError, SyntaxError, KeyError):
+        return None
+    except (ZeroDivisionError, OverflowError, RecursionError):  # m/0, 1/0, ((((m))))
         return None
     return unit
 
@@ -84,8 +92,9 @@ def unit_problem(text: str) -> str:
     text = text.strip()
     if is_unit(text) or text.replace(" ", "").isalpha():
         return ""
+    shown = text if len(text) <= 60 else text[:59] + "…"
     return (
-        f"units {text!r} are not a unit the units library knows (m/s, km/h, %, J/(kg K), …); "
+        f"units {shown!r} are not a unit the units library knows (m/s, km/h, %, J/(kg K), …); "
         "answers in other units cannot be converted, and only this text is accepted after the "
         "number"
     )
@@ -175,8 +184,15 @@ def _convert(typed: str, expected: str | None) -> Conversion:
         return _INCOMPATIBLE
     if registry.get_root_units(unit)[1] != registry.get_root_units(target)[1]:
         return _INCOMPATIBLE
-    zero = float(registry.Quantity(0.0, unit).to(target).magnitude)
-    one = float(registry.Quantity(1.0, unit).to(target).magnitude)
+    import pint
+
+    try:
+        zero = float(registry.Quantity(0.0, unit).to(target).magnitude)
+        one = float(registry.Quantity(1.0, unit).to(target).magnitude)
+    except (pint.PintError, ZeroDivisionError, OverflowError, ValueError):
+        # one temperature scale's difference for another's temperature (delta_degC for degC):
+        # of the same dimension, but no number of one is a number of the other
+        return _INCOMPATIBLE
     scale = one - zero
     if abs(scale - 1) <= 1e-15 and abs(zero) <= 1e-15:
         return _SAME

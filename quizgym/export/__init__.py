@@ -93,10 +93,12 @@ class Exporter(ABC):
         """Write the file to ``path`` (created or replaced) and return the path."""
         from pathlib import Path
 
+        from quizgym.places import write_whole
+
         target = Path(path)
         data = self.to_bytes()
         try:
-            target.write_bytes(data)
+            write_whole(target, data)
         except OSError as exc:
             raise ExportError(f"{target}: cannot write: {exc.strerror}") from exc
         return target
@@ -185,16 +187,6 @@ def export_bank(
     loaded = book.bank
     job = exporter(to, book, variants=variants, seed=seed)
     data = job.to_bytes()
-    if output == "-":  # standard output, for piping
-        target = Path("-")
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-    else:
-        target = Path(output) if output is not None else Path(f"{loaded.bank}-{to}{job.suffix}")
-        try:
-            target.write_bytes(data)
-        except OSError as exc:
-            raise ExportError(f"{target}: cannot write: {exc.strerror}") from exc
     pools = plan(job.compiled, variants=variants, seed=seed)
     items = sum(len(split_parts(i)) if job.splits_parts else 1 for p in pools for i in p.items)
     report = None
@@ -220,6 +212,20 @@ def export_bank(
             )
     # The exporter's own too, once each (the scoring check emulates numeric blanks only).
     warnings = tuple(dict.fromkeys([*warnings, *job.warnings]))
+    # written once the bytes were read back (scored), whole or not at all: a failure leaves
+    # no broken file behind
+    if output == "-":  # standard output, for piping
+        target = Path("-")
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        from quizgym.places import write_whole
+
+        target = Path(output) if output is not None else Path(f"{loaded.bank}-{to}{job.suffix}")
+        try:
+            write_whole(target, data)
+        except OSError as exc:
+            raise ExportError(f"{target}: cannot write: {exc.strerror}") from exc
     issued = None
     if output != "-":
         manifest = issue(

@@ -6,6 +6,8 @@ import io
 import xml.etree.ElementTree as ET
 import zipfile
 
+from quizgym.richtext.chars import xml_safe
+
 FIXED_DATE = (1980, 1, 1, 0, 0, 0)
 """Every zip entry's date: the zip epoch, so the same bank gives the same bytes."""
 
@@ -19,9 +21,10 @@ def sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> 
 
 
 def xml_bytes(root: ET.Element) -> bytes:
-    """An element as an indented UTF-8 XML document with a declaration."""
+    """An element as an indented UTF-8 XML document with a declaration, without the characters
+    XML cannot hold (bank text with a form feed or an escape still gives a well-formed file)."""
     ET.indent(root)
-    body = ET.tostring(root, encoding="unicode")
+    body = xml_safe(ET.tostring(root, encoding="unicode"))
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'.encode()
 
 

@@ -34,6 +34,7 @@ from quizgym.model import (
     LETTERS,
 )
 from quizgym.richtext import MATHML_NS, ImageFile, parse, plain_text
+from quizgym.richtext.chars import xml_safe
 from quizgym.types import (
     ChoiceInteraction,
     PairingInteraction,
@@ -71,7 +72,7 @@ def _fill(parent: ET.Element, text: str, media: Media, *, inline: bool = True) -
     beside the items. ``inline``: one paragraph goes in as its inline content."""
     markup = lms_html(text, media, math="mathml", inline=inline, qti=True)
     # Plain names, as the rest of the item is written (its root carries the xmlns).
-    holder = ET.fromstring(f"<div>{markup}</div>")  # noqa: S314 (our own XHTML)
+    holder = ET.fromstring(f"<div>{xml_safe(markup)}</div>")  # noqa: S314 (our own XHTML)
     last = parent[-1] if len(parent) else None
     if holder.text:
         if last is None:

@@ -66,8 +66,10 @@ def check_previous(previous: Path, out_dir: Path) -> None:
     """Refuse, before grading, a previous run that cannot be compared with.
 
     Raises:
-        QuizgymError: ``previous`` is the output folder itself, lacks its two CSV files, or
-            holds a run that did not finish (no ``run.json``, written last).
+        QuizgymError: ``previous`` is the output folder itself, lacks its two CSV files, holds
+            a run that did not finish (no ``run.json``, written last), or was damaged since:
+            ``run.json`` unreadable, or its two CSV files not whole or not holding the rows
+            ``run.json`` counted.
     """
     if previous.resolve() == out_dir.resolve():
         raise QuizgymError(
@@ -80,6 +82,74 @@ def check_previous(previous: Path, out_dir: Path) -> None:
         raise QuizgymError(
             f"--compare {previous}: the run there did not finish (no run.json): grade it again"
         )
+    record = _run_record(previous)
+    for name, columns, key in (
+        ("grades.csv", ("student", "score"), "students"),
+        ("responses.csv", ("student", "question", "verdict", "score", "read_as"), "responses"),
+    ):
+        rows = _count_rows(previous, name, columns)
+        if rows != record[key]:
+            raise QuizgymError(
+                f"--compare {previous}: {name} holds {rows:,} rows, and run.json says the run "
+                f"wrote {record[key]:,} {key}: the folder was changed since; grade it again"
+            )
+
+
+_RUN_FORMAT = "quizgym-run/1"
+
+
+def _run_record(previous: Path) -> dict[str, int]:
+    """The counts a previous run's ``run.json`` records, or an error saying what is wrong."""
+    import json
+
+    where = f"--compare {previous}: run.json"
+    try:
+        record = json.loads((previous / "run.json").read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise QuizgymError(f"{where}: cannot read: {exc.strerror}") from exc
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise QuizgymError(f"{where} is damaged (not JSON): grade it again") from exc
+    if not isinstance(record, dict) or record.get("format") != _RUN_FORMAT:
+        raise QuizgymError(f"{where} is not a quizgym run record ({_RUN_FORMAT})")
+    counts = {}
+    for key in ("students", "responses"):
+        value = record.get(key)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise QuizgymError(f"{where} is damaged ({key} is not a count): grade it again")
+        counts[key] = value
+    return counts
+
+
+def _count_rows(previous: Path, name: str, columns: Sequence[str]) -> int:
+    """The rows of one of a previous run's CSV files, each checked to be whole: its header has
+    ``columns`` and every row as many cells as the header."""
+    from quizgym.grading.rows import MAX_RECORD
+
+    where = f"--compare {previous}: {name}"
+    if csv.field_size_limit() < MAX_RECORD:  # a feedback cell may be long
+        csv.field_size_limit(MAX_RECORD)
+    rows = 0
+    try:
+        with (previous / name).open(encoding="utf-8-sig", newline="") as stream:
+            reader = csv.reader(stream, strict=True)
+            header = next(reader, [])
+            missing = [c for c in columns if c not in header]
+            if missing:
+                raise QuizgymError(f"{where} is damaged: no {missing[0]} column; grade it again")
+            for row in reader:
+                if len(row) != len(header):
+                    raise QuizgymError(
+                        f"{where}:{reader.line_num}: a row of {len(row)} cells under a header "
+                        f"of {len(header)} (the file is damaged); grade it again"
+                    )
+                rows += 1
+    except OSError as exc:
+        raise QuizgymError(f"{where}: cannot read: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise QuizgymError(f"{where} is damaged (not UTF-8); grade it again") from exc
+    except csv.Error as exc:
+        raise QuizgymError(f"{where}:{reader.line_num}: damaged ({exc}); grade it again") from exc
+    return rows
 
 
 def seeds_of(answers: ClassAnswers) -> dict[str, int]:

@@ -30,6 +30,7 @@ __all__ = [
     "Origin",
     "Reason",
     "Seen",
+    "look_of",
     "bad_escape",
     "bad_id",
     "blank",
@@ -111,6 +112,8 @@ UNDECODABLE = Reason("undecodable bytes (the file is not UTF-8)", "undecodable b
 NO_STUDENT = Reason("no student id", "no student id")
 
 _BAD_BYTES = re.compile("[\udc80-\udcff]")
+_LONE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+"""Half characters that are not undecodable bytes: a JSON escape such as ``"\\ud800"``."""
 ID_SPACE = " \t\u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u205f\u3000"
 """What is stripped from the ends of an id: spaces and tabs, as spreadsheets pad cells."""
 _ASCII_SPACE = " \t\r\n\x0b\x0c"
@@ -137,14 +140,23 @@ def undecodable(cells: Iterable[str]) -> bool:
 
 
 def strip_id(raw: str) -> str:
-    """A student id cell without the spaces and tabs around it."""
-    return raw.strip(ID_SPACE)
+    """A student id cell without the spaces and tabs around it, in Unicode's composed form
+    (NFC: ``José`` typed with a combining accent is the ``José`` typed with ``é``)."""
+    text = raw.strip(ID_SPACE)
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
+
+
+def look_of(student: str) -> str:
+    """What ids that print alike share (NFKC: the full-width ``ｓ１`` looks like ``s1``): two
+    ids of one look are one student named twice."""
+    return student if student.isascii() else unicodedata.normalize("NFKC", student)
 
 
 def clean_id(raw: str) -> str:
     """A student id as a rejection shows it: stripped, undecodable bytes replaced by U+FFFD,
     control and format characters escaped (a rejected id must not drive the terminal)."""
-    text = raw.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    text = _LONE_SURROGATE.sub(lambda found: ascii(found[0])[1:-1], raw)
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     text = strip_id(text)
     if text.isprintable():
         return text
@@ -252,8 +264,15 @@ def not_in_roster(students: int) -> Reason:
     )
 
 
-def duplicate_student(student: str, first: Origin) -> Reason:
-    """A student named again in a one-row-per-student format."""
+def duplicate_student(student: str, first: Origin, named: str | None = None) -> Reason:
+    """A student named again in a one-row-per-student format (``named``: as the first row
+    wrote the id, when it is written otherwise but prints alike)."""
+    if named is not None and named != student:
+        return Reason(
+            f"student {student} looks like {named} (first at {first[0]}:{first[1]}): ids that "
+            "print alike (full-width letters, ligatures) are one student; write it one way",
+            "duplicate student",
+        )
     return Reason(
         f"duplicate student {student} (first at {first[0]}:{first[1]})", "duplicate student"
     )
@@ -519,20 +538,29 @@ class Seen:
         """Start with the students ``earlier`` knows (e.g. a class's rows read before)."""
         self._earlier = earlier
         self._new: dict[str, Origin] = {}
+        """By :func:`look_of`: where a student was first read."""
+        self._written: dict[str, str] = {}
+        """By :func:`look_of`: an id written otherwise than its look (``ｓ１``), as written."""
 
     def claim(self, student: str, origin: Origin) -> Reason | None:
-        """Record a student at ``origin``; if read before, the reason to reject this row."""
-        first = self._new.get(student) or self._earlier(student)
+        """Record a student at ``origin``; if read before (or an id that prints alike was), the
+        reason to reject this row."""
+        look = look_of(student)
+        found = self._new.get(look)
+        if found is not None:
+            return duplicate_student(student, found, self._written.get(look, look))
+        first = self._earlier(student)
         if first is not None:
             return duplicate_student(student, first)
-        self._new[student] = origin
+        self._new[look] = origin
+        if look != student:
+            self._written[look] = student
         return None
 
     def first(self, student: str) -> Origin | None:
         """Where a student was first read, or None."""
-        return self._new.get(student) or self._earlier(student)
+        found = self._new.get(look_of(student))
+        return found if found is not None else self._earlier(student)
 
     def __contains__(self, student: object) -> bool:
-        return isinstance(student, str) and (
-            student in self._new or self._earlier(student) is not None
-        )
+        return isinstance(student, str) and self.first(student) is not None

@@ -17,9 +17,10 @@ from __future__ import annotations
 import gc
 import json
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, TypeVar
@@ -51,7 +52,7 @@ from quizgym.grading.review import Review, agreements, write_review
 from quizgym.grading.student_fit import StudentFit, common_seeds
 from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
-from quizgym.grading.versions import resolve
+from quizgym.grading.versions import Versions, resolve
 from quizgym.issued import Issued, bank_hash, read_issued, reconcile
 from quizgym.model import Bank
 from quizgym.names import claim_name
@@ -255,6 +256,7 @@ def grade_submissions(
         has_seeds=plan.has_seeds,
         by_text=plan.by_text,
     )
+    _check_keys(book, plan.present, versions)
     with _staged(out_dir) as stage:
         parts_dir = stage / ".parts" if streamed else None
         if parts_dir is not None:
@@ -292,17 +294,86 @@ _STAGING = ".quizgym-staging-"
 def _staged(out_dir: Path) -> Iterator[Path]:
     """A folder inside ``out_dir`` where the run writes everything before it is published.
 
-    Staging folders left by a run that was killed are removed first; this one is removed when
-    the run ends, however it ends.
+    The folder is locked for the run (:func:`_locked`), so staging folders left there belong to
+    a run that was killed: they are removed first; this one is removed when the run ends,
+    however it ends.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
-    for leftover in out_dir.glob(f"{_STAGING}*"):
-        shutil.rmtree(leftover, ignore_errors=True)
-    stage = Path(tempfile.mkdtemp(prefix=_STAGING, dir=out_dir))
+    with _locked(out_dir):
+        for leftover in out_dir.glob(f"{_STAGING}*"):
+            shutil.rmtree(leftover, ignore_errors=True)
+        stage = Path(tempfile.mkdtemp(prefix=_STAGING, dir=out_dir))
+        try:
+            yield stage
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
+
+
+LOCK = ".quizgym-lock"
+"""The file in an output folder that a run holds locked while it writes there."""
+
+
+@contextmanager
+def _locked(out_dir: Path) -> Iterator[None]:
+    """Hold ``out_dir``'s lock for a run: a second run into the same folder is refused, rather
+    than removing the first one's files as it writes them.
+
+    The lock is the operating system's (``flock``), so a run that is killed lets go of it; the
+    lock file goes when the run ends.
+
+    Raises:
+        QuizgymError: another run holds the folder.
+    """
+    import os
+
+    path = out_dir / LOCK
+    while True:
+        try:
+            handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise QuizgymError(f"{out_dir}: cannot write there: {exc.strerror}") from exc
+        if not _try_lock(handle):
+            holder = os.read(handle, 32).decode("ascii", "replace").strip()
+            os.close(handle)
+            who = f" (process {holder})" if holder.isdigit() else ""
+            raise QuizgymError(
+                f"{out_dir}: another quizgym grade is writing there{who}; wait for it to "
+                "finish or choose another -o folder"
+            )
+        try:
+            same = os.path.samestat(os.fstat(handle), os.stat(path))
+        except OSError:  # removed by the run that held it, as it ended
+            same = False
+        if same:
+            break
+        os.close(handle)  # a lock file its run removed: lock the one at the path now
     try:
-        yield stage
+        os.ftruncate(handle, 0)
+        os.write(handle, f"{os.getpid()}\n".encode("ascii"))
+        yield
     finally:
-        shutil.rmtree(stage, ignore_errors=True)
+        with suppress(OSError):  # while locked: a run that opens it now locks a new one
+            path.unlink()
+        os.close(handle)
+
+
+def _try_lock(handle: int) -> bool:
+    """Lock an open file for this process without waiting; whether it could."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        try:
+            msvcrt.locking(handle, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    import fcntl
+
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
 
 
 def _publish(stage: Path, out_dir: Path, run: GradeRun, bank: CompiledBank) -> list[Path]:
@@ -483,6 +554,37 @@ def check_accounted(plan: Plan, results: Sequence[PieceResult]) -> None:
                 f"rejected and {skipped} summary rows: some rows were lost in reading; nothing "
                 "was written (this is a bug in quizgym: please report it with the file)"
             )
+
+
+def _check_keys(book: CompiledBank, present: Sequence[str], versions: Versions) -> None:
+    """Refuse a run in which a key that every student shares cannot be evaluated: every answer
+    to it would be "could not be graded".
+
+    A question without parameters has one key for everyone, and so has every question when
+    everyone is graded against the default version; a key that fails only for some versions is
+    found by ``check``'s stress test, and those students' answers go to review.
+
+    Raises:
+        BankError: such a key, each located at its ``answer``.
+    """
+    from quizgym.errors import AnswerParseError, BankError, Finding
+
+    findings = []
+    wanted = set(present)
+    for slot in book.slots:
+        if slot.key is None or slot.id not in wanted:
+            continue
+        if getattr(slot.question, "params", None) and versions.rule != "default":
+            continue
+        try:
+            book.key(slot, book.variant(slot.question))
+        except AnswerParseError as exc:
+            path, line, col = book.bank.locate((*slot.loc, "answer"))
+            why = exc.message.rstrip(".")
+            message = f"{slot.id}: the key cannot be evaluated: {why}; nothing graded"
+            findings.append(Finding(path or book.bank.bank, line, col, message))
+    if findings:
+        raise BankError(findings)
 
 
 def _check_manifest(

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from quizgym.grading.census import Census
-from quizgym.grading.rows import Origin, clean_id, duplicate_student, id_problem
+from quizgym.grading.rows import Origin, clean_id, duplicate_student, id_problem, look_of
 
 __all__ = ["ClassAnswers", "Coded", "Origin", "Origins", "Rejection"]
 
@@ -211,8 +211,14 @@ class ClassAnswers:
     known to be distinct, and is seldom asked)."""
 
     def _rows(self) -> dict[str, int]:
+        """Each student's row, by :func:`~quizgym.grading.rows.look_of` (ids that print alike
+        are one student)."""
         if self._row is None:
-            self._row = {s: k for k, s in enumerate(self.students)}
+            students = self.students
+            if all(map(str.isascii, students)):  # most classes: the ids are their looks
+                self._row = {s: k for k, s in enumerate(students)}
+            else:
+                self._row = {look_of(s): k for k, s in enumerate(students)}
         return self._row
 
     def __len__(self) -> int:
@@ -256,7 +262,7 @@ class ClassAnswers:
         self.seeds.append(seed)
         self.origins.append(origin)
         self.records.append(1)
-        self._rows()[student] = row
+        self._rows()[look_of(student)] = row
         for slot in self.answers:
             self.mark_present(slot).append(None)
         for seen in self.versions.values():
@@ -298,21 +304,22 @@ class ClassAnswers:
         for seen in self.versions.values():
             seen.extend([None] * added)
         if before or self._row:
-            self._rows().update(zip(students, range(before, before + added), strict=True))
+            looks = map(look_of, students)
+            self._rows().update(zip(looks, range(before, before + added), strict=True))
         else:  # the first students: their index is built when it is first asked for
             self._row = None
 
     def row_of(self, student: str) -> int | None:
         """The row of a student already read, or None."""
-        return self._rows().get(student)
+        return self._rows().get(look_of(student))
 
     def knows_any(self, students: Iterable[str]) -> bool:
         """Whether any of these students has been read already."""
-        return not self._rows().keys().isdisjoint(students)
+        return not self._rows().keys().isdisjoint(map(look_of, students))
 
     def origin_of(self, student: str) -> tuple[str, int] | None:
         """Where a student already read was first read (file, line), or None."""
-        row = self._rows().get(student)
+        row = self._rows().get(look_of(student))
         return None if row is None else self.origins[row]
 
     def admit(self, source: str, line: int, student: str, seed: int | None) -> int | None:
@@ -322,9 +329,11 @@ class ClassAnswers:
         if problem is not None:
             self.reject(source, line, clean_id(student), problem)
             return None
-        first = self.origin_of(student)
-        if first is not None:
-            self.reject(source, line, student, duplicate_student(student, first))
+        row = self.row_of(student)
+        if row is not None:
+            first = self.origins[row]
+            named = self.students[row]
+            self.reject(source, line, student, duplicate_student(student, first, named))
             return None
         return self.add_student(student, seed, (source, line))
 

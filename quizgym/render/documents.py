@@ -20,11 +20,19 @@ from quizgym.errors import BankError, QuizgymError
 from quizgym.issued import issue, read_issued, succeed, write_issued
 from quizgym.model import AnyQuestion, Bank
 from quizgym.names import file_stem
+from quizgym.places import write_whole
 from quizgym.render.env import bundled_env, make_env
 from quizgym.render.markup import FILTERS, Target
 from quizgym.render.roster import Student, read_roster
 from quizgym.render.views import key_view, points_shown, question_view
-from quizgym.richtext import find_image, image_findings, image_folder, parse, question_fields
+from quizgym.richtext import (
+    ImageFile,
+    find_image,
+    image_findings,
+    image_folder,
+    parse,
+    question_fields,
+)
 from quizgym.selection import select_questions
 from quizgym.solver import CompiledBank, Variant, compiled
 
@@ -186,16 +194,18 @@ def render_key(
     return _tidy(text, fmt)
 
 
-def _images(bank: Bank, questions: Sequence[AnyQuestion], folder: Path) -> list[tuple[str, Path]]:
+def _images(
+    bank: Bank, questions: Sequence[AnyQuestion], folder: Path
+) -> list[tuple[str, ImageFile]]:
     """The images the selected questions (and the bank's instructions) show: (the path written
     in the documents, the file), each once."""
     texts = [bank.instructions or ""]
     texts += [text for q in questions for _, text in question_fields(q)]
-    found: dict[str, Path] = {}
+    found: dict[str, ImageFile] = {}
     for text in texts:
         for image in parse(text).images():
             file = find_image(image.src, folder=folder)
-            found.setdefault(file.name, file.path)
+            found.setdefault(file.name, file)
     return sorted(found.items())
 
 
@@ -219,11 +229,42 @@ def _weasyprint() -> Any:
 def html_to_pdf(html: str) -> bytes:
     """Print an HTML worksheet or key to PDF with WeasyPrint (page size from its CSS).
 
+    The document carries its images inline (``data:`` addresses, each read and checked from
+    the bank's folder): WeasyPrint may fetch nothing else, so an SVG's own reference to an
+    address or a file is refused, never followed.
+
     Raises:
         QuizgymError: WeasyPrint or its system libraries (Pango) are missing.
     """
-    pdf: bytes = _weasyprint().HTML(string=html, base_url=".").write_pdf()
+    weasyprint = _weasyprint()
+    fetcher = _inline_only(weasyprint)
+    pdf: bytes = weasyprint.HTML(string=html, base_url=".", url_fetcher=fetcher).write_pdf()
     return pdf
+
+
+def _inline_only(weasyprint: Any) -> Any:
+    """A WeasyPrint URL fetcher that serves ``data:`` addresses and refuses everything else."""
+
+    def refuse(url: str) -> None:
+        if not url.startswith("data:"):
+            raise ValueError(f"quizgym prints only what the document holds; not {url[:80]}")
+
+    base = getattr(weasyprint, "URLFetcher", None)
+    if base is None:  # WeasyPrint before 66: a fetcher is a function
+        default = weasyprint.default_url_fetcher
+
+        def fetch(url: str, *args: Any, **kwargs: Any) -> Any:
+            refuse(url)
+            return default(url, *args, **kwargs)
+
+        return fetch
+
+    class InlineOnly(base):  # type: ignore[misc,valid-type]
+        def fetch(self, url: str, headers: Any = None) -> Any:
+            refuse(url)
+            return super().fetch(url, headers)
+
+    return InlineOnly()
 
 
 def cores() -> int:
@@ -502,16 +543,13 @@ def render_files(
     if "md" in formats:  # Markdown refers to its images; HTML and PDF carry them inline
         folder = image_folder(book.bank.path)
         for name, source in _images(book.bank, questions, folder):
-            copies.append((out_dir / name, source.read_bytes()))
+            copies.append((out_dir / name, source.data()))
     out_dir.mkdir(parents=True, exist_ok=True)
     if combined is not None:
-        combined.write_bytes(combined_pdf)
+        write_whole(combined, combined_pdf)
     for path, content in documents + copies:
         path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
+        write_whole(path, content if isinstance(content, bytes) else content.encode("utf-8"))
     issued = write_issued(earlier, manifest)
     keys = sum(1 for _, kind, _ in jobs if kind == "key")
     return Rendered(

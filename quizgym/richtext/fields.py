@@ -17,12 +17,16 @@ from quizgym.model import (
     AnyQuestion,
     Bank,
 )
+from quizgym.richtext.chars import control_characters
 from quizgym.richtext.images import image_folder, image_problems
 from quizgym.richtext.parse import parse
 from quizgym.richtext.tex import tex_problems
 from quizgym.types import param_names, type_of
 
 Loc = tuple[str | int, ...]
+MAX_FORMULAS = 500
+"""Most formulas a bank holds: a PDF draws each one (about 65 ms of CPU here, with ziamath and
+WeasyPrint; docs/performance.md), so a worksheet of the whole bank stays within half a minute."""
 _BRACED = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 
@@ -96,9 +100,20 @@ def text_findings(bank: Bank) -> list[Finding]:
     that do not print, text past the layout limits, links that cannot be links (warnings), and
     a ``{name}`` of a parameter written straight after a letter, which reads as TeX."""
     found = image_findings(bank)
+    formulas = 0
     for loc, text in bank_fields(bank):
-        doc = parse(text)
         label = _label(bank, loc)
+        found.extend(_control_findings(bank, loc, label, text))
+        doc = parse(text)
+        before, formulas = formulas, formulas + len(doc.formulas())
+        if before <= MAX_FORMULAS < formulas:
+            path, line, col = bank.locate(loc)
+            message = (
+                f"{label}: formula {MAX_FORMULAS + 1:,} of the bank: a bank holds at most "
+                f"{MAX_FORMULAS:,} formulas (each takes a PDF tens of milliseconds to draw); "
+                "split the bank"
+            )
+            found.append(Finding(path or bank.bank, line, col, message))
         for problem in doc.problems:
             severity = "warning" if problem.startswith("the link") else "error"
             path, line, col = bank.locate(loc)
@@ -124,6 +139,27 @@ def text_findings(bank: Bank) -> list[Finding]:
                     )
                 )
     return found
+
+
+def _control_findings(bank: Bank, loc: Loc, label: str, text: str) -> list[Finding]:
+    """A field holding control characters (a form feed, an escape): one error, at the words
+    before the first one."""
+    controls = control_characters(text)
+    if not controls:
+        return []
+    at, name = controls[0]
+    before = text[:at].rsplit("\n", 1)[-1][-30:].strip()
+    path, line, col = _place(bank, loc, before)
+    more = f" (and {len(controls) - 1} more)" if len(controls) > 1 else ""
+    return [
+        Finding(
+            path,
+            line,
+            col,
+            f"{label}: a control character, {name}, at character {at + 1}{more}: XML exports "
+            "cannot hold it and it drives terminals; remove it",
+        )
+    ]
 
 
 def _glued(text: str, params: frozenset[str]) -> list[str]:

@@ -29,6 +29,14 @@ MAX_TEX = 2000
 """Longest formula read, in characters (a formula is a line or two of TeX, not a document)."""
 MAX_GROUPS = 24
 """Deepest nesting of ``{…}`` groups read (the parser recurses once per level)."""
+MAX_NESTING = 6
+"""Deepest nesting of a formula's layout (fractions, roots, powers, indices, brackets, tables
+inside each other) that is drawn. Each level doubles the time ziamath takes to draw a formula:
+six levels take 0.1-0.5 s, sixteen took over a minute per PDF page (docs/performance.md)."""
+_LAYOUT = frozenset(
+    {"mfrac", "msqrt", "mroot", "msup", "msub", "msubsup", "munder", "mover", "munderover"}
+    | {"mtable", "mtr", "mtd"}
+)
 
 ELEMENTS = frozenset(
     [
@@ -188,7 +196,21 @@ def read_tex(tex: str, display: bool = False) -> Formula:
         return Formula(tex, display, None, (f"the formula does not parse: {detail}",))
     problems: list[str] = []
     element = _clean(raw, problems)
+    if element is not None and _nesting(element) > MAX_NESTING:  # MathML and text still are
+        problems.append(
+            f"a formula nested more than {MAX_NESTING} deep (fractions, roots, powers or "
+            "brackets inside each other) takes too long to draw; split it, or name a part"
+        )
     return Formula(tex, display, element, tuple(dict.fromkeys(problems)))
+
+
+def _nesting(element: ET.Element, parent: str = "math") -> int:
+    """How deep a formula's layout nests: each layout element counts, and each group that is
+    not a layout element's own argument (``\\left( … \\right)``, ``{…}`` in a row)."""
+    name = element.tag
+    own = name in _LAYOUT or (name == "mrow" and parent not in _LAYOUT and parent != "math")
+    below = max((_nesting(child, name) for child in element), default=0)
+    return below + (1 if own else 0)
 
 
 def tex_problems(tex: str, *, display: bool = False) -> tuple[str, ...]:
@@ -381,12 +403,15 @@ def tex_to_svg(tex: str, display: bool = False, size: float = 14.0) -> Drawing |
         size: the font size in CSS pixels (10.5 pt is 14 px).
 
     Returns:
-        The drawing; None when the formula cannot be read or ziamath is not installed (the
-        caller then prints the formula's text).
+        The drawing; None when the formula cannot be read, nests deeper than
+        :data:`MAX_NESTING` or ziamath is not installed (the caller then prints its text).
     """
     mathml = tex_to_mathml(tex, display)
     if mathml is None:
         return None
+    formula = read_tex(tex, display)
+    if formula.element is None or _nesting(formula.element) > MAX_NESTING:
+        return None  # its time to draw doubles with each level: printed as text
     # ziamath loads its fonts with importlib.resources.path, deprecated since Python 3.11: its
     # warning is not ours to act on (and is an error under the tests' warning filter).
     with warnings.catch_warnings():

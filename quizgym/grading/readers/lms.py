@@ -145,12 +145,26 @@ class Matcher:
                 if reasons:
                     return reasons[0]
                 names = ", ".join(
-                    sorted({f"{f.slot} v{f.version}" for f in distinct if isinstance(f, Found)})
+                    sorted(
+                        {
+                            f.slot if f.version is None else f"{f.slot} v{f.version}"
+                            for f in distinct
+                            if isinstance(f, Found)
+                        }
+                    )
                 )
-                return f"its text is that of several items ({names}): cannot tell which"
+                return f"{_SEVERAL} ({names}): cannot tell which"
         if self.issued is None:
             return "matches no question of the bank (one with per-student numbers needs --issued)"
         return "matches no item of the issue manifest"
+
+
+_SEVERAL = "its text is that of several items"
+
+
+def _shown(column: str) -> str:
+    """A column's name as a message quotes it: at most 60 characters."""
+    return repr(column if len(column) <= 60 else column[:59] + "…")
 
 
 def _question(bank: Bank, qid: str) -> AnyQuestion | None:
@@ -219,6 +233,7 @@ def read_canvas(
     matcher = Matcher(bank, issued)
     columns: dict[str, list[tuple[int, int | None, int | None]]] = {}
     answer = _Answers(bank)
+    ambiguous: list[str] = []
     for index, name in enumerate(header):
         match = CANVAS_QUESTION.match(name)
         if not match:
@@ -226,12 +241,22 @@ def read_canvas(
         found = matcher.find(match.group(2))
         if isinstance(found, str):
             answers.ignore_column(source, header_line, canvas_column(name, found))
+            if found.startswith(_SEVERAL):
+                ambiguous.append(f"{_shown(name)} {found.removeprefix('its text ')}")
             continue
         points = index + 1 if index + 1 < len(header) and _POINTS.match(header[index + 1]) else None
         columns.setdefault(found.slot, []).append((index, points, found.version))
         answers.mark_present(found.slot)
         _by_text(bank, answers, found.slot)
     if not columns:
+        if ambiguous:  # say what is ambiguous, not that nothing matches
+            raise SubmissionError(
+                source,
+                f"no question column of this Canvas export names one question of the bank: "
+                f"{ambiguous[0]}; give those questions different texts, or grade with --issued "
+                "FILE (the manifest of the export tells its items apart)",
+                header_line,
+            )
         raise SubmissionError(
             source, "no question column of this Canvas export matches the bank", header_line
         )

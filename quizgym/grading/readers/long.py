@@ -99,8 +99,9 @@ def read_long(
         if student in refused:
             answers.reject(source, line, student, refused[student])
             continue
-        if at is not None and at < before:
-            answers.reject(source, line, student, duplicate_student(student, answers.origins[at]))
+        if at is not None and (at < before or answers.students[at] != student):
+            reason = duplicate_student(student, answers.origins[at], answers.students[at])
+            answers.reject(source, line, student, reason)
             continue
         if at is None:
             at = answers.add_student(student, seed, (source, line))

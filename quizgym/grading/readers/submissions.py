@@ -5,6 +5,7 @@ run (the package's docstring lists them).
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from quizgym.grading.readers.jsonl import read_jsonl
 from quizgym.grading.readers.layout import layout_of
 from quizgym.grading.readers.lms import read_canvas, read_moodle
 from quizgym.grading.readers.long import read_long
-from quizgym.grading.readers.text import csv_head, csv_records, survey
+from quizgym.grading.readers.text import csv_head, csv_records, survey, utf8_copy, wide_encoding
 from quizgym.grading.readers.wide import abandon, read_wide, read_wide_arrow, start_wide_arrow
 from quizgym.grading.table import ClassAnswers
 from quizgym.issued import Issued
@@ -62,58 +63,67 @@ def read_submissions(
         SubmissionError: a file is missing or in no format we recognise.
     """
     answers = ClassAnswers(bank.slot_ids())
-    for path in paths:
-        path = Path(path)
-        source = str(path)
-        if not path.is_file():
+    for given in paths:
+        source = str(given)
+        if not Path(given).is_file():
             raise SubmissionError(
-                path, "No such file or directory" if not path.exists() else "not a file"
+                given, "No such file or directory" if not Path(given).exists() else "not a file"
             )
-        if path.suffix.lower() in JSONL:
-            found = survey(path)
-            if found.note:
-                answers.notes.append(found.note)
-            counted(answers.census, source, count_jsonl(path))
-            read_jsonl(answers, source, path, encoding=found.encoding)
+        wide = wide_encoding(Path(given))
+        if wide is None:
+            _read_file(bank, answers, Path(given), source, issued=issued)
             continue
-        head = csv_head(path, recognised=recognised)
-        if not head.cells or not any(head.cells):
-            raise SubmissionError(path, "empty file: expected a header row")
-        kind = layout_of(head.cells)
-        if kind is None:
-            raise SubmissionError(path, NO_LAYOUT, head.line)
-        if head.survey.note:
-            answers.notes.append(head.survey.note)
-        # pyarrow reads a wide file, without the GIL, while its records are counted
-        arrow = None
-        try:
-            arrow = start_wide_arrow(answers, path, head) if kind == "wide" else None
-            census = count_csv(path, delimiter=head.delimiter)
-            if arrow is not None and read_wide_arrow(answers, source, head, census, arrow):
-                counted(answers.census, source, census)
-                continue
-            counted(answers.census, source, census)
-        finally:
-            abandon(arrow)  # no read outlives its file (a read taken has ended already)
-        rows = csv_records(
-            path,
-            offset=head.offset,
-            line=head.next_line,
-            delimiter=head.delimiter,
-            encoding=head.survey.encoding,
-            width=len(head.cells),
-        )
-        if kind == "moodle":
-            read_moodle(
-                bank, answers, source, head.cells, rows, issued=issued, header_line=head.line
-            )
-        elif kind == "canvas":
-            read_canvas(
-                bank, answers, source, head.cells, rows, issued=issued, header_line=head.line
-            )
-        elif kind == "long":
-            names = [h.casefold() for h in head.cells]
-            read_long(answers, source, names, rows, header_line=head.line)
-        else:
-            read_wide(answers, source, head.line, head.cells, rows, bad_bytes=head.survey.bad_bytes)
+        with tempfile.TemporaryDirectory(prefix="quizgym-utf8-") as folder:
+            copy = utf8_copy(Path(given), wide, Path(folder))
+            answers.notes.append(f"{source}: read as {wide.upper()} (its byte-order mark)")
+            _read_file(bank, answers, copy, source, issued=issued)
     return answers
+
+
+def _read_file(
+    bank: Bank, answers: ClassAnswers, path: Path, source: str, *, issued: Issued | None
+) -> None:
+    """Read one submissions file (``path``, named ``source`` in rejections) into ``answers``."""
+    if path.suffix.lower() in JSONL:
+        found = survey(path)
+        if found.note:
+            answers.notes.append(found.note)
+        counted(answers.census, source, count_jsonl(path))
+        read_jsonl(answers, source, path, encoding=found.encoding)
+        return
+    head = csv_head(path, recognised=recognised)
+    if not head.cells or not any(head.cells):
+        raise SubmissionError(source, "empty file: expected a header row")
+    kind = layout_of(head.cells)
+    if kind is None:
+        raise SubmissionError(source, NO_LAYOUT, head.line)
+    if head.survey.note:
+        answers.notes.append(head.survey.note)
+    # pyarrow reads a wide file, without the GIL, while its records are counted
+    arrow = None
+    try:
+        arrow = start_wide_arrow(answers, path, head) if kind == "wide" else None
+        census = count_csv(path, delimiter=head.delimiter)
+        if arrow is not None and read_wide_arrow(answers, source, head, census, arrow):
+            counted(answers.census, source, census)
+            return
+        counted(answers.census, source, census)
+    finally:
+        abandon(arrow)  # no read outlives its file (a read taken has ended already)
+    rows = csv_records(
+        path,
+        offset=head.offset,
+        line=head.next_line,
+        delimiter=head.delimiter,
+        encoding=head.survey.encoding,
+        width=len(head.cells),
+    )
+    if kind == "moodle":
+        read_moodle(bank, answers, source, head.cells, rows, issued=issued, header_line=head.line)
+    elif kind == "canvas":
+        read_canvas(bank, answers, source, head.cells, rows, issued=issued, header_line=head.line)
+    elif kind == "long":
+        names = [h.casefold() for h in head.cells]
+        read_long(answers, source, names, rows, header_line=head.line)
+    else:
+        read_wide(answers, source, head.line, head.cells, rows, bad_bytes=head.survey.bad_bytes)

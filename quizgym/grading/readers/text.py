@@ -71,6 +71,54 @@ DELIMITERS = (",", ";", "\t")
 """The delimiters a CSV header is tried with, in this order."""
 _BOM = b"\xef\xbb\xbf"
 _BLOCK = 1 << 20
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+"""Byte-order marks of the wide encodings (UTF-32's first: its little-endian mark begins with
+UTF-16's), and the codec that reads each."""
+
+
+def wide_encoding(path: Path) -> str | None:
+    """``utf-16`` or ``utf-32`` when a file starts with that encoding's byte-order mark (as
+    Excel's "Unicode text" and some LMS exports are written), else None.
+
+    Raises:
+        SubmissionError: the file cannot be read.
+    """
+    try:
+        with path.open("rb") as stream:
+            start = stream.read(4)
+    except OSError as exc:
+        raise SubmissionError(path, exc.strerror or "cannot read") from exc
+    return next((name for mark, name in _WIDE_BOMS if start.startswith(mark)), None)
+
+
+def utf8_copy(path: Path, encoding: str, folder: Path) -> Path:
+    """A UTF-8 copy, in ``folder``, of a file written in a wide encoding, line for line (so its
+    rows keep their line numbers).
+
+    Raises:
+        SubmissionError: the file cannot be read or is not that encoding throughout.
+    """
+    target = folder / path.name
+    try:
+        with (
+            path.open("r", encoding=encoding, newline="") as source,
+            target.open("w", encoding="utf-8", newline="") as out,
+        ):
+            while block := source.read(_BLOCK):
+                out.write(block)
+    except OSError as exc:
+        raise SubmissionError(path, exc.strerror or "cannot read") from exc
+    except UnicodeError as exc:
+        message = f"starts as {encoding.upper()} (its byte-order mark) but is not: {exc}"
+        raise SubmissionError(path, message) from exc
+    return target
+
+
 _HEAD = 4096
 _LONE_CR = re.compile(rb"(?<=\r)(?!\n)")
 _CR_THEN_OTHER = re.compile(rb"\r[^\n]")
@@ -108,6 +156,13 @@ def survey(path: Path) -> Survey:
     Raises:
         SubmissionError: the file cannot be read.
     """
+    wide = wide_encoding(path)
+    if wide is not None:  # read_submissions reads a UTF-8 copy; a file read in place cannot be
+        raise SubmissionError(
+            path,
+            f"the file is {wide.upper()} (its byte-order mark says so): grade it without "
+            "--chunk-rows and --engine (they read files in place), or save it as UTF-8",
+        )
     try:
         with path.open("rb") as stream:
             decoder = codecs.getincrementaldecoder("utf-8")("strict")
