@@ -705,6 +705,7 @@ def lint_issued(bank: Bank, issued: Issued) -> list[Finding]:
 def _redrawn(book: CompiledBank, issued: Issued, question: AnyQuestion) -> str:
     """How many issued students a new draw would give another version ('' for none)."""
     from quizgym.issued import IssuedVersion
+
     if issued.mode != "per-student" or not book.varies(question):
         return ""
     count = 0

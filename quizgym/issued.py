@@ -708,9 +708,7 @@ def _unfit(question: AnyQuestion, record: IssuedVersion, edited: bool, *, legacy
     return ""
 
 
-def _order_now(
-    question: AnyQuestion, record: IssuedVersion
-) -> tuple[list[int] | None, list[str]]:
+def _order_now(question: AnyQuestion, record: IssuedVersion) -> tuple[list[int] | None, list[str]]:
     """A version's choice order in the bank's current indices, read through the texts the
     students saw, and each choice whose text was edited (one at most can be told apart); None
     and the reason when the texts cannot be matched."""
