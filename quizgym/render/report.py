@@ -20,6 +20,7 @@ import jinja2
 from markupsafe import Markup
 
 from quizgym.analysis import Agreement, ItemStats, Statistics, TagStats
+from quizgym.fairness import RESAMPLES
 from quizgym.model import LETTERS, Bank
 from quizgym.render.env import make_env
 from quizgym.render.markup import Target, math_html
@@ -382,4 +383,5 @@ def render_report(
             flags=flags,
         ),
         questions=_question_texts(bank) if questions is None else questions,
+        resamples=f"{RESAMPLES:,}",
     )
