@@ -29,6 +29,8 @@ from quizgym.richtext.tree import Image
 from quizgym.types import choices_of, numeric_of, pairing_of, param_names, statement_of
 
 if TYPE_CHECKING:
+    from quizgym.irt import IrtFit
+    from quizgym.render.irt_report import IrtSection
     from quizgym.solver import CompiledBank
 
 __all__ = ["ReviewSummary", "facility_chart", "histogram", "render_report"]
@@ -334,6 +336,7 @@ def render_report(
     review: ReviewSummary | None = None,
     questions: Sequence[_QuestionText] | None = None,
     flags: Sequence[str] = (),
+    irt: IrtFit | None = None,
 ) -> str:
     """The report as one HTML string (no external resources: images are inlined).
 
@@ -350,6 +353,7 @@ def render_report(
         questions: the questions' texts (:func:`report_questions`), when the caller has them.
         flags: students whose answers fit another seed's versions, or whose seed cell the
             manifest contradicts (:mod:`~quizgym.grading.student_fit`).
+        irt: the IRT fit of ``grade --irt`` (:mod:`quizgym.irt`): its section is shown.
     """
     review = review or ReviewSummary()
     template = report_environment().get_template("report.html.j2")
@@ -384,4 +388,13 @@ def render_report(
         ),
         questions=_question_texts(bank) if questions is None else questions,
         resamples=f"{RESAMPLES:,}",
+        irt=_irt_section(irt),
     )
+
+
+def _irt_section(fit: IrtFit | None) -> IrtSection | None:
+    if fit is None:
+        return None
+    from quizgym.render.irt_report import irt_section
+
+    return irt_section(fit)
