@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from fractions import Fraction
 
 from quizgym.model import LETTERS, AnyQuestion, MultipleChoice, Numeric, SpotTheError
 from quizgym.solver.variants import ParamValues, Variant, param_values, show_number
@@ -45,20 +46,35 @@ def _shuffled(question: AnyQuestion) -> bool:
     return isinstance(question, MultipleChoice | SpotTheError) and question.shuffle
 
 
-def _value_label(name: str, values: ParamValues, value: object) -> str:
-    """``n = 25``, or the range of its bin (``n 25–40``) for a parameter with many values."""
-    from fractions import Fraction
+class _Labels:
+    """Each value's group label of one parameter: ``n = 25``, or for a parameter with many
+    values the range of its bin (``n 25–40``); worked out once per value (and per bin)."""
 
-    assert isinstance(value, Fraction | int)
-    if len(values) <= MAX_LEVELS:
-        return f"{name} = {show_number(Fraction(value))}"
-    # values are min + k·step in order (a range): the bin of k
-    first, step = values[0], values[1] - values[0]
-    k = int((Fraction(value) - first) / step)
-    size = math.ceil(len(values) / BINS)
-    low = k // size * size
-    high = min(low + size, len(values)) - 1
-    return f"{name} {show_number(values[low])}–{show_number(values[high])}"
+    def __init__(self, name: str, values: ParamValues) -> None:
+        self.name = name
+        self.default = values[0]
+        self.binned = len(values) > MAX_LEVELS
+        self.labels: dict[tuple[int, int], str] = {}
+        if self.binned:  # values are min + k·step in order (a range): bins of k
+            self.step = values[1] - values[0]
+            self.size = math.ceil(len(values) / BINS)
+            self.bins = [
+                f"{name} {show_number(values[low])}–"
+                f"{show_number(values[min(low + self.size, len(values)) - 1])}"
+                for low in range(0, len(values), self.size)
+            ]
+
+    def of(self, value: Fraction) -> str:
+        key = (value.numerator, value.denominator)  # a Fraction's own hash is slow to work out
+        label = self.labels.get(key)
+        if label is None:
+            if self.binned:
+                k = int((value - self.default) / self.step)
+                label = self.bins[k // self.size]
+            else:
+                label = f"{self.name} = {show_number(value)}"
+            self.labels[key] = label
+        return label
 
 
 def _versions(question: AnyQuestion) -> int:
@@ -77,10 +93,9 @@ def splits_of(question: AnyQuestion, variants: Sequence[Variant]) -> list[tuple[
     """
     varying = _varying(question)
     out: list[tuple[str, list[str]]] = []
-    for name, values in varying:
-        out.append(
-            (name, [_value_label(name, values, v.params.get(name, values[0])) for v in variants])
-        )
+    for name, values in varying:  # a class may hold a version per student: few lookups each
+        labels = _Labels(name, values)
+        out.append((name, [labels.of(v.params.get(name, labels.default)) for v in variants]))
     shuffled = _shuffled(question)
     if (len(varying) > 1 or (shuffled and varying)) and _versions(question) <= MAX_LEVELS:
         out.append((VERSION, [v.label for v in variants]))
