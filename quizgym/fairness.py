@@ -119,8 +119,8 @@ class SplitTest:
         how = "are answered right" if self.binary else "score on average"
         return (
             f"variants with {self.hardest.group} {how} {self.hardest.facility:.0f}%, "
-            f"{self.easiest.group} {self.easiest.facility:.0f}%; p {show_p(self.p_adjusted)}: "
-            "is one version harder than another?"
+            f"{self.easiest.group} {self.easiest.facility:.0f}% (p {show_p(self.p_adjusted)}): "
+            "one version may be harder than another"
         )
 
 

@@ -33,8 +33,9 @@ LAYERS: list[set[str]] = [
         "richtext",
     },  # reading banks, answers, text
     {"solver"},  # the compiled bank: keys, variants, mistakes
-    {"answers", "analysis", "issued", "similar", "accept", "irt"},  # verdicts; statistics; handed out;
-    # grouping; what the engine accepts as typed decimals (for keys and exports)
+    {"answers", "analysis", "issued", "similar", "accept", "irt"},  # verdicts; statistics;
+    # handed out; grouping; what the engine accepts as typed decimals (for keys and exports);
+    # IRT fits
     {"check", "practice", "render", "export"},  # what the commands do with a bank
     {"grading", "serve"},  # a class: reads, grades, and writes its report with render; the web
     {"__init__"},  # the public library surface: quizgym.load_bank, quizgym.grade_response, …
