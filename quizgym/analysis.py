@@ -27,14 +27,16 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from quizgym.arrays import IntArray, sorted_unique
+from quizgym.fairness import GroupStats, SplitTest, fairness
 from quizgym.model import AnyQuestion
+from quizgym.reliability import feldt_interval
 from quizgym.types import choices_of
 
 __all__ = [
@@ -225,6 +227,11 @@ class Sums:
     """Per slot: its wrong (or partly right) numeric answers by (value as shown, matched
     mistake's tag or ''); the value is '' when the question varies (each student had their
     own). Empty for a slot that is not numeric."""
+    groups: list[Counter[tuple[str, str, float, float]]] = field(default_factory=list)
+    """Per slot: (split, group, mark, total) for each student, where a split is a way the
+    versions of a varying question differ (a parameter, the version, where the right choice is
+    shown: :mod:`quizgym.grading.splits`) and the group is the student's side of it. Empty for
+    a slot that does not vary."""
 
     def merge(self, other: Sums, *, order: bool = True) -> Sums:
         """The sums of both partitions.
@@ -253,6 +260,9 @@ class Sums:
             causes=add(self.causes, other.causes),
             picks=add(self.picks, other.picks),
             wrong=[x + y for x, y in zip(self.wrong, other.wrong, strict=True)],
+            groups=add(self.groups, other.groups)
+            if self.groups and other.groups
+            else self.groups or other.groups,
         )
 
 
@@ -293,6 +303,15 @@ class ItemStats:
     """The most common cause of the unreadable answers."""
     decided: int = 0
     """Unreadable answers a teacher scored (``grade --review``)."""
+    variant_split: str = ""
+    """Of a varying slot, the split whose groups differ most surely (:mod:`quizgym.fairness`):
+    a parameter's name, ``version`` or ``key position``; '' when none was tested."""
+    variant_low: float | None = None
+    """The facility of that split's hardest group, in %."""
+    variant_high: float | None = None
+    """The facility of that split's easiest group, in %."""
+    variant_p: float | None = None
+    """That split's p-value, Holm-adjusted over every test of the run."""
 
 
 @dataclass(frozen=True)
@@ -387,10 +406,17 @@ class TestStats:
     """Cronbach's α × 100 (KR-20 for 0/1 items)."""
     error_ratio: float | None
     standard_error: float | None
+    """The standard error of measurement: SD × √(1 − α), in points."""
     upper_bound: float
     """Lowest total in the top 27 % group."""
     lower_bound: float
     """Totals strictly below this are the bottom 27 % group."""
+    cic_low: float | None = None
+    """The low end of Feldt's 95 % confidence interval of α, × 100."""
+    cic_high: float | None = None
+    """The high end of Feldt's 95 % confidence interval of α, × 100."""
+    items: int = 0
+    """The answer slots α is computed over."""
 
 
 @dataclass(frozen=True)
@@ -404,6 +430,10 @@ class Statistics:
     variants: list[VariantStats]
     picks: list[PickStats] = field(default_factory=list)
     wrong: list[WrongStats] = field(default_factory=list)
+    groups: list[GroupStats] = field(default_factory=list)
+    """Per varying slot and split, each group's facility and discrimination."""
+    splits: list[SplitTest] = field(default_factory=list)
+    """Per varying slot and split, whether its groups differ more than chance."""
 
     def counts(self, question: str) -> int:
         """How many rows the option table of ``question`` counts (its n, when it has one)."""
@@ -469,12 +499,15 @@ def _test(sums: Sums, max_total: float, item_vars: Sequence[float]) -> TestStats
         k4 = s**2 * ((s + 1) * m4 - 3 * (s - 1) * m2**2) / ((s - 1) * (s - 2) * (s - 3))
         kurt = float(k4 / k2**2)
     p = len(item_vars)
-    cic = error_ratio = standard_error = None
+    cic = error_ratio = standard_error = cic_low = cic_high = None
     if p > 1 and s > 1 and k2 > 0:
         cic = float(100 * p / (p - 1) * (1 - sum(item_vars) / k2))
         if cic <= 100:
             error_ratio = 100 * math.sqrt(max(0.0, 1 - cic / 100))
             standard_error = error_ratio / 100 * sd
+        interval = feldt_interval(cic / 100, students=s, items=p)
+        if interval is not None:
+            cic_low, cic_high = 100 * interval[0], 100 * interval[1]
     upper, lower = group_bounds(sums.totals)
     return TestStats(
         n=s,
@@ -489,6 +522,9 @@ def _test(sums: Sums, max_total: float, item_vars: Sequence[float]) -> TestStats
         standard_error=standard_error,
         upper_bound=upper,
         lower_bound=lower,
+        cic_low=cic_low,
+        cic_high=cic_high,
+        items=p,
     )
 
 
@@ -583,6 +619,11 @@ def combine(sums: Sums) -> Statistics:
         for o in _options(slot, counter, test)
     ]
     items = [_flag(item, [o for o in options if o.question == item.question]) for item in items]
+    groups, splits = fairness(
+        [(slot.id, slot.points) for slot in sums.slots],
+        sums.groups or [Counter() for _ in sums.slots],
+    )
+    items = [_fair(item, [t for t in splits if t.question == item.question]) for item in items]
     tags = [
         t
         for slot, counter in zip(sums.slots, sums.tags, strict=True)
@@ -616,6 +657,25 @@ def combine(sums: Sums) -> Statistics:
         variants=variants,
         picks=picks,
         wrong=wrong,
+        groups=groups,
+        splits=splits,
+    )
+
+
+def _fair(item: ItemStats, tests: list[SplitTest]) -> ItemStats:
+    """The item with its surest split's figures, and a flag when its variants differ."""
+    if not tests:
+        return item
+    surest = min(tests, key=lambda t: (t.p_adjusted, -t.gap, t.split))
+    flagged = sorted((t for t in tests if t.flagged), key=lambda t: (t.p_adjusted, -t.gap))
+    flags = item.flags + ((flagged[0].flag(),) if flagged else ())  # the surest, once
+    return replace(
+        item,
+        flags=flags,
+        variant_split=surest.split,
+        variant_low=surest.hardest.facility,
+        variant_high=surest.easiest.facility,
+        variant_p=surest.p_adjusted,
     )
 
 

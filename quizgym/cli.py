@@ -559,6 +559,11 @@ def export(
     type=click.Path(dir_okay=False, exists=True),
     help="An edited review.csv: its scores replace the machine's for every such answer.",
 )
+@click.option(
+    "--irt",
+    is_flag=True,
+    help='Also fit Rasch and 2PL models: irt.csv, abilities.csv (pip install "quizgym[irt]").',
+)
 @click.pass_context
 @_example("quizgym grade bert-mlm class.csv -o graded --issued out/issued.json")
 def grade(
@@ -577,6 +582,7 @@ def grade(
     version: Literal["default", "per-student"] | None,
     accept_changes: bool,
     review: str | None,
+    irt: bool,
 ) -> None:
     """Grade a class: grades, responses, item analysis, report (and gradebooks).
 
@@ -608,6 +614,7 @@ def grade(
             accept_changes=accept_changes,
             review=Path(review) if review else None,
             progress=tick,
+            irt=irt,
         )
     from quizgym.grading.rows import summarize
 

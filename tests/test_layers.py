@@ -17,8 +17,10 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "quizgym"
 
 LAYERS: list[set[str]] = [
-    {"errors", "arrays", "lazy", "names", "places", "terminal", "version"},  # small helpers
-    {"model", "resources"},  # the bank format; the bundled files
+    {"errors", "arrays", "lazy", "names", "places", "terminal", "version", "distributions"},
+    # small helpers (distributions: chi-square and F tails, Holm's correction)
+    {"model", "resources", "reliability", "fairness"},  # the bank format; the bundled files;
+    # statistics of counts that need no bank (α's interval, tests of variants)
     {"types"},  # the question types: what each asks of the rest, through a few interactions
     {
         "loader",
@@ -31,8 +33,9 @@ LAYERS: list[set[str]] = [
         "richtext",
     },  # reading banks, answers, text
     {"solver"},  # the compiled bank: keys, variants, mistakes
-    {"answers", "analysis", "issued", "similar", "accept"},  # verdicts; statistics; handed out;
-    # grouping; what the engine accepts as typed decimals (for keys and exports)
+    {"answers", "analysis", "issued", "similar", "accept", "irt"},  # verdicts; statistics;
+    # handed out; grouping; what the engine accepts as typed decimals (for keys and exports);
+    # IRT fits
     {"check", "practice", "render", "export"},  # what the commands do with a bank
     {"grading", "serve"},  # a class: reads, grades, and writes its report with render; the web
     {"__init__"},  # the public library surface: quizgym.load_bank, quizgym.grade_response, …

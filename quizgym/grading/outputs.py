@@ -383,11 +383,17 @@ ITEM_HEADER = (
     "intended_weight",
     "effective_weight",
     "flags",
+    "variant_split",
+    "variant_facility_low",
+    "variant_facility_high",
+    "variant_p",
 )
 
 
 def write_items(path: Path, stats: Statistics) -> None:
-    """``items.csv``: one row per slot with Moodle's statistics (in %) and the point-biserial."""
+    """``items.csv``: one row per slot with Moodle's statistics (in %) and the point-biserial;
+    of a varying slot, the split whose groups differ most surely, its hardest and easiest
+    group's facility and its Holm-adjusted p (:mod:`quizgym.fairness`)."""
     rows = [
         [
             i.question,
@@ -406,10 +412,19 @@ def write_items(path: Path, stats: Statistics) -> None:
             fmt(i.intended_weight, 2),
             fmt(i.effective_weight, 2),
             "; ".join(i.flags),
+            i.variant_split,
+            fmt(i.variant_low, 2),
+            fmt(i.variant_high, 2),
+            _p(i.variant_p),
         ]
         for i in stats.items
     ]
     write_rows(path, ITEM_HEADER, rows)
+
+
+def _p(value: float | None) -> str:
+    """A p-value with 3 significant digits ('' when there is none)."""
+    return "" if value is None else f"{value:.3g}"
 
 
 def write_rejected(path: Path, rejected: Sequence[Rejection]) -> None:

@@ -30,6 +30,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
+import numpy.typing as npt
+
 from quizgym.analysis import Sums
 from quizgym.arrays import arrow_call, arrow_compute
 from quizgym.errors import QuizgymError, SubmissionError
@@ -154,6 +157,8 @@ class Job:
     seeds: tuple[int, ...] = ()
     """The class's seeds every student's answers are held against
     (:func:`~quizgym.grading.student_fit.common_seeds`)."""
+    irt: bool = False
+    """Keep each student's right/wrong answers for the IRT fit (``grade --irt``)."""
 
 
 @dataclass
@@ -181,6 +186,8 @@ class PieceResult:
     """The piece's answers a teacher should decide (or did)."""
     records: dict[str, int] = field(default_factory=dict)
     """Per file: the input records its graded students came from."""
+    right: tuple[list[str], npt.NDArray[np.int8]] | None = None
+    """With ``Job.irt``: the students, and per student and slot 1 for full marks, else 0."""
 
 
 # --- reading --------------------------------------------------------------------------------------
@@ -660,6 +667,14 @@ def _records(answers: ClassAnswers) -> dict[str, int]:
     return records
 
 
+def full_marks(graded: GradedPartition) -> tuple[list[str], npt.NDArray[np.int8]]:
+    """The students of a graded partition, and per student and slot 1 where they earned the
+    slot's full points (after a teacher's decisions), else 0."""
+    scores = graded.scores
+    right = (scores >= graded.max_scores[None, :] - 1e-9).astype(np.int8)
+    return list(graded.answers.students), right
+
+
 def grade_piece(
     bank: Bank | CompiledBank,
     piece: Piece,
@@ -699,6 +714,7 @@ def grade_piece(
         student_fit=student_fit(book, graded, job.versions, seeds=job.seeds),
         review=review_of(book, graded),
         records=_records(answers),
+        right=full_marks(graded) if job.irt else None,
     )
     if job.parts_dir is None:
         result.graded = graded

@@ -32,6 +32,7 @@ from quizgym.grading.compare import Change, check_previous, regrade
 from quizgym.grading.decisions import read_decisions
 from quizgym.grading.engines import Progress, engine_named
 from quizgym.grading.fit import Fit
+from quizgym.grading.irt import IRT_FILES, check_irt, write_irt
 from quizgym.grading.outputs import (
     check_gradebook,
     tables,
@@ -172,6 +173,7 @@ def grade_submissions(
     accept_changes: bool = False,
     review: Path | None = None,
     progress: Progress | None = None,
+    irt: bool = False,
 ) -> GradeRun:
     """Grade a class and write DESIGN.md's output folder.
 
@@ -200,18 +202,22 @@ def grade_submissions(
         review: an edited ``review.csv``: its scores replace the machine's for every student who
             gave the answer decided (:mod:`~quizgym.grading.decisions`).
         progress: called with (slots graded, slots to grade).
+        irt: also fit the Rasch and 2PL models (the ``irt`` extra): ``irt.csv``,
+            ``abilities.csv`` and a section of the report (:mod:`quizgym.irt`).
 
     Returns:
         What was done; ``rejected`` lists every row that could not be graded.
 
     Raises:
         QuizgymError: bad options (engine, gradebook, chunk size, a ``compare`` folder that holds
-            no run), or Dask is not installed.
+            no run), or Dask (or, with ``irt``, mirt) is not installed.
         SubmissionError: a submissions file cannot be read at all.
         BankError: the bank has errors.
         ReviewError: the review file is stale or has bad rows (nothing is written).
     """
     runner = engine_named(engine, scheduler=scheduler, workers=workers)
+    if irt:
+        check_irt()  # before anything is graded
     check_gradebook(gradebook)
     if chunk_rows is not None and chunk_rows < 1:
         raise QuizgymError(f"--chunk-rows must be at least 1, not {chunk_rows}")
@@ -270,6 +276,7 @@ def grade_submissions(
             decisions=decisions,
             roster=tuple(plan.roster),
             seeds=common_seeds(plan.seeds),
+            irt=irt,
         )
         results = runner.map(book, plan, job, progress)
         check_accounted(plan, results)
@@ -474,6 +481,11 @@ def assemble(
         from quizgym.render.report import ReviewSummary, render_report, report_questions
 
         stats = combine(sums)
+        fitted = (
+            write_irt(out_dir, [s.id for s in sums.slots], [r.right for r in ordered])
+            if job.irt
+            else None
+        )
         write_items(out_dir / "items.csv", stats)
         write_rejected(out_dir / "rejected.csv", rejected)
         write_review(out_dir / "review.csv", bank, review, flags=flags)
@@ -497,6 +509,7 @@ def assemble(
                 decided=counts.decided,
                 agreement=agreements(bank, review),
             ),
+            irt=fitted,
         )
         (out_dir / "report.html").write_text(report, encoding="utf-8")
         return stats, counts
@@ -513,6 +526,8 @@ def assemble(
             _move_feedback(out_dir / "feedback", ordered)
         stats, counts = class_wide()
     files += [out_dir / n for n in ("items.csv", "rejected.csv", "review.csv", "report.html")]
+    if job.irt:
+        files += [out_dir / n for n in IRT_FILES]
     if job.feedback:
         files.append(out_dir / "feedback")
     return GradeRun(

@@ -20,6 +20,7 @@ from quizgym.answers import Status, is_blank, read_choices
 from quizgym.arrays import distinct, group, objects
 from quizgym.grading.batch import GradedPartition, GradedSlot, factorize
 from quizgym.grading.causes import cause_of
+from quizgym.grading.splits import splits_of
 from quizgym.grading.table import Coded
 from quizgym.grading.verdicts import STATUS_CODES, STATUSES, Verdicts
 from quizgym.types import choices_of, numeric_of
@@ -128,6 +129,7 @@ def partial_sums(graded: GradedPartition) -> Sums:
             sums.tags.append(_rename(tagged, names))
         by_variant = count(g.variant_codes, x)
         sums.variants.append(_rename(by_variant, g.variant_labels))
+        sums.groups.append(_groups(g, x, totals))
         counts = np.bincount(g.codes, minlength=len(g.verdicts))
         per_verdict = counts.tolist()
         machines = g.verdicts.machines()
@@ -145,6 +147,20 @@ def partial_sums(graded: GradedPartition) -> Sums:
         sums.picks.append(_picks(g, answers, totals) if info.choices else Counter())
         sums.wrong.append(_wrong(g, answers) if info.numeric else WrongCounts())
     return sums
+
+
+def _groups(
+    g: GradedSlot, x: Factorized, totals: Factorized
+) -> Counter[tuple[str, str, float, float]]:
+    """(split, group, mark, total) counts of a varying slot (:mod:`quizgym.grading.splits`)."""
+    out: Counter[tuple[str, str, float, float]] = Counter()
+    for split, labels in splits_of(g.slot.question, g.variants):
+        names, of_variant = factorize(labels)
+        codes = np.asarray(of_variant, dtype=np.int64)[g.variant_codes]
+        counted = count((np.arange(len(names)), codes), x, totals)
+        for (code, mark, total), n in counted.items():
+            out[split, names[code], mark, total] += n
+    return Counter(dict(sorted(out.items())))
 
 
 class _Answers:

@@ -52,6 +52,7 @@ from quizgym.practice.store import (
     StoreError,
     holding_ctrl_c,
 )
+from quizgym.practice.tuning import tuning_for
 from quizgym.practice.views import (
     Clock,
     ItemView,
@@ -788,7 +789,9 @@ def practice(
     queue = build_queue(
         books, rows, now=now, new=new, limit=limit, tags=tags, types=types, cram=cram
     )
-    scheduler = Scheduler(enable_fuzzing=seed is None)
+    with store.guard("read your review history"):
+        tuning = tuning_for(store.conn)  # the student's own parameters once the log is long
+    scheduler = Scheduler(parameters=tuning.parameters, enable_fuzzing=seed is None)
     if opening is not None:
         session_seed = opening.first.seed
     else:

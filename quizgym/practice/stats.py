@@ -2,7 +2,10 @@
 
 Accuracy counts every logged answer (extra practice too); *retention* counts only scheduled
 reviews of items already in the Review state, passed with Hard or better ("true retention",
-fsrs4anki#614). Days for the forecast and the streak are local calendar days.
+fsrs4anki#614); *predicted* is the share of the learned items the scheduler expects recalled now
+(their mean retrievability), with the student's own fitted parameters once their log is long
+enough (:mod:`quizgym.practice.tuning`). Days for the forecast and the streak are local calendar
+days.
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from fsrs import State
+from fsrs import Card, Scheduler, State
 
 from quizgym.practice.store import Store
+from quizgym.practice.tuning import tuning_for
 
 FORECAST_DAYS = 7
 MOST_MISSED = 5
@@ -34,6 +38,10 @@ class TagStats:
     recalled: int = 0
     due_today: int = 0
     due_week: int = 0
+    learned: int = 0
+    """Items in review (learned), whose recall the scheduler predicts."""
+    recall: float = 0.0
+    """The sum of the learned items' predicted chances of recall now."""
 
     @property
     def accuracy(self) -> float | None:
@@ -44,6 +52,11 @@ class TagStats:
     def retention(self) -> float | None:
         """Share of due reviews of learned items that were recalled."""
         return self.recalled / self.reviews if self.reviews else None
+
+    @property
+    def predicted(self) -> float | None:
+        """The share of the learned items the scheduler predicts would be recalled now."""
+        return self.recall / self.learned if self.learned else None
 
 
 @dataclass
@@ -59,6 +72,8 @@ class BankStats:
     new: int = 0
     leeches: list[tuple[str, int]] = field(default_factory=list)
     """Items forgotten :data:`LEECH_LAPSES` times or more once learned, and how often."""
+    scheduler: str = ""
+    """What the predictions (and the drill's intervals) use: fitted or default parameters."""
 
 
 def _end_of_day(now: datetime, days: int) -> float:
@@ -91,6 +106,8 @@ def bank_stats(*, store: Store, now: datetime, banks: tuple[str, ...] = ()) -> l
     known = [b for (b,) in conn.execute("SELECT DISTINCT bank_id FROM item ORDER BY bank_id")]
     wanted = list(banks) if banks else known
     ends = [_end_of_day(now, d) for d in range(FORECAST_DAYS + 1)]
+    tuning = tuning_for(conn)
+    scheduler = Scheduler(parameters=tuning.parameters, enable_fuzzing=False)
     result = []
     for bank in wanted:
         by_tag: dict[str, TagStats] = {}
@@ -102,11 +119,18 @@ def bank_stats(*, store: Store, now: datetime, banks: tuple[str, ...] = ()) -> l
             return table.setdefault(tag, TagStats(tag))
 
         items = conn.execute(
-            "SELECT item_id, tags, due_ts, lapses FROM item WHERE bank_id = ? ORDER BY card_id",
+            "SELECT item_id, tags, due_ts, lapses, fsrs_card FROM item WHERE bank_id = ?"
+            " ORDER BY card_id",
             (bank,),
         )
         leeches: list[tuple[str, int]] = []
-        for item_id, tags, due_ts, lapses in items:
+        for item_id, tags, due_ts, lapses, card_json in items:
+            card = Card.from_json(card_json) if card_json else None
+            recall = (
+                scheduler.get_card_retrievability(card, now)
+                if card is not None and card.state == State.Review
+                else None
+            )
             if lapses >= LEECH_LAPSES:
                 leeches.append((item_id, lapses))
             keys = ["all", *tags.split()]
@@ -123,6 +147,9 @@ def bank_stats(*, store: Store, now: datetime, banks: tuple[str, ...] = ()) -> l
                 entry.items += 1
                 entry.due_today += day == 0
                 entry.due_week += day is not None
+                if recall is not None:
+                    entry.learned += 1
+                    entry.recall += recall
         missed: Counter[str] = Counter()
         days: set[str] = set()
         attempts = conn.execute(
@@ -161,6 +188,7 @@ def bank_stats(*, store: Store, now: datetime, banks: tuple[str, ...] = ()) -> l
                 missed=sorted(missed.items(), key=lambda kv: (-kv[1], kv[0]))[:MOST_MISSED],
                 new=new,
                 leeches=sorted(leeches, key=lambda kv: (-kv[1], kv[0])),
+                scheduler=tuning.why,
             )
         )
     return result

@@ -430,7 +430,8 @@ def render_stats(ui: RichUI, figures: list[BankStats]) -> None:
         return
     for bank in figures:
         table = Table(title=ui.t(f"{bank.bank}"), title_justify="left")
-        for header in ("tag", "items", "answers", "accuracy", "retention", "due today", "due 7 d"):
+        headers = ("tag", "items", "answers", "accuracy", "retention", "predicted", "due today")
+        for header in (*headers, "due 7 d"):
             table.add_column(ui.t(header), justify="left" if header == "tag" else "right")
         for row in bank.tags:
             table.add_row(
@@ -439,6 +440,7 @@ def render_stats(ui: RichUI, figures: list[BankStats]) -> None:
                 ui.t(str(row.answers)),
                 ui.t(_percent(row.accuracy)),
                 ui.t(f"{_percent(row.retention)} of {row.reviews}" if row.reviews else "–"),
+                ui.t(f"{_percent(row.predicted)} of {row.learned}" if row.learned else "–"),
                 ui.t(str(row.due_today)),
                 ui.t(str(row.due_week)),
             )
@@ -448,6 +450,8 @@ def render_stats(ui: RichUI, figures: list[BankStats]) -> None:
         )
         ui.say(("Due: ", "bold"), days, f" · never seen {bank.new}")
         ui.say(("Streak: ", "bold"), f"{bank.streak} day" + ("" if bank.streak == 1 else "s"))
+        if bank.scheduler:
+            ui.say(("Predicted: ", "bold"), f"recall of the learned items now, by {bank.scheduler}")
         if bank.missed:
             missed = ", ".join(f"{item} ×{n}" for item, n in bank.missed)
             ui.say(("Missed most: ", "bold"), missed)

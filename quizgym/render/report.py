@@ -20,6 +20,7 @@ import jinja2
 from markupsafe import Markup
 
 from quizgym.analysis import Agreement, ItemStats, Statistics, TagStats
+from quizgym.fairness import RESAMPLES
 from quizgym.model import LETTERS, Bank
 from quizgym.render.env import make_env
 from quizgym.render.markup import Target, math_html
@@ -28,6 +29,8 @@ from quizgym.richtext.tree import Image
 from quizgym.types import choices_of, numeric_of, pairing_of, param_names, statement_of
 
 if TYPE_CHECKING:
+    from quizgym.irt import IrtFit
+    from quizgym.render.irt_report import IrtSection
     from quizgym.solver import CompiledBank
 
 __all__ = ["ReviewSummary", "facility_chart", "histogram", "render_report"]
@@ -333,6 +336,7 @@ def render_report(
     review: ReviewSummary | None = None,
     questions: Sequence[_QuestionText] | None = None,
     flags: Sequence[str] = (),
+    irt: IrtFit | None = None,
 ) -> str:
     """The report as one HTML string (no external resources: images are inlined).
 
@@ -349,6 +353,7 @@ def render_report(
         questions: the questions' texts (:func:`report_questions`), when the caller has them.
         flags: students whose answers fit another seed's versions, or whose seed cell the
             manifest contradicts (:mod:`~quizgym.grading.student_fit`).
+        irt: the IRT fit of ``grade --irt`` (:mod:`quizgym.irt`): its section is shown.
     """
     review = review or ReviewSummary()
     template = report_environment().get_template("report.html.j2")
@@ -382,4 +387,14 @@ def render_report(
             flags=flags,
         ),
         questions=_question_texts(bank) if questions is None else questions,
+        resamples=f"{RESAMPLES:,}",
+        irt=_irt_section(irt),
     )
+
+
+def _irt_section(fit: IrtFit | None) -> IrtSection | None:
+    if fit is None:
+        return None
+    from quizgym.render.irt_report import irt_section
+
+    return irt_section(fit)
