@@ -467,9 +467,11 @@ def save(book: CompiledBank) -> Path | None:
 
     keep_judged()  # the units the command judged, for the next one
     key = book.cache_key
-    if key is None or (book.cached and not book.grew()):
+    if key is None or book.out_of_budget or (book.cached and not book.grew()):
         return None
     tables = book.tables()
+    if book.out_of_budget:  # resolving the keys' mistakes ran out
+        return None
     packs = _kept_packs(book)
     if book.bank.packs and packs is None:
         return None  # a pack that did not load: nothing to keep that the next command can trust

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import time
 from collections.abc import Callable, Collection, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ import mpmath
 from quizgym.errors import AnswerParseError, BankError, Finding, QuizgymError
 from quizgym.expr import (
     Condition,
+    ExactBudgetError,
     ExactLimitError,
     Parsed,
     calls,
@@ -37,6 +37,7 @@ from quizgym.expr import (
     evaluate,
     exact_budget,
     to_sympy,
+    work_seconds,
 )
 from quizgym.lazy import lazy
 from quizgym.model import (
@@ -87,7 +88,8 @@ class Budget:
     of a bank's together.
 
     The size guards of :mod:`quizgym.expr` keep every step of exact work short; these
-    wall-clock budgets bound the sum, checked between steps (see
+    budgets of CPU time (:func:`~quizgym.expr.work_seconds`: a busy machine changes no key)
+    bound the sum, checked between steps (see
     :func:`~quizgym.expr.exact_budget`). Ordinary keys take milliseconds, so the bank's budget
     is reached only by a bank whose keys are slow, or by tens of thousands of variants of
     ranged parameters (a few milliseconds each).
@@ -222,7 +224,11 @@ class CompiledBank:
         self.budget = budget or Budget()
         """How long exact solving may take (see :class:`Budget`)."""
         self.solving_seconds = 0.0
-        """Time spent solving keys and rounding mistakes exactly so far."""
+        """CPU time spent solving keys and rounding mistakes exactly so far."""
+        self.out_of_budget = False
+        """Whether a key or mistake was refused because a time budget ran out: what this bank
+        worked out then depends on how much work was allowed, so none of it is kept on disk
+        (:func:`quizgym.solver.cache.save`)."""
         self.slots: tuple[Slot, ...] = tuple(slots)
         """Every slot, in bank order."""
         self.findings: tuple[Finding, ...] = tuple(findings)
@@ -383,10 +389,10 @@ class CompiledBank:
     def _solving(self, slot: Slot, variant: Variant, loc: Loc, what: str) -> Iterator[None]:
         """Solve exactly within the budgets; a refusal becomes a located KeyRefusedError."""
         remaining = self.budget.bank_seconds - self.solving_seconds
-        start = time.monotonic()
+        start = work_seconds()
         try:
             if remaining <= 0:
-                raise ExactLimitError(
+                raise ExactBudgetError(
                     f"this bank's exact keys took longer than their budget "
                     f"({self.budget.bank_seconds:g} s) before this one"
                 )
@@ -399,12 +405,14 @@ class CompiledBank:
             with budget:
                 yield
         except ExactLimitError as exc:
+            if isinstance(exc, ExactBudgetError):
+                self.out_of_budget = True
             path, line, col = self.bank.locate(loc)
             where = "" if not variant.params else f" for {variant.label}"
             message = f"{slot.id}: {what}{where} is refused: {exc.message}"
             raise KeyRefusedError(Finding(path, line, col, message), exc.message) from None
         finally:
-            self.solving_seconds += time.monotonic() - start
+            self.solving_seconds += work_seconds() - start
 
     def key(self, slot: Slot, variant: Variant) -> Key:
         """The exact key of one numeric slot for this variant."""
