@@ -17,6 +17,7 @@ grades, renders or exports makes one and passes it down (the Dask engine makes o
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Callable, Collection, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -55,6 +56,7 @@ from quizgym.model import (
     points_of,
     slot_id,
 )
+from quizgym.resources import bundled_packs
 from quizgym.solver.functions import MAX_COST, STEP_FUNCTIONS, FunctionTable, function_table
 from quizgym.solver.keys import Key, exact_key, tidy, to_mpf
 from quizgym.solver.mistakes import CompiledRule, ResolvedMistake, close, compile_rule
@@ -669,6 +671,37 @@ def pack_table(names: Sequence[str]) -> FunctionTable:
     return table
 
 
+_UNKNOWN = re.compile(r"Unknown name '([A-Za-z][A-Za-z0-9_]*)'")
+
+
+def _pack_hint(message: str, bank: Bank) -> str:
+    """An unknown name that a bundled pack the bank does not use defines gets the author's fix
+    instead of the students' wording (what an answer is); any other message is kept."""
+    found = _UNKNOWN.match(message)
+    if found is None:
+        return message
+    name = found[1].lower()
+    for pack in sorted(bundled_packs()):
+        if pack not in bank.packs and name in _pack_names(pack):
+            packs = ", ".join([*bank.packs, pack])
+            return f"`{name}` is in the pack `{pack}`: add `packs: [{packs}]`"
+    return message
+
+
+@functools.cache
+def _pack_names(pack: str) -> frozenset[str]:
+    """The functions and constants a bundled pack defines (none when it cannot be loaded: its
+    own check says why)."""
+    from quizgym.loader import load_pack
+
+    try:
+        loaded = load_pack(pack)
+    except (QuizgymError, BankError):
+        return frozenset()
+    heads = {head.partition("(")[0].strip() for head in loaded.functions}
+    return frozenset({*loaded.builtins, *heads, *loaded.constants})
+
+
 def _has(pack: Pack, field: str, key: str | int) -> bool:
     if field == "builtins":
         return key in pack.builtins
@@ -758,7 +791,7 @@ def _numeric_slots(
         try:
             parsed = table.parse(text, names)
         except AnswerParseError as exc:
-            report(loc, exc.message)
+            report(loc, _pack_hint(exc.message, bank))
             return None
         spent = cost(parsed)
         if spent > MAX_COST:
@@ -778,7 +811,7 @@ def _numeric_slots(
         try:
             where.append(table.condition(text, names))
         except AnswerParseError as exc:
-            report(("questions", index, "where", k), exc.message)
+            report(("questions", index, "where", k), _pack_hint(exc.message, bank))
     draw = Draw.of(bank.bank, question, derived=derived, where=where)
     for position, spec in enumerate(specs):
         part = spec if isinstance(spec, Part) else None
