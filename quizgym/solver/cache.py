@@ -264,16 +264,34 @@ def _add_records(todo: list[Any]) -> None:
         if not item.__module__.startswith("quizgym.") or name in _RECORDS:
             continue
         if dataclasses.is_dataclass(item):
-            try:
-                hints = typing.get_type_hints(item)
-            except NameError as exc:  # a field's type named only for type checkers
-                raise TypeError(f"{name}: a field's type cannot be found: {exc}") from None
-            todo += [hints[f.name] for f in dataclasses.fields(item) if f.name in hints]
+            todo += [_field_type(item, f) for f in dataclasses.fields(item) if _kept(f)]
         elif isinstance(fields := getattr(item, "model_fields", None), dict):
             todo += [f.annotation for f in fields.values()]
         elif not issubclass(item, enum.Enum):
             continue
         _RECORDS[name] = item
+
+
+def _kept(field: dataclasses.Field[Any]) -> bool:
+    return bool(field.metadata.get("stored", True))
+
+
+def _field_type(cls: type, field: dataclasses.Field[Any]) -> Any:
+    """A stored field's type, its annotation read as ``typing.get_type_hints`` reads it, field
+    by field: a field left out (a key's sympy form) is not evaluated, so sympy is not imported.
+
+    Raises:
+        TypeError: an annotation that names what the module does not hold at run time.
+    """
+    if not isinstance(field.type, str):
+        return field.type
+    import sys
+
+    try:  # the annotation is quizgym's own source text, evaluated as typing would
+        return eval(field.type, vars(sys.modules[cls.__module__]))  # noqa: S307
+    except NameError as exc:
+        where = f"{_qualified(cls)}.{field.name}"
+        raise TypeError(f"{where}: its type cannot be found: {exc}") from None
 
 
 def decode(data: Any) -> Any:
