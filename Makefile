@@ -6,6 +6,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 RUNTIME := $(VENV)/.installed
+# pytest's workers (pytest-xdist): one per core, each test file on one worker (its module
+# fixtures, a Dask cluster or a browser, are set up once); `make pytest WORKERS=0` runs the suite
+# in one process.
+WORKERS ?= auto
 
 .PHONY: test lint types pytest practice serve setup clean venv
 
@@ -38,7 +42,7 @@ types: $(STAMP)
 	$(BIN)/mypy quizgym
 
 pytest: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(WORKERS) --dist loadfile
 
 test: lint types pytest
 

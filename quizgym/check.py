@@ -6,7 +6,6 @@ the first problem. Findings carry ``path:line:col`` so editors can jump to them.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -318,6 +317,7 @@ def _lint(
 ) -> tuple[list[Finding], int, CompiledBank, bool]:
     """:func:`lint_bank`, with the compiled bank it made and whether a time limit shaped the
     findings (a budget that refused a key, or the stress test cut short)."""
+    from quizgym.expr import work_seconds
     from quizgym.model import LETTERS
     from quizgym.richtext import text_findings
     from quizgym.solver import Budget, compile_bank
@@ -328,7 +328,7 @@ def _lint(
     timed = False
     findings: list[Finding] = list(book.findings)
     checked = 0
-    stress = _Stress(deadline=time.monotonic() + stress_seconds, seconds=stress_seconds)
+    stress = _Stress(deadline=work_seconds() + stress_seconds, seconds=stress_seconds)
 
     def at(loc: tuple[str | int, ...], message: str, severity: str = "error") -> None:
         path, line, col = bank.locate(loc)
@@ -366,7 +366,7 @@ def _lint(
             f"every single-answer choice question has its key at {letter}; vary it",
             "warning",
         )
-    return findings, checked, book, timed or bool(stress.skipped)
+    return findings, checked, book, timed or book.out_of_budget or bool(stress.skipped)
 
 
 @dataclass
@@ -379,7 +379,9 @@ class _Stress:
     """Per question cut short: its index, id, and seeds drawn of those asked for."""
 
     def over(self) -> bool:
-        return time.monotonic() > self.deadline
+        from quizgym.expr import work_seconds  # CPU time: a busy machine skips nothing more
+
+        return work_seconds() > self.deadline
 
     def message(self) -> str:
         untested = [qid for _, qid, done, _ in self.skipped if done <= 1]

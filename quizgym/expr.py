@@ -79,6 +79,7 @@ __all__ = [
     "DPS",
     "EXACT_BITS",
     "ROOT_COST",
+    "ExactBudgetError",
     "ExactLimitError",
     "Function",
     "MAX_DEPTH",
@@ -108,6 +109,7 @@ __all__ = [
     "rational_value",
     "tidy_digits",
     "to_sympy",
+    "work_seconds",
     "to_text",
     "tree_call",
 ]
@@ -172,9 +174,26 @@ class ExactLimitError(AnswerParseError):
     """
 
 
+class ExactBudgetError(ExactLimitError):
+    """An exact form refused because its time budget (CPU seconds, see :func:`work_seconds`)
+    ran out: unlike a size guard's refusal, it says how much work was allowed, not a fact about
+    the key alone, so nothing that raised one is kept between runs."""
+
+
+def work_seconds() -> float:
+    """The CPU seconds this thread has worked: what every budget counts.
+
+    Not the wall clock: a busy machine delays the work without adding to it, so a key or an
+    answer is accepted or refused alike on a loaded machine and a quiet one. Not the process's
+    either: another thread's work (a server's other requests) is not this one's.
+    """
+    return time.thread_time()
+
+
 @dataclass(frozen=True)
 class _Deadline:
     at: float
+    """:func:`work_seconds` past which the budget is spent."""
     seconds: float
     what: str
 
@@ -186,73 +205,78 @@ _DEADLINE: ContextVar[_Deadline | None] = ContextVar("quizgym_exact_deadline", d
 def exact_budget(
     seconds: float, *, what: str = "the exact value", limit: float | None = None
 ) -> Iterator[None]:
-    """Bound the wall-clock time of exact work done inside the block.
+    """Bound the CPU time (:func:`work_seconds`) of exact work done inside the block.
 
     The work is checked between its steps (every node of :func:`to_sympy`, every stage of the
     solver's tidying), each of which the size guards keep short: past the deadline the next check
-    raises :class:`ExactLimitError`. In the main thread an alarm also interrupts a step that
-    runs on past the deadline (sympy's internals are pure Python), so nothing is left running.
-    An enclosing budget that ends sooner still applies.
+    raises :class:`ExactBudgetError`. In the main thread a profiling alarm (``ITIMER_PROF``,
+    which counts CPU time too) also interrupts a step that runs on past the deadline (sympy's
+    internals are pure Python), so nothing is left running. An enclosing budget that ends sooner
+    still applies.
 
     Args:
-        seconds: the time allowed from now.
+        seconds: the CPU time allowed from now.
         what: how the message names the work (``the key``).
         limit: the budget the message states, when it is not ``seconds`` (the rest of a
             larger budget).
     """
     outer = _DEADLINE.get()
     deadline = _Deadline(
-        at=time.monotonic() + seconds, seconds=seconds if limit is None else limit, what=what
+        at=work_seconds() + seconds, seconds=seconds if limit is None else limit, what=what
     )
     if outer is not None and outer.at < deadline.at:
         deadline = outer
     token = _DEADLINE.set(deadline)
     alarm = outer is None and _can_interrupt()
     if alarm:
-        previous = signal.signal(signal.SIGALRM, _on_alarm)
-        # Repeating: sympy catches some exceptions broadly and would carry on after one.
-        signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.0) + _ALARM_GRACE, _ALARM_GRACE)
+        previous = signal.signal(signal.SIGPROF, _on_alarm)
+        # Repeating: sympy catches some exceptions broadly and would carry on after one; and the
+        # process's CPU time, which the timer counts, can run ahead of this thread's.
+        signal.setitimer(signal.ITIMER_PROF, max(seconds, 0.0) + _ALARM_GRACE, _ALARM_GRACE)
     try:
         yield
     finally:
         if alarm:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, previous)
         _DEADLINE.reset(token)
 
 
 _ALARM_GRACE = 0.5
-"""Seconds past the deadline before the alarm interrupts sympy mid-step."""
+"""CPU seconds past the deadline before the alarm interrupts sympy mid-step."""
 
 
 def _can_interrupt() -> bool:
     """Whether an alarm can interrupt exact work here: only the main thread receives signals,
-    and an interval timer someone else set is left alone."""
+    and an interval timer someone else set (a profiler's) is left alone."""
     return (
         hasattr(signal, "setitimer")
         and threading.current_thread() is threading.main_thread()
-        and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
-        and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.SIG_IGN, None)
+        and signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0)
+        and signal.getsignal(signal.SIGPROF) in (signal.SIG_DFL, signal.SIG_IGN, None)
     )
 
 
 def _on_alarm(signum: int, frame: object) -> None:
     """The size guards keep sympy's steps short, but not all of its internal ones (minimal
     polynomials, factoring inside assumptions): past the deadline, the alarm ends the step by
-    raising inside it, so nothing is left running. Pure-Python sympy unwinds cleanly."""
+    raising inside it, so nothing is left running. Pure-Python sympy unwinds cleanly. An alarm
+    that comes early (other threads' CPU time counts for the timer) waits for the next one."""
     deadline = _DEADLINE.get()
+    if deadline is not None and work_seconds() <= deadline.at:
+        return
     what = deadline.what if deadline else "the exact value"
     seconds = f" ({deadline.seconds:g} s)" if deadline else ""
-    raise ExactLimitError(
+    raise ExactBudgetError(
         f"working out {what} exactly took longer than its budget{seconds}; simplify it"
     )
 
 
 def check_budget(offset: int | None = None) -> None:
-    """Raise :class:`ExactLimitError` when the current :func:`exact_budget` is spent."""
+    """Raise :class:`ExactBudgetError` when the current :func:`exact_budget` is spent."""
     deadline = _DEADLINE.get()
-    if deadline is not None and time.monotonic() > deadline.at:
-        raise ExactLimitError(
+    if deadline is not None and work_seconds() > deadline.at:
+        raise ExactBudgetError(
             f"working out {deadline.what} exactly took longer than its budget "
             f"({deadline.seconds:g} s); simplify it",
             offset,

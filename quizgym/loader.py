@@ -137,16 +137,8 @@ def parse_bank(raw: bytes | str, *, path: str = "<bank>") -> Bank:
         raise BankError([_at(path, 1, 1, f"empty bank: {_BANK_SHAPE}")])
     if not isinstance(data, dict):
         kind = "list" if isinstance(data, list) else type(data).__name__
-        raise BankError(
-            [
-                _at(
-                    path,
-                    1,
-                    1,
-                    f"the top level is a {kind}; {_BANK_SHAPE}",
-                )
-            ]
-        )
+        line, col = positions[""]
+        raise BankError([_at(path, line, col, f"the top level is a {kind}; {_BANK_SHAPE}")])
     source = SourceMap(path=path, positions=positions)
     findings.extend(_duplicate_ids(data, source))
     try:
@@ -186,7 +178,8 @@ def parse_pack(raw: bytes | str, *, path: str = "<pack>") -> Pack:
     if findings:
         raise BankError(findings)
     if not isinstance(data, dict):
-        raise BankError([_at(path, 1, 1, "a pack is a mapping with pack and title")])
+        line, col = positions.get("", (1, 1))
+        raise BankError([_at(path, line, col, "a pack is a mapping with pack and title")])
     source = SourceMap(path=path, positions=positions)
     try:
         pack = Pack.model_validate(data)
@@ -360,7 +353,10 @@ def _compose(text: str, path: str) -> tuple[Any, dict[str, tuple[int, int]], lis
         data = build(root, (), 0)
     except _RefusedError as refused:
         return None, {}, [refused.finding]
-    positions[""] = (1, 1)
+    # A top level that is not a mapping is refused where it starts (after comments, a
+    # document marker); a mapping's missing fields are placed at the top of the file.
+    start = root.start_mark if not isinstance(data, dict) else None
+    positions[""] = (start.line + 1, start.column + 1) if start is not None else (1, 1)
     return data, positions, findings
 
 

@@ -2,9 +2,9 @@
 how a file is written whole.
 
 The folder is ``$QUIZGYM_CACHE_DIR`` when set, else the user cache folder (platformdirs);
-``QUIZGYM_CACHE=off`` switches every cache off. A kept file names the code that made it by
-:func:`library_stamp`: where a library is and when its ``__init__`` changed, found without
-importing it.
+``QUIZGYM_CACHE=off`` switches every cache off, and a folder others can write to is not used
+(:func:`trusted`). A kept file names the code that made it by :func:`library_stamp`: where a
+library is and when its ``__init__`` changed, found without importing it.
 """
 
 from __future__ import annotations
@@ -12,24 +12,60 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
-__all__ = ["CACHE_ENV", "OFF_ENV", "cache_dir", "library_stamp", "write_whole"]
+__all__ = ["CACHE_ENV", "OFF_ENV", "cache_dir", "library_stamp", "trusted", "write_whole"]
 
 CACHE_ENV = "QUIZGYM_CACHE_DIR"
 OFF_ENV = "QUIZGYM_CACHE"
 
 
 def cache_dir() -> Path | None:
-    """The folder cache files go in, or None when the cache is switched off."""
+    """The folder cache files go in, or None when the cache is switched off or the folder is
+    not the user's alone (:func:`trusted`)."""
     if os.environ.get(OFF_ENV, "").strip().lower() in {"off", "0", "no", "false"}:
         return None
     chosen = os.environ.get(CACHE_ENV)
     if chosen:
-        return Path(chosen)
-    import platformdirs
+        folder = Path(chosen)
+    else:
+        import platformdirs
 
-    return Path(platformdirs.user_cache_dir("quizgym", appauthor=False)) / "compiled"
+        folder = Path(platformdirs.user_cache_dir("quizgym", appauthor=False)) / "compiled"
+    return folder if trusted(folder) else None
+
+
+_REFUSED: set[str] = set()
+
+
+def trusted(folder: Path) -> bool:
+    """Whether a cache folder is the user's alone: one that does not exist yet (quizgym makes
+    it, readable by the user only), or one the user owns that nobody else can write to.
+
+    A file in a folder others can write (or that another user owns) could be anyone's: it is
+    neither read nor written, and the user is told so once per folder (on standard error)."""
+    if os.name != "posix":
+        return True  # Windows keeps the user's cache folder in the profile, under its ACLs
+    try:
+        info = os.stat(folder)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return True  # not a folder that can be read: every read of it fails, and says nothing
+    if info.st_uid != os.getuid():
+        problem = "it belongs to another user"
+    elif info.st_mode & 0o022:
+        problem = "other users can write to it"
+    else:
+        return True
+    if str(folder) not in _REFUSED:
+        _REFUSED.add(str(folder))
+        sys.stderr.write(
+            f"quizgym: the cache folder {folder} is not used: {problem}, so what it holds may "
+            f"not be quizgym's (chmod go-w it, or set {CACHE_ENV} to a folder of your own)\n"
+        )
+    return False
 
 
 def library_stamp(name: str) -> str:

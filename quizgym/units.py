@@ -265,7 +265,7 @@ class _Kept:
             return
         try:
             data = {"stamp": self._stamp(), "digest": self._digest(entries), "entries": entries}
-            path.parent.mkdir(parents=True, exist_ok=True)
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the user's alone
             handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         except (OSError, TypeError):  # a read-only or missing cache folder: nothing is kept
             return

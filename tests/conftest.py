@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import os
 import shutil
+import tempfile
 from typing import Any
 
 import pytest
@@ -17,8 +19,12 @@ settings.load_profile("quizgym")
 
 # The compiled-bank cache is off for the suite (in this process and the commands it starts), so
 # each test computes what it checks and nothing lands in the user's cache folder; the tests of
-# the cache itself (test_cache.py) switch it on in a folder of their own.
+# the cache itself (test_cache.py) switch it on in a folder of their own. Should one forget
+# that folder, it still gets one of this process's own (pytest-xdist runs several at once), never
+# the user's.
 os.environ["QUIZGYM_CACHE"] = "off"
+os.environ["QUIZGYM_CACHE_DIR"] = tempfile.mkdtemp(prefix="quizgym-test-cache-")
+atexit.register(shutil.rmtree, os.environ["QUIZGYM_CACHE_DIR"], ignore_errors=True)
 
 CHROMIUM_ARGS = [
     "--no-sandbox",

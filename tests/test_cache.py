@@ -121,6 +121,7 @@ def test_every_attribute_of_a_compiled_bank_is_stored_or_made_from_the_bank() ->
         "packs",
         "budget",
         "solving_seconds",
+        "out_of_budget",
         "slots",
         "findings",
         "_by_id",

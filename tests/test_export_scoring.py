@@ -23,7 +23,6 @@ import io
 import json
 import math
 import os
-import socket
 import subprocess
 import zipfile
 from collections.abc import Callable, Iterator
@@ -33,7 +32,7 @@ from typing import Any
 
 import pytest
 from conftest import CHROMIUM_ARGS, require_module, require_tool
-from export_checkers import DATA, REPO, SPECIAL, parse_gift, strip_namespaces
+from export_checkers import DATA, SPECIAL, parse_gift, strip_namespaces
 from lms_rules import (
     canvas_answers,
     canvas_correct,
@@ -64,37 +63,19 @@ CASES = [("bert-mlm", 0, 0), (str(PHYSICS), 0, 0), (str(PHYSICS), 3, 2), (str(SP
 IDS = ["bert-mlm", "physics-stats", "physics-stats-variants", "special-chars-variants"]
 
 
-def _reachable(host: str) -> bool:
-    """Whether a TCP connection to ``host``:443 opens within 5 s."""
-    try:
-        with socket.create_connection((host, 443), timeout=5):
-            return True
-    except OSError:
-        return False
+MIGRATION_TOOL = Path(__file__).resolve().parent / "vendor" / "qti-migration-tool"
+"""Canvas's QTIMigrationTool, carried with the tests (BSD: see ``tests/vendor/README.md``)."""
 
 
 def migration_tool() -> Path:
-    """Canvas's QTIMigrationTool: ``$QUIZGYM_QTI_MIGRATION_TOOL`` or what setup fetched."""
+    """Canvas's QTIMigrationTool: ``$QUIZGYM_QTI_MIGRATION_TOOL`` (another checkout) or the copy
+    carried with the tests; never fetched, so it runs on every machine, offline."""
     where = os.environ.get("QUIZGYM_QTI_MIGRATION_TOOL")
-    for candidate in [Path(where)] if where else [REPO / ".cache" / "qti-migration-tool"]:
-        if (candidate / "migrate.py").is_file():
-            require_module("lxml")
-            return candidate
-    message = (
-        "Canvas's QTIMigrationTool is not here: scripts/setup.d/55-qti-migration-tool.sh "
-        "fetches it, or set QUIZGYM_QTI_MIGRATION_TOOL to a checkout"
-    )
-    unreachable = REPO / ".cache" / "qti-migration-tool.unreachable"
-    if unreachable.is_file() and not where and not _reachable("github.com"):
-        # setup had no route to the repository, and there is none now (the converter is on no
-        # registry and is never copied in): skip, quoting git, rather than fail on what this
-        # machine cannot do. A host that answers now means setup must run again: fail under CI.
-        url, _, error = unreachable.read_text(encoding="utf-8").partition("\n")
-        pytest.skip(f"{message} (setup could not reach {url}: {error.strip()})")
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
-    raise AssertionError  # unreachable
+    tool = Path(where) if where else MIGRATION_TOOL
+    if not (tool / "migrate.py").is_file():
+        pytest.fail(f"Canvas's QTIMigrationTool is not in {tool}: no migrate.py")
+    require_module("lxml")
+    return tool
 
 
 @dataclass(frozen=True)

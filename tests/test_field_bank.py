@@ -78,7 +78,9 @@ def test_keys_of_another_field_get_no_derived_ml_mistakes(field: Bank) -> None:
 
 def test_the_ml_pack_is_the_only_way_to_its_functions() -> None:
     text = FIELD.read_text(encoding="utf-8").replace("answer: ln(2)/3", "answer: mlm_loss(0.5) / 3")
-    with pytest.raises(Exception, match="Unknown name 'mlm_loss'"):
+    # Refused, and the author is told which pack to add (a student's answer is not).
+    fix = r"`mlm_loss` is in the pack `machine-learning`: add `packs: \[machine-learning\]`"
+    with pytest.raises(Exception, match=fix):
         compile_bank(parse_bank(text, path="field.yaml"))
 
 

@@ -175,6 +175,7 @@ def warm(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]
         **os.environ,
         "QUIZGYM_CACHE_DIR": str(folder / "cache"),
         "QUIZGYM_DB": str(folder / "progress.sqlite3"),
+        "QUIZGYM_NOW": "2026-01-05T09:00:00+00:00",  # a frozen clock: the summary's time 0:00
         "TERM": "dumb",
         "NO_COLOR": "1",
     }

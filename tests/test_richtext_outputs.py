@@ -203,6 +203,9 @@ def test_drill_screen_in_a_pty(tmp_path: Path, update_goldens: bool) -> None:
         "NO_COLOR": "1",
         "COLUMNS": "100",
     }
+    # The pty's size decides the screen: a LINES the runner set (pytest-xdist's workers have
+    # one) would make rich lay it out for another terminal.
+    env.pop("LINES", None)
     child = pexpect.spawn(
         str(QUIZGYM),
         ["practice", str(RICH), "--seed", "1", "--new", "6"],

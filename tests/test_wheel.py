@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import venv
@@ -28,8 +29,14 @@ def test_installed_wheel_checks_the_bundled_bank_from_elsewhere(tmp_path: Path) 
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], check=True)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
+    # Only the wheel: no checkout on the import path (a developer's PYTHONPATH) to fall back on.
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
     result = subprocess.run(
-        [str(env_dir / "bin" / "quizgym"), "check"], cwd=elsewhere, capture_output=True, text=True
+        [str(env_dir / "bin" / "quizgym"), "check"],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert result.returncode == 0, result.stderr
     assert "bert-mlm" in result.stdout
@@ -45,6 +52,7 @@ def test_installed_wheel_checks_the_bundled_bank_from_elsewhere(tmp_path: Path) 
         capture_output=True,
         text=True,
         check=True,
+        env=env,
     )
     for line in located.stdout.splitlines():
         assert "site-packages" in line and line.endswith(("_data/banks", "_data/templates"))

@@ -21,15 +21,19 @@ makes the file a miss, and its tables are not merged into the next.
 format does not match, that is truncated, or that does not decode, is ignored and replaced by
 the next save. Writers write a temporary file beside the target and rename it over the target
 (atomic on POSIX and Windows), so concurrent writers never interleave and a reader sees one
-whole file or the previous one.
+whole file or the previous one. The digest gives integrity, not authenticity: a file is data,
+decoded by a closed table of the compiled bank's own records (:func:`decode`), so a forged one
+can run nothing; and a folder others can write to is neither read nor written
+(:func:`quizgym.places.trusted`).
 
 **Generic.** Tables are stored with one codec for the values the compiled bank holds: JSON
 scalars, tuples, lists, dicts (any hashable keys), sets, :class:`~fractions.Fraction`,
-:class:`~decimal.Decimal`, mpmath numbers (exactly, as their binary parts), enums, and any
-dataclass or pydantic model of quizgym, field by field. A new field is stored without new code; a
-value of another type raises :class:`TypeError` when saved, which the round-trip test turns into
-a failure. A dataclass field with ``metadata={"stored": False}`` (a key's sympy form) is left out
-and comes back as its default.
+:class:`~decimal.Decimal`, mpmath numbers (exactly, as their binary parts), and quizgym's own
+records (the bank, its packs, keys, mistakes, accepted runs, the preview's parsed text, and the
+dataclasses, pydantic models and enums their fields name), field by field. A new field is
+stored without new code; a value of another type raises :class:`TypeError` when saved, which the
+round-trip test turns into a failure. A dataclass field with ``metadata={"stored": False}`` (a
+key's sympy form) is left out and comes back as its default.
 
 The folder is ``$QUIZGYM_CACHE_DIR`` when set, else the user cache folder (platformdirs);
 ``QUIZGYM_CACHE=off`` switches the cache off.
@@ -44,6 +48,7 @@ import importlib
 import importlib.util
 import json
 import os
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -202,24 +207,100 @@ def encode(value: Any) -> Any:
 
 
 def _check_home(cls: type) -> None:
-    if not cls.__module__.startswith("quizgym."):
-        raise TypeError(f"the compiled-bank cache stores only quizgym's own classes, not {cls}")
+    """A record can be read back: it is in the closed table :func:`decode` reads by."""
+    try:
+        known = _record(_qualified(cls))
+    except ValueError:
+        known = None
+    if known is not cls:
+        raise TypeError(f"the compiled-bank cache cannot store {cls}: not one of its records")
 
 
-def _class(name: str) -> Any:
-    module, _, qualname = name.partition(":")
-    if not module.startswith("quizgym."):
-        raise ValueError(f"not a quizgym class: {name}")
-    found: Any = importlib.import_module(module)
-    for part in qualname.split("."):
-        found = getattr(found, part)
-    if not isinstance(found, type):
-        raise ValueError(f"not a class: {name}")
-    return found
+_ROOTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("quizgym.richtext.tree", ("Doc",)),  # the drill's preview: found without pydantic
+    ("quizgym.model", ("Bank", "Pack")),
+    ("quizgym.solver.keys", ("Key",)),
+    ("quizgym.solver.mistakes", ("ResolvedMistake",)),
+    ("quizgym.accept", ("Run", "Grid")),
+)
+"""The records the cache holds, each with the classes its fields name (:func:`_record`)."""
+_RECORDS: dict[str, type] = {}
+_ROOTS_DONE: list[int] = [0]
+_RECORDS_LOCK = threading.Lock()  # the drill's preview and its loading thread both decode
+
+
+def _record(name: str) -> type:
+    """The class a file names (``module:qualname``), from a closed table: the records of
+    :data:`_ROOTS` and every quizgym dataclass, model or enum their fields' types name, found
+    from the code (so a new field needs no new entry), never from the file. Anything else is
+    refused: a forged file can name no other class, and no module is imported because a file
+    named it.
+
+    Raises:
+        ValueError: a name outside the table.
+    """
+    if name not in _RECORDS:
+        with _RECORDS_LOCK:
+            while name not in _RECORDS and _ROOTS_DONE[0] < len(_ROOTS):
+                module, names = _ROOTS[_ROOTS_DONE[0]]
+                found = importlib.import_module(module)
+                _add_records([getattr(found, root) for root in names])
+                _ROOTS_DONE[0] += 1
+    cls = _RECORDS.get(name)
+    if cls is None:
+        raise ValueError(f"not a record the compiled-bank cache holds: {name}")
+    return cls
+
+
+def _add_records(todo: list[Any]) -> None:
+    import typing
+
+    while todo:
+        item = todo.pop()
+        if not isinstance(item, type) or typing.get_origin(item) is not None:  # what it names
+            todo += [arg for arg in typing.get_args(item) if arg is not None]
+            continue
+        name = _qualified(item)
+        if not item.__module__.startswith("quizgym.") or name in _RECORDS:
+            continue
+        if dataclasses.is_dataclass(item):
+            todo += [_field_type(item, f) for f in dataclasses.fields(item) if _kept(f)]
+        elif isinstance(fields := getattr(item, "model_fields", None), dict):
+            todo += [f.annotation for f in fields.values()]
+        elif not issubclass(item, enum.Enum):
+            continue
+        _RECORDS[name] = item
+
+
+def _kept(field: dataclasses.Field[Any]) -> bool:
+    return bool(field.metadata.get("stored", True))
+
+
+def _field_type(cls: type, field: dataclasses.Field[Any]) -> Any:
+    """A stored field's type, its annotation read as ``typing.get_type_hints`` reads it, field
+    by field: a field left out (a key's sympy form) is not evaluated, so sympy is not imported.
+
+    Raises:
+        TypeError: an annotation that names what the module does not hold at run time.
+    """
+    if not isinstance(field.type, str):
+        return field.type
+    import sys
+
+    try:  # the annotation is quizgym's own source text, evaluated as typing would
+        return eval(field.type, vars(sys.modules[cls.__module__]))  # noqa: S307
+    except NameError as exc:
+        where = f"{_qualified(cls)}.{field.name}"
+        raise TypeError(f"{where}: its type cannot be found: {exc}") from None
 
 
 def decode(data: Any) -> Any:
     """The value :func:`encode` encoded.
+
+    Only data is decoded: JSON values, the containers and numbers of :func:`encode`, and the
+    compiled bank's own records, by a closed table (:func:`_record`). A record is built field
+    by field without calling its class's code, so a forged file can give wrong values (which
+    its digest and key make a miss) but can run nothing.
 
     Raises:
         ValueError, TypeError, KeyError, AttributeError, ImportError: data that is not an
@@ -251,7 +332,11 @@ def decode(data: Any) -> Any:
 
         return Decimal(data["decimal"])
     if "enum" in data:
-        return _class(data["enum"])(decode(data["value"]))
+        kind: Any = _record(data["enum"])
+        value = data["value"]
+        if not issubclass(kind, enum.Enum) or not isinstance(value, str | int | float):
+            raise TypeError(f"not an enum's value: {data['enum']}")
+        return kind(value)  # a member looked up by its value: nothing is built
     if "mpf" in data:
         import mpmath
 
@@ -259,11 +344,11 @@ def decode(data: Any) -> Any:
         with mpmath.workprec(max(int(bits), 53)):  # every bit as stored, none rounded off
             return mpmath.mpf((int(sign), int(man), int(exp), int(bits)))
     if "dataclass" in data:
-        cls: type = _class(data["dataclass"])
+        cls: type = _record(data["dataclass"])
         if not dataclasses.is_dataclass(cls):
             raise TypeError(f"not a dataclass: {data['dataclass']}")
         stored = {name: decode(v) for name, v in data["fields"].items()}
-        instance = object.__new__(_class(data["dataclass"]))
+        instance = object.__new__(cls)
         for f in dataclasses.fields(cls):
             if f.name in stored:
                 value = stored.pop(f.name)
@@ -280,7 +365,9 @@ def decode(data: Any) -> Any:
             raise KeyError(f"{data['dataclass']}: unknown fields {sorted(stored)}")
         return instance
     if "model" in data:
-        model: Any = _class(data["model"])
+        model: Any = _record(data["model"])
+        if not isinstance(getattr(model, "model_fields", None), dict):
+            raise TypeError(f"not a model: {data['model']}")
         fields = {name: decode(v) for name, v in data["fields"].items()}
         if set(fields) != set(model.model_fields):
             raise KeyError(f"{data['model']}: fields {sorted(fields)} are not the model's")
@@ -342,7 +429,7 @@ def write(key: str, parts: dict[str, Any], folder: Path | None = None) -> Path |
     import tempfile
 
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # the user's alone
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=".writing-", suffix=".tmp")
         try:
             with os.fdopen(handle, "wb") as stream:
@@ -467,9 +554,11 @@ def save(book: CompiledBank) -> Path | None:
 
     keep_judged()  # the units the command judged, for the next one
     key = book.cache_key
-    if key is None or (book.cached and not book.grew()):
+    if key is None or book.out_of_budget or (book.cached and not book.grew()):
         return None
     tables = book.tables()
+    if book.out_of_budget:  # resolving the keys' mistakes ran out
+        return None
     packs = _kept_packs(book)
     if book.bank.packs and packs is None:
         return None  # a pack that did not load: nothing to keep that the next command can trust

@@ -17,8 +17,8 @@ grades, renders or exports makes one and passes it down (the Dask engine makes o
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
-import time
 from collections.abc import Callable, Collection, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,6 +30,7 @@ import mpmath
 from quizgym.errors import AnswerParseError, BankError, Finding, QuizgymError
 from quizgym.expr import (
     Condition,
+    ExactBudgetError,
     ExactLimitError,
     Parsed,
     calls,
@@ -37,6 +38,7 @@ from quizgym.expr import (
     evaluate,
     exact_budget,
     to_sympy,
+    work_seconds,
 )
 from quizgym.lazy import lazy
 from quizgym.model import (
@@ -54,6 +56,7 @@ from quizgym.model import (
     points_of,
     slot_id,
 )
+from quizgym.resources import bundled_packs
 from quizgym.solver.functions import MAX_COST, STEP_FUNCTIONS, FunctionTable, function_table
 from quizgym.solver.keys import Key, exact_key, tidy, to_mpf
 from quizgym.solver.mistakes import CompiledRule, ResolvedMistake, close, compile_rule
@@ -87,7 +90,8 @@ class Budget:
     of a bank's together.
 
     The size guards of :mod:`quizgym.expr` keep every step of exact work short; these
-    wall-clock budgets bound the sum, checked between steps (see
+    budgets of CPU time (:func:`~quizgym.expr.work_seconds`: a busy machine changes no key)
+    bound the sum, checked between steps (see
     :func:`~quizgym.expr.exact_budget`). Ordinary keys take milliseconds, so the bank's budget
     is reached only by a bank whose keys are slow, or by tens of thousands of variants of
     ranged parameters (a few milliseconds each).
@@ -222,7 +226,11 @@ class CompiledBank:
         self.budget = budget or Budget()
         """How long exact solving may take (see :class:`Budget`)."""
         self.solving_seconds = 0.0
-        """Time spent solving keys and rounding mistakes exactly so far."""
+        """CPU time spent solving keys and rounding mistakes exactly so far."""
+        self.out_of_budget = False
+        """Whether a key or mistake was refused because a time budget ran out: what this bank
+        worked out then depends on how much work was allowed, so none of it is kept on disk
+        (:func:`quizgym.solver.cache.save`)."""
         self.slots: tuple[Slot, ...] = tuple(slots)
         """Every slot, in bank order."""
         self.findings: tuple[Finding, ...] = tuple(findings)
@@ -383,10 +391,10 @@ class CompiledBank:
     def _solving(self, slot: Slot, variant: Variant, loc: Loc, what: str) -> Iterator[None]:
         """Solve exactly within the budgets; a refusal becomes a located KeyRefusedError."""
         remaining = self.budget.bank_seconds - self.solving_seconds
-        start = time.monotonic()
+        start = work_seconds()
         try:
             if remaining <= 0:
-                raise ExactLimitError(
+                raise ExactBudgetError(
                     f"this bank's exact keys took longer than their budget "
                     f"({self.budget.bank_seconds:g} s) before this one"
                 )
@@ -399,12 +407,14 @@ class CompiledBank:
             with budget:
                 yield
         except ExactLimitError as exc:
+            if isinstance(exc, ExactBudgetError):
+                self.out_of_budget = True
             path, line, col = self.bank.locate(loc)
             where = "" if not variant.params else f" for {variant.label}"
             message = f"{slot.id}: {what}{where} is refused: {exc.message}"
             raise KeyRefusedError(Finding(path, line, col, message), exc.message) from None
         finally:
-            self.solving_seconds += time.monotonic() - start
+            self.solving_seconds += work_seconds() - start
 
     def key(self, slot: Slot, variant: Variant) -> Key:
         """The exact key of one numeric slot for this variant."""
@@ -661,6 +671,37 @@ def pack_table(names: Sequence[str]) -> FunctionTable:
     return table
 
 
+_UNKNOWN = re.compile(r"Unknown name '([A-Za-z][A-Za-z0-9_]*)'")
+
+
+def _pack_hint(message: str, bank: Bank) -> str:
+    """An unknown name that a bundled pack the bank does not use defines gets the author's fix
+    instead of the students' wording (what an answer is); any other message is kept."""
+    found = _UNKNOWN.match(message)
+    if found is None:
+        return message
+    name = found[1].lower()
+    for pack in sorted(bundled_packs()):
+        if pack not in bank.packs and name in _pack_names(pack):
+            packs = ", ".join([*bank.packs, pack])
+            return f"`{name}` is in the pack `{pack}`: add `packs: [{packs}]`"
+    return message
+
+
+@functools.cache
+def _pack_names(pack: str) -> frozenset[str]:
+    """The functions and constants a bundled pack defines (none when it cannot be loaded: its
+    own check says why)."""
+    from quizgym.loader import load_pack
+
+    try:
+        loaded = load_pack(pack)
+    except (QuizgymError, BankError):
+        return frozenset()
+    heads = {head.partition("(")[0].strip() for head in loaded.functions}
+    return frozenset({*loaded.builtins, *heads, *loaded.constants})
+
+
 def _has(pack: Pack, field: str, key: str | int) -> bool:
     if field == "builtins":
         return key in pack.builtins
@@ -750,7 +791,7 @@ def _numeric_slots(
         try:
             parsed = table.parse(text, names)
         except AnswerParseError as exc:
-            report(loc, exc.message)
+            report(loc, _pack_hint(exc.message, bank))
             return None
         spent = cost(parsed)
         if spent > MAX_COST:
@@ -770,7 +811,7 @@ def _numeric_slots(
         try:
             where.append(table.condition(text, names))
         except AnswerParseError as exc:
-            report(("questions", index, "where", k), exc.message)
+            report(("questions", index, "where", k), _pack_hint(exc.message, bank))
     draw = Draw.of(bank.bank, question, derived=derived, where=where)
     for position, spec in enumerate(specs):
         part = spec if isinstance(spec, Part) else None
