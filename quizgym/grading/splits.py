@@ -19,8 +19,9 @@ import math
 from collections.abc import Sequence
 from fractions import Fraction
 
-from quizgym.model import LETTERS, AnyQuestion, MultipleChoice, Numeric, SpotTheError
+from quizgym.model import LETTERS, AnyQuestion
 from quizgym.solver.variants import ParamValues, Variant, param_values, show_number
+from quizgym.types import ChoiceInteraction, choices_of, numeric_of
 
 __all__ = ["BINS", "KEY_POSITION", "MAX_LEVELS", "VERSION", "splits_of"]
 
@@ -36,14 +37,18 @@ KEY_POSITION = "key position"
 
 
 def _varying(question: AnyQuestion) -> list[tuple[str, ParamValues]]:
-    if not isinstance(question, Numeric):
+    numbers = numeric_of(question)
+    if numbers is None:
         return []
-    values = [(name, param_values(question.params[name])) for name in sorted(question.params)]
+    params = numbers.question.params
+    values = [(name, param_values(params[name])) for name in sorted(params)]
     return [(name, v) for name, v in values if len(v) > 1]
 
 
-def _shuffled(question: AnyQuestion) -> bool:
-    return isinstance(question, MultipleChoice | SpotTheError) and question.shuffle
+def _shuffled(question: AnyQuestion) -> ChoiceInteraction | None:
+    """The question's lettered choices, when a draw shuffles them (None otherwise)."""
+    picks = choices_of(question)
+    return picks if picks is not None and picks.lettered and picks.shuffle else None
 
 
 class _Labels:
@@ -79,9 +84,9 @@ class _Labels:
 
 def _versions(question: AnyQuestion) -> int:
     count = math.prod(len(v) for _, v in _varying(question))
-    if _shuffled(question):
-        assert isinstance(question, MultipleChoice | SpotTheError)
-        count *= math.factorial(len(question.choices))
+    shuffled = _shuffled(question)
+    if shuffled is not None:
+        count *= math.factorial(len(shuffled.choices))
     return count
 
 
@@ -99,12 +104,11 @@ def splits_of(question: AnyQuestion, variants: Sequence[Variant]) -> list[tuple[
     shuffled = _shuffled(question)
     if (len(varying) > 1 or (shuffled and varying)) and _versions(question) <= MAX_LEVELS:
         out.append((VERSION, [v.label for v in variants]))
-    if shuffled:
-        assert isinstance(question, MultipleChoice | SpotTheError)
-        if math.factorial(len(question.choices)) <= MAX_LEVELS and not varying:
+    if shuffled is not None:
+        if math.factorial(len(shuffled.choices)) <= MAX_LEVELS and not varying:
             out.append((VERSION, [v.label for v in variants]))
-        if not (isinstance(question, MultipleChoice) and question.multiple):
-            right = next(i for i, c in enumerate(question.choices) if c.correct)
+        if not shuffled.multiple:
+            right = shuffled.right[0]
             out.append(
                 (
                     KEY_POSITION,
