@@ -226,6 +226,9 @@ class Sums:
     """Per slot: its wrong (or partly right) numeric answers by (value as shown, matched
     mistake's tag or ''); the value is '' when the question varies (each student had their
     own). Empty for a slot that is not numeric."""
+    non_answers: Counter[str] = field(default_factory=Counter)
+    """What students typed for no answer (``idk``, ``?``, ``-``), graded as blanks: the text
+    (folded) and how many answers gave it, over every slot."""
 
     def merge(self, other: Sums, *, order: bool = True) -> Sums:
         """The sums of both partitions.
@@ -254,6 +257,7 @@ class Sums:
             causes=add(self.causes, other.causes),
             picks=add(self.picks, other.picks),
             wrong=[x + y for x, y in zip(self.wrong, other.wrong, strict=True)],
+            non_answers=ordered(self.non_answers + other.non_answers),
         )
 
 

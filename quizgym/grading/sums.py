@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from quizgym.analysis import DECIDED, PICKS_ANSWERED, SlotInfo, Sums, WrongCounts
-from quizgym.answers import Status, is_blank, read_choices
+from quizgym.answers import Status, fold_text, read_choices, unanswered
 from quizgym.arrays import distinct, group, objects
 from quizgym.grading.batch import GradedPartition, GradedSlot, factorize
 from quizgym.grading.causes import cause_of
@@ -140,6 +140,7 @@ def partial_sums(graded: GradedPartition) -> Sums:
         sums.statuses.append(statuses)
         answers = _Answers(graded, g, per_verdict, machines)
         sums.causes.append(_causes(g, answers))
+        sums.non_answers += _non_answers(answers)
         sums.picks.append(_picks(g, answers, totals) if info.choices else Counter())
         sums.wrong.append(_wrong(g, answers) if info.numeric else WrongCounts())
     return sums
@@ -180,6 +181,17 @@ def _causes(g: GradedSlot, answers: _Answers) -> Counter[str]:
     return out
 
 
+def _non_answers(answers: _Answers) -> Counter[str]:
+    """The answers of a slot that say "no answer" (``idk``, ``?``), graded as blanks, by text."""
+    out: Counter[str] = Counter()
+    blank = STATUS_CODES[Status.BLANK]
+    for k in np.flatnonzero(answers.machines.status == blank).tolist():
+        text, n = answers.texts[k], answers.counts[k]
+        if n and text is not None and text.strip():
+            out[fold_text(text)] += n
+    return out
+
+
 def _picks(g: GradedSlot, answers: _Answers, totals: Factorized) -> Counter[tuple[int, float]]:
     """(choice, total) per choice each student picked; (PICKS_ANSWERED, total) per student who
     gave a readable answer."""
@@ -188,7 +200,7 @@ def _picks(g: GradedSlot, answers: _Answers, totals: Factorized) -> Counter[tupl
     by_code = count(g.codes, totals)
     picked: dict[int, list[int]] = {}
     for code, (text, variant) in enumerate(zip(answers.texts, answers.variants, strict=True)):
-        if text is None or variant is None or is_blank(text):
+        if text is None or variant is None or unanswered(question, text):
             continue
         try:
             choices: list[int] | str = read_choices(text, question, variant)
