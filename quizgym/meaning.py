@@ -33,7 +33,7 @@ class Likely:
     ``2.4``, ``1/6``)."""
     cause: str
     """Why the answer as typed could not be read (``a typo of 'true'``, ``letters run
-    together``, ``a comma: a decimal comma or a thousands separator``)."""
+    together``, ``an ambiguous comma (decimal or thousands)``)."""
     note: str
     """How it was read instead (``probably meant 'true'``, ``read as a decimal comma it is the
     key``, ``read as the ratio 1/6``)."""
@@ -179,7 +179,7 @@ def _comma(match: re.Match[str], graded: _Grader) -> Likely | None:
     head, tail = match["head"], match["tail"]
     point, thousands = f"{head}.{tail}", f"{head}{tail}"
     as_point, as_thousands = graded(point), graded(thousands)
-    cause = "a comma: a decimal comma or a thousands separator"
+    cause = "an ambiguous comma (decimal or thousands)"
     if as_point.score == as_thousands.score:
         return None  # neither reading earns more: nothing to suggest but the 0 it has
     if as_point.score > as_thousands.score:

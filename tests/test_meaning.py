@@ -20,7 +20,7 @@ from click.testing import CliRunner, Result
 from quizgym.answers import Status, grade_response, non_answer
 from quizgym.cli import cli
 from quizgym.grading.cells import defuse, undefuse
-from quizgym.loader import load_bank, parse_bank
+from quizgym.loader import parse_bank
 from quizgym.meaning import likely
 from quizgym.model import points_of
 from quizgym.solver import compiled
@@ -99,13 +99,32 @@ def small() -> object:
 
 # --- non-answers (point 4) ----------------------------------------------------------------------
 
-NON_ANSWERS = ["idk", "IDK", "?", "??", "-", "--", "—", "n/a", "N/A", "x = ?", "v=?", "dont know", "don't know", "I don’t know", "no idea", "…"]
+NON_ANSWERS = [
+    "idk",
+    "IDK",
+    "?",
+    "??",
+    "-",
+    "--",
+    "—",
+    "n/a",
+    "N/A",
+    "x = ?",
+    "v=?",
+    "dont know",
+    "don't know",
+    "I don’t know",
+    "no idea",
+    "…",
+]
 ANSWERS = ["-5", "5-", "n", "no", "x = 5", "?5", "-0.5", "none", "no 5"]
 
 
 @pytest.mark.parametrize("text", NON_ANSWERS)
 @pytest.mark.parametrize("slot", ["tf", "ma", "time", "comma", "free"])
-def test_a_non_answer_is_a_blank_on_every_kind_of_question(small: object, slot: str, text: str) -> None:
+def test_a_non_answer_is_a_blank_on_every_kind_of_question(
+    small: object, slot: str, text: str
+) -> None:
     assert non_answer(text)
     book = small
     verdict = grade_response(book, book.bank.question(slot), text)  # type: ignore[attr-defined]
@@ -137,8 +156,22 @@ LIKELY = [
     ("ma", "ABC", "A, B, C", "letters run together", "probably meant A, B, C", 4.0),
     ("ma", "abc", "A, B, C", "letters run together", "probably meant A, B, C", 4.0),
     ("ma", "AC", "A, C", "letters run together", "probably meant A, C", 4 * 2 / 3),
-    ("comma", "2,400", "2.400", "a comma: a decimal comma or a thousands separator", "read as a decimal comma it is the key", 4.0),
-    ("thousands", "2,400", "2400", "a comma: a decimal comma or a thousands separator", "read with a thousands separator it is the key", 4.0),
+    (
+        "comma",
+        "2,400",
+        "2.400",
+        "an ambiguous comma (decimal or thousands)",
+        "read as a decimal comma it is the key",
+        4.0,
+    ),
+    (
+        "thousands",
+        "2,400",
+        "2400",
+        "an ambiguous comma (decimal or thousands)",
+        "read with a thousands separator it is the key",
+        4.0,
+    ),
     ("comma", "O.5", "0.5", "a letter O for a zero", "probably meant 0.5", 0.0),
     ("comma", "2.4OO", "2.400", "a letter O for a zero", "probably meant 2.400", 4.0),
     ("thousands", "24OO", "2400", "a letter O for a zero", "probably meant 2400", 4.0),
@@ -196,7 +229,9 @@ UNITS = [
 
 
 @pytest.mark.parametrize(("slot", "typed", "status", "read_as"), UNITS)
-def test_units_as_students_write_them(small: object, slot: str, typed: str, status: Status, read_as: str) -> None:
+def test_units_as_students_write_them(
+    small: object, slot: str, typed: str, status: Status, read_as: str
+) -> None:
     book = small
     verdict = grade_response(book, book.bank.question(slot), typed)  # type: ignore[attr-defined]
     assert (verdict.status, verdict.read_as) == (status, read_as)
@@ -206,7 +241,9 @@ def test_units_as_students_write_them(small: object, slot: str, typed: str, stat
 # --- a rubric question's points (point 9) -------------------------------------------------------
 
 
-def test_a_rubric_question_without_points_is_worth_its_rubric_and_the_schema_says_so(small: object) -> None:
+def test_a_rubric_question_without_points_is_worth_its_rubric_and_the_schema_says_so(
+    small: object,
+) -> None:
     book = small
     bank = book.bank  # type: ignore[attr-defined]
     assert points_of(bank.question("free"), bank.defaults) == 2  # not defaults.points (4)
