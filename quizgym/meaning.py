@@ -16,9 +16,12 @@ from dataclasses import dataclass
 
 from quizgym.answers import Status, Verdict, fold_text, grade_response
 from quizgym.model import LETTERS, AnyQuestion, MultipleChoice, SpotTheError, TrueFalse
-from quizgym.solver import CompiledBank, Variant
+from quizgym.solver import CompiledBank, Slot, Variant
+from quizgym.tolerance import HINT_DECIMALS, HINT_SIGFIGS, hint_text
 
-__all__ = ["Likely", "likely", "spoken"]
+__all__ = ["Likely", "likely", "spoken", "too_few_figures"]
+
+PRECISION_HINTS = (HINT_SIGFIGS, HINT_DECIMALS)
 
 _Grader = Callable[[str], Verdict]
 """Grades a text as the student's answer to the slot at hand."""
@@ -87,6 +90,16 @@ def likely(
     if found is None or found.verdict.status in {Status.INVALID, Status.BLANK}:
         return None
     return found
+
+
+def too_few_figures(slot: Slot, verdict: Verdict) -> bool:
+    """Whether a wrong numeric answer is the key rounded to fewer figures (or decimal places)
+    than the slot asks for (``0.17`` for 1/6 when 3 figures are asked): the comparator's
+    precision hint, which it gives only when the answer agrees with the key as far as it goes."""
+    if verdict.status is not Status.INCORRECT or verdict.tag or slot.tolerance is None:
+        return False
+    hints = {hint_text(code=code, tolerance=slot.tolerance) for code in PRECISION_HINTS}
+    return bool(verdict.feedback) and verdict.feedback in hints
 
 
 def spoken(letters: str) -> str:
@@ -194,6 +207,6 @@ def _comma(match: re.Match[str], graded: _Grader) -> Likely | None:
         cause=cause,
         note=f"read {how} it is {what}",
         verdict=verdict,
-        question=f"did you mean {meant}? A comma can be a decimal point or a thousands "
-        f"separator: write {point.strip()} or {thousands.strip()}.",
+        question=f"did you mean {point.strip()} or {thousands.strip()}? A comma can be a "
+        "decimal point or a thousands separator.",  # both: the drill gives nothing away
     )
