@@ -20,7 +20,7 @@ from click.testing import CliRunner, Result
 from quizgym.answers import Status, grade_response, non_answer
 from quizgym.cli import cli
 from quizgym.grading.cells import defuse, undefuse
-from quizgym.loader import parse_bank
+from quizgym.loader import load_bank, parse_bank
 from quizgym.meaning import likely
 from quizgym.model import points_of
 from quizgym.solver import compiled
@@ -342,3 +342,32 @@ def test_non_answers_are_blanks_with_no_review_row(graded: tuple[Path, Result]) 
     for slot in items:
         blanks = sum(1 for (s, q), t in typed.items() if q == slot and (not t or t in NON))
         assert int(items[slot]["blank"]) == blanks, slot
+
+
+# --- export --check accounts for every answer it typed (point 8) --------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["qti12", "gift"])
+def test_export_check_accounts_for_every_typed_answer_once(tmp_path: Path, fmt: str) -> None:
+    from quizgym.export.scoring import check_export
+
+    target = tmp_path / f"out.{fmt}"
+    result = CliRunner().invoke(
+        cli, ["export", str(BANK), "--to", fmt, "--check", "-o", str(target)]
+    )
+    last = result.stdout.splitlines()[-1]
+    report = check_export(compiled(load_bank(BANK)), fmt=fmt, data=target.read_bytes())
+    typed = sum(b.probes for b in report.blanks)
+    agreed = sum(b.agreed for b in report.blanks)
+    per_answer = [f for b in report.blanks for f in b.findings if f.typed]
+    wrong = sum(1 for f in per_answer if f.severe)
+    noted = len(per_answer) - wrong
+    assert agreed + noted + wrong == typed  # each typed answer once: none unexplained
+    assert all(f.text for f in per_answer)  # and each difference names its answer
+    verdict = "FAILED" if report.failed else "ok"
+    assert last == (
+        f"{verdict}: {len(report.blanks)} numeric blanks, {typed} typed answers: {agreed} scored as "
+        f"quizgym scores them, {noted} otherwise as noted, {wrong} scored wrong"
+    )
+    if fmt == "qti12":
+        assert noted > 0  # Canvas: partial credit and rounding notes, each counted
