@@ -202,6 +202,10 @@ def _one_part(
     return shown, tags, values, codes, np.array(list(counter.values()), dtype=np.int64)
 
 
+SILENT_SHOWN = 50
+"""Students who answered nothing named in the report at most (:attr:`Sums.silent` counts all)."""
+
+
 @dataclass
 class Sums:
     """Sufficient statistics of a partition; :meth:`merge` adds two of them."""
@@ -229,6 +233,10 @@ class Sums:
     non_answers: Counter[str] = field(default_factory=Counter)
     """What students typed for no answer (``idk``, ``?``, ``-``), graded as blanks: the text
     (folded) and how many answers gave it, over every slot."""
+    silent: int = 0
+    """Students who answered nothing at all (every slot blank)."""
+    silent_names: list[str] = field(default_factory=list)
+    """The first :data:`SILENT_SHOWN` of them, in the order of the submissions."""
 
     def merge(self, other: Sums, *, order: bool = True) -> Sums:
         """The sums of both partitions.
@@ -258,6 +266,8 @@ class Sums:
             picks=add(self.picks, other.picks),
             wrong=[x + y for x, y in zip(self.wrong, other.wrong, strict=True)],
             non_answers=ordered(self.non_answers + other.non_answers),
+            silent=self.silent + other.silent,
+            silent_names=(self.silent_names + other.silent_names)[:SILENT_SHOWN],
         )
 
 
@@ -289,7 +299,8 @@ class ItemStats:
     pbis: float | None
     """Item–total Pearson correlation (point-biserial for 0/1 items)."""
     flags: tuple[str, ...]
-    """Plain-language reasons this item deserves a look."""
+    """Plain-language reasons the item itself deserves a look (its quality: the key, how it
+    separates students, how hard it is); answers awaiting review are :attr:`pending`."""
     blank: int = 0
     """Students who gave no answer."""
     unreadable: int = 0
@@ -298,6 +309,10 @@ class ItemStats:
     """The most common cause of the unreadable answers."""
     decided: int = 0
     """Unreadable answers a teacher scored (``grade --review``)."""
+    pending: str = ""
+    """Why the item's score waits on a teacher, when enough of its answers could not be read
+    and await a decision (``14 of 55 answers could not be read, …``); '' otherwise. Kept apart
+    from :attr:`flags`: the answers, not the item, need a look."""
 
 
 @dataclass(frozen=True)
@@ -808,11 +823,12 @@ def _tags(
 def _flag(item: ItemStats, options: list[OptionStats]) -> ItemStats:
     """Attach plain-language reasons to look at an item."""
     flags = []
+    pending = ""
     given = item.n - item.blank
     waiting = item.unreadable - item.decided
     if waiting and item.unreadable >= 2 and item.unreadable >= UNREADABLE_SHARE * given:
         how = f", most often {item.cause}" if item.cause else ""
-        flags.append(
+        pending = (
             f"{item.unreadable} of {given} answers could not be read{how}: {waiting} score 0 "
             "until you decide them in review.csv"
         )
@@ -840,7 +856,7 @@ def _flag(item: ItemStats, options: list[OptionStats]) -> ItemStats:
                 f"stronger students chose the wrong option {option.option!r} "
                 f"(r_pb {option.rpb_rest:.2f}): is it also right?"
             )
-    return ItemStats(**{**item.__dict__, "flags": tuple(flags)})
+    return ItemStats(**{**item.__dict__, "flags": tuple(flags), "pending": pending})
 
 
 # --- agreement -----------------------------------------------------------------------------------

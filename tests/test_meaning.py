@@ -371,3 +371,81 @@ def test_export_check_accounts_for_every_typed_answer_once(tmp_path: Path, fmt: 
     )
     if fmt == "qti12":
         assert noted > 0  # Canvas: partial credit and rounding notes, each counted
+
+
+# --- a report a teacher reads at a glance (point 8) ---------------------------------------------
+
+
+def test_the_report_keeps_pending_review_apart_and_lists_who_said_nothing(
+    graded: tuple[Path, Result],
+) -> None:
+    out, _ = graded
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert (
+        '<p id="silent">2 students answered nothing (every answer blank): u063, u064.</p>' in html
+    )
+    assert (
+        '<p id="non-answers">20 answers say “no answer” and are counted as blank, not sent to '
+        "review: “-” ×5, “idk” ×5, “?” ×4, “dont know” ×2, “n/a” ×2, “x = ?” ×2.</p>"
+    ) in html
+    assert html.count("<li><strong>") == html.count("<li><strong>")  # (lists below)
+    pending = html.split('<ul id="pending">')[1].split("</ul>")[0]
+    flagged = html.split("<h2>Items to look at</h2>")[1].split("</ul>")[0]
+    assert "<strong>tf-skew</strong>: 5 of 55 answers could not be read" in pending
+    assert "could not be read" not in flagged  # quality flags only
+    items = {r["question"]: r for r in _rows(out / "items.csv")}
+    assert all("could not be read" not in r["flags"] for r in items.values())
+    assert '<tr class="pending"><td>tf-skew</td>' in html  # yellow, not red
+
+
+def test_the_items_table_fits_1200_pixels_with_no_column_cut_off(
+    graded: tuple[Path, Result], tmp_path: Path
+) -> None:
+    from conftest import CHROMIUM_ARGS, require_tool
+
+    chromium = require_tool("chromium")
+    from playwright.sync_api import sync_playwright
+
+    out, _ = graded
+    # and a bank whose ids are long, as the bundled one's are
+    long_bank = tmp_path / "long.yaml"
+    long_bank.write_text(
+        BANK.read_text(encoding="utf-8").replace(
+            "id: num-speed", "id: num-cyclist-constant-speed-over-a-hundred-metres"
+        ),
+        encoding="utf-8",
+    )
+    answers = tmp_path / "class.csv"
+    answers.write_text(
+        CLASS.read_text(encoding="utf-8").replace(
+            "num-speed", "num-cyclist-constant-speed-over-a-hundred-metres"
+        ),
+        encoding="utf-8",
+    )
+    other = tmp_path / "long"
+    result = CliRunner().invoke(cli, ["grade", str(long_bank), str(answers), "-o", str(other)])
+    assert result.exit_code == 0, result.output
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            for report in (out / "report.html", other / "report.html"):
+                page.goto(report.as_uri())
+                found = page.evaluate(
+                    """() => {
+                        const t = document.querySelector('table.items');
+                        const box = t.getBoundingClientRect();
+                        const cut = [...t.querySelectorAll('th, td')]
+                            .filter(c => c.scrollWidth > c.clientWidth + 1)
+                            .map(c => c.innerText);
+                        return {right: box.right, width: document.documentElement.clientWidth,
+                                page: document.documentElement.scrollWidth,
+                                columns: t.rows[0].cells.length, cut};
+                    }"""
+                )
+                assert found["columns"] == 14
+                assert found["cut"] == [], report
+                assert found["right"] <= found["width"], found
+                assert found["page"] <= 1200, found
+        finally:
+            browser.close()

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from quizgym.analysis import DECIDED, PICKS_ANSWERED, SlotInfo, Sums, WrongCounts
+from quizgym.analysis import DECIDED, PICKS_ANSWERED, SILENT_SHOWN, SlotInfo, Sums, WrongCounts
 from quizgym.answers import Status, fold_text, read_choices, unanswered
 from quizgym.arrays import distinct, group, objects
 from quizgym.grading.batch import GradedPartition, GradedSlot, factorize
@@ -103,6 +103,12 @@ def partial_sums(graded: GradedPartition) -> Sums:
     # Each column is factorized once and its codes reused by every count it enters.
     totals = _factorized(total)
     sums.totals = Counter({k[0]: v for k, v in count(totals).items()})
+    if graded.slots:  # who answered nothing: every slot blank (as the machine read it)
+        blank = STATUS_CODES[Status.BLANK]
+        none = np.logical_and.reduce([g.statuses == blank for g in graded.slots])
+        silent = np.flatnonzero(none)
+        sums.silent = len(silent)
+        sums.silent_names = [graded.answers.students[r] for r in silent[:SILENT_SHOWN].tolist()]
     for g, info in zip(graded.slots, slots, strict=True):
         x = _taken(g.verdicts.score, g.codes)
         sums.marks.append(count(x, totals))
