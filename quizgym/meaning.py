@@ -43,7 +43,8 @@ class Likely:
     verdict: Verdict
     """The verdict of :attr:`text`: its score is the score to suggest."""
     question: str = ""
-    """What the drill asks the student (``did you mean true?``)."""
+    """What the drill asks the student (``did you mean true?``); '' when asking would give
+    the answer away (a comma read the way that scores)."""
     shown: str = ""
     """How the reading is shown when it is not the verdict's ``read_as`` (a misspelt choice's
     text, the same in every shuffled order, without the letter one order gives it)."""
@@ -207,6 +208,5 @@ def _comma(match: re.Match[str], graded: _Grader) -> Likely | None:
         cause=cause,
         note=f"read {how} it is {what}",
         verdict=verdict,
-        question=f"did you mean {point.strip()} or {thousands.strip()}? A comma can be a "
-        "decimal point or a thousands separator.",  # both: the drill gives nothing away
+        question="",  # that one reading earns more would give the answer away: not asked
     )

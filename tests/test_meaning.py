@@ -23,7 +23,7 @@ from quizgym.grading.cells import defuse, undefuse
 from quizgym.loader import load_bank, parse_bank
 from quizgym.meaning import likely
 from quizgym.model import points_of
-from quizgym.solver import compiled
+from quizgym.solver import CompiledBank, compiled
 
 DATA = Path(__file__).parent / "data" / "meaning"
 BANK = DATA / "kinematics.yaml"
@@ -93,7 +93,7 @@ questions:
 
 
 @pytest.fixture(scope="module")
-def small() -> object:
+def small() -> CompiledBank:
     return compiled(parse_bank(SMALL, path="small.yaml"))
 
 
@@ -123,11 +123,11 @@ ANSWERS = ["-5", "5-", "n", "no", "x = 5", "?5", "-0.5", "none", "no 5"]
 @pytest.mark.parametrize("text", NON_ANSWERS)
 @pytest.mark.parametrize("slot", ["tf", "ma", "time", "comma", "free"])
 def test_a_non_answer_is_a_blank_on_every_kind_of_question(
-    small: object, slot: str, text: str
+    small: CompiledBank, slot: str, text: str
 ) -> None:
     assert non_answer(text)
     book = small
-    verdict = grade_response(book, book.bank.question(slot), text)  # type: ignore[attr-defined]
+    verdict = grade_response(book, book.bank.question(slot), text)
     assert (verdict.status, verdict.score, verdict.needs_review) == (Status.BLANK, 0.0, False)
 
 
@@ -136,9 +136,9 @@ def test_what_only_looks_like_a_non_answer_is_read_as_an_answer(text: str) -> No
     assert not non_answer(text)
 
 
-def test_a_choice_whose_text_is_a_non_answer_is_that_choice(small: object) -> None:
+def test_a_choice_whose_text_is_a_non_answer_is_that_choice(small: CompiledBank) -> None:
     book = small
-    verdict = grade_response(book, book.bank.question("mc"), "not sure")  # type: ignore[attr-defined]
+    verdict = grade_response(book, book.bank.question("mc"), "not sure")
     assert (verdict.status, verdict.read_as) == (Status.CORRECT, "A: Not sure")
 
 
@@ -181,32 +181,32 @@ LIKELY = [
 
 @pytest.mark.parametrize(("slot", "typed", "meant", "cause", "note", "score"), LIKELY)
 def test_an_unreadable_answer_has_a_likely_reading_graded_by_the_engine(
-    small: object, slot: str, typed: str, meant: str, cause: str, note: str, score: float
+    small: CompiledBank, slot: str, typed: str, meant: str, cause: str, note: str, score: float
 ) -> None:
     book = small
-    question = book.bank.question(slot)  # type: ignore[attr-defined]
+    question = book.bank.question(slot)
     as_typed = grade_response(book, question, typed)
     assert (as_typed.status, as_typed.score) == (Status.INVALID, 0.0)  # never credited as typed
-    found = likely(book, question, typed, variant=book.variant(question))  # type: ignore[attr-defined,arg-type]
+    found = likely(book, question, typed, variant=book.variant(question))
     assert found is not None
     assert (found.text, found.cause, found.note) == (meant, cause, note)
     assert found.verdict == grade_response(book, question, meant)
     assert found.verdict.score == pytest.approx(score)
 
 
-def test_a_comma_whose_readings_score_alike_suggests_nothing(small: object) -> None:
+def test_a_comma_whose_readings_score_alike_suggests_nothing(small: CompiledBank) -> None:
     book = small
-    question = book.bank.question("comma")  # type: ignore[attr-defined]
-    assert likely(book, question, "5,100", variant=book.variant(question)) is None  # type: ignore[attr-defined,arg-type]
-    question = book.bank.question("thousands")  # type: ignore[attr-defined]
-    found = likely(book, question, "2,4OO", variant=book.variant(question))  # type: ignore[attr-defined,arg-type]
+    question = book.bank.question("comma")
+    assert likely(book, question, "5,100", variant=book.variant(question)) is None
+    question = book.bank.question("thousands")
+    found = likely(book, question, "2,4OO", variant=book.variant(question))
     assert found is None  # a comma and a letter O at once: too far from anything typed
 
 
-def test_a_comma_reading_that_is_a_known_mistake_says_so(small: object) -> None:
+def test_a_comma_reading_that_is_a_known_mistake_says_so(small: CompiledBank) -> None:
     book = small
-    question = book.bank.question("thousands")  # type: ignore[attr-defined]
-    found = likely(book, question, "2,4", variant=book.variant(question))  # type: ignore[attr-defined,arg-type]
+    question = book.bank.question("thousands")
+    found = likely(book, question, "2,4", variant=book.variant(question))
     assert found is None  # "2,4" is read: 2.4, the known mistake, with its half credit
     verdict = grade_response(book, question, "2,4")
     assert (verdict.status, verdict.tag, verdict.score) == (Status.PARTIAL, "in-thousands", 2.0)
@@ -230,10 +230,10 @@ UNITS = [
 
 @pytest.mark.parametrize(("slot", "typed", "status", "read_as"), UNITS)
 def test_units_as_students_write_them(
-    small: object, slot: str, typed: str, status: Status, read_as: str
+    small: CompiledBank, slot: str, typed: str, status: Status, read_as: str
 ) -> None:
     book = small
-    verdict = grade_response(book, book.bank.question(slot), typed)  # type: ignore[attr-defined]
+    verdict = grade_response(book, book.bank.question(slot), typed)
     assert (verdict.status, verdict.read_as) == (status, read_as)
     assert "ms^-1" not in verdict.doubt  # read as metres per second, not doubted as a unit
 
@@ -242,10 +242,10 @@ def test_units_as_students_write_them(
 
 
 def test_a_rubric_question_without_points_is_worth_its_rubric_and_the_schema_says_so(
-    small: object,
+    small: CompiledBank,
 ) -> None:
     book = small
-    bank = book.bank  # type: ignore[attr-defined]
+    bank = book.bank
     assert points_of(bank.question("free"), bank.defaults) == 2  # not defaults.points (4)
     assert grade_response(book, bank.question("free"), "this").max_score == 2
     half = grade_response(book, bank.question("free-set"), "only this")

@@ -48,6 +48,12 @@ QUESTIONS = {
       - {answer: 1/5, feedback: "A die has six faces, not five.", tag: wrong-denominator}
       - {answer: 5/6, feedback: "That is the chance of anything but a six.", tag: not-a-six}
 """,
+    "comma": """
+  - id: num-accel
+    type: numeric
+    prompt: A car goes from rest to 24 m/s in 10 s. What is its acceleration in m/s²?
+    answer: 24 / 10
+""",
     "free": """
   - id: why-sd
     type: free_text
@@ -195,3 +201,17 @@ def test_a_rubric_s_points_are_not_the_self_mark_s_scale(tmp_path: Path) -> None
         child.sendline("q")
         child.expect(pexpect.EOF)
     assert _saved(tmp_path) == [("partial", 2, "it is the square root")]
+
+
+def test_a_comma_is_explained_without_saying_which_reading_is_right(tmp_path: Path) -> None:
+    with _drill(tmp_path, "comma") as child:
+        child.expect_exact("Your answer > ")
+        child.sendline("2,400")  # 2.4 is the key: the drill must not say so
+        child.expect_exact("2,400 is ambiguous: write it with a decimal point")
+        child.expect_exact("Your answer > ")
+        assert "did you mean" not in child.before
+        child.sendline("2.4")
+        child.expect_exact("✓ Correct")
+        child.sendline("q")
+        child.expect(pexpect.EOF)
+    assert _saved(tmp_path) == [("correct", 3, "2.4")]

@@ -494,7 +494,7 @@ class Drill:
             )
         except Exception:  # a suggestion only: the reason it did not read is still said
             found = None
-        if found is None:
+        if found is None or not found.question:
             return verdict.feedback or "That cannot be read as an answer."
         return f"“{text}” could not be read: {found.question} Type it the way you mean it."
 
