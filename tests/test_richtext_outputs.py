@@ -552,4 +552,4 @@ def test_export_check_scores_the_rich_bank_as_quizgym_does(fmt: str, tmp_path: P
         cli, ["export", str(RICH), "--to", fmt, "--check", "-o", str(target)]
     )
     assert result.exit_code == 0, result.output
-    assert re.search(r"ok: 3 numeric blanks, \d+ typed answers, .* 0 scored wrong", result.output)
+    assert re.search(r"ok: 3 numeric blanks, \d+ typed answers: .* 0 scored wrong", result.output)
