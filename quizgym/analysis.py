@@ -203,6 +203,10 @@ def _one_part(
     return shown, tags, values, codes, np.array(list(counter.values()), dtype=np.int64)
 
 
+SILENT_SHOWN = 50
+"""Students who answered nothing named in the report at most (:attr:`Sums.silent` counts all)."""
+
+
 @dataclass
 class Sums:
     """Sufficient statistics of a partition; :meth:`merge` adds two of them."""
@@ -232,6 +236,13 @@ class Sums:
     versions of a varying question differ (a parameter, the version, where the right choice is
     shown: :mod:`quizgym.grading.splits`) and the group is the student's side of it. Empty for
     a slot that does not vary."""
+    non_answers: Counter[str] = field(default_factory=Counter)
+    """What students typed for no answer (``idk``, ``?``, ``-``), graded as blanks: the text
+    (folded) and how many answers gave it, over every slot."""
+    silent: int = 0
+    """Students who answered nothing at all (every slot blank)."""
+    silent_names: list[str] = field(default_factory=list)
+    """The first :data:`SILENT_SHOWN` of them, in the order of the submissions."""
 
     def merge(self, other: Sums, *, order: bool = True) -> Sums:
         """The sums of both partitions.
@@ -263,6 +274,9 @@ class Sums:
             groups=add(self.groups, other.groups)
             if self.groups and other.groups
             else self.groups or other.groups,
+            non_answers=ordered(self.non_answers + other.non_answers),
+            silent=self.silent + other.silent,
+            silent_names=(self.silent_names + other.silent_names)[:SILENT_SHOWN],
         )
 
 
@@ -294,7 +308,8 @@ class ItemStats:
     pbis: float | None
     """Item–total Pearson correlation (point-biserial for 0/1 items)."""
     flags: tuple[str, ...]
-    """Plain-language reasons this item deserves a look."""
+    """Plain-language reasons the item itself deserves a look (its quality: the key, how it
+    separates students, how hard it is); answers awaiting review are :attr:`pending`."""
     blank: int = 0
     """Students who gave no answer."""
     unreadable: int = 0
@@ -312,6 +327,10 @@ class ItemStats:
     """The facility of that split's easiest group, in %."""
     variant_p: float | None = None
     """That split's p-value, Holm-adjusted over every test of the run."""
+    pending: str = ""
+    """Why the item's score waits on a teacher, when enough of its answers could not be read
+    and await a decision (``14 of 55 answers could not be read, …``); '' otherwise. Kept apart
+    from :attr:`flags`: the answers, not the item, need a look."""
 
 
 @dataclass(frozen=True)
@@ -863,11 +882,12 @@ def _tags(
 def _flag(item: ItemStats, options: list[OptionStats]) -> ItemStats:
     """Attach plain-language reasons to look at an item."""
     flags = []
+    pending = ""
     given = item.n - item.blank
     waiting = item.unreadable - item.decided
     if waiting and item.unreadable >= 2 and item.unreadable >= UNREADABLE_SHARE * given:
         how = f", most often {item.cause}" if item.cause else ""
-        flags.append(
+        pending = (
             f"{item.unreadable} of {given} answers could not be read{how}: {waiting} score 0 "
             "until you decide them in review.csv"
         )
@@ -895,7 +915,7 @@ def _flag(item: ItemStats, options: list[OptionStats]) -> ItemStats:
                 f"stronger students chose the wrong option {option.option!r} "
                 f"(r_pb {option.rpb_rest:.2f}): is it also right?"
             )
-    return ItemStats(**{**item.__dict__, "flags": tuple(flags)})
+    return ItemStats(**{**item.__dict__, "flags": tuple(flags), "pending": pending})
 
 
 # --- agreement -----------------------------------------------------------------------------------

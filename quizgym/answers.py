@@ -114,8 +114,58 @@ FALSE_WORDS = frozenset({"false", "f", "no", "n", "0"})
 
 
 def is_blank(response: str | None) -> bool:
-    """No answer at all (missing, empty or whitespace)."""
-    return response is None or not response.strip()
+    """No answer at all: missing, empty or whitespace, or a non-answer (:func:`non_answer`)."""
+    return response is None or not response.strip() or non_answer(response)
+
+
+NON_ANSWERS = frozenset(
+    {
+        "idk",
+        "dk",
+        "dont know",
+        "don't know",
+        "do not know",
+        "i dont know",
+        "i don't know",
+        "i do not know",
+        "dunno",
+        "no idea",
+        "not sure",
+        "no clue",
+        "n/a",
+        "na",
+        "n.a.",
+        "#n/a",
+        "no answer",
+        "skip",
+        "skipped",
+    }
+)
+"""What students type for "no answer", folded as :func:`fold_text` folds (with ’ as ')."""
+_NO_ANSWER = re.compile(r"(?:[a-z]\w{0,2} *= *)?(?:\?+|[-–—_]+|\.\.\.|…)")
+"""A lone mark for no answer: ``?``, ``-``, ``--``, ``…``, also after ``x =`` (``x = ?``)."""
+
+
+def non_answer(response: str) -> bool:
+    """Whether a text says the student gave no answer (``idk``, ``?``, ``-``, ``n/a``,
+    ``x = ?``, ``dont know``): graded as a blank, never read as an answer (a choice whose own
+    text it is excepted, see :func:`unanswered`)."""
+    folded = fold_text(response).replace("’", "'").strip(" .!")
+    return folded in NON_ANSWERS or _NO_ANSWER.fullmatch(fold_text(response)) is not None
+
+
+def unanswered(question: AnyQuestion, response: str | None, part: str | None = None) -> bool:
+    """Whether a response to ``question`` (or to one of its slots, ``part``) is no answer
+    (:func:`is_blank`), unless it is the text of one of its lettered options as typed (a choice
+    "Not sure" is an answer)."""
+    if not is_blank(response):
+        return False
+    if response is None or not response.strip():
+        return True
+    picks = choices_of(question, part)
+    if picks is None or not picks.lettered:
+        return True
+    return fold_text(response) not in {fold_text(c.text) for c in picks.choices}
 
 
 # --- true/false ---------------------------------------------------------------------------------
@@ -498,6 +548,10 @@ def _judge_unit(reading: Reading, slot: Slot) -> UnitReading:
         return UnitReading(conversion=conversion, read_as=reading.read_as)
     value = conversion.scale * reading.number + conversion.offset
     shown = f"{format_value(value)}{'' if units is None else ' ' + units}"
+    if conversion.spelled:  # ms^-1 read as m*s^-1: said, and doubted only when converted
+        typed = conversion.spelled
+        if conversion.identity:
+            return UnitReading(conversion=conversion, read_as=f"{reading.read_as} = {shown}")
     return UnitReading(
         conversion=conversion,
         read_as=f"{reading.read_as} = {shown}",
@@ -528,7 +582,7 @@ def _match(reading: Reading, target: float, slot: Slot) -> Match:
     assert slot.tolerance is not None
     value, kind = reading.number, reading.parsed.kind
     conversion = convert(reading.unit, slot.units) if reading.unit else None
-    if conversion is not None and conversion.kind == "converted":
+    if conversion is not None and conversion.kind == "converted" and not conversion.identity:
         if in_slot_unit(conversion, slot.tolerance):
             # A band in the slot's unit, or a scale with another zero (degF for degC, where a
             # share of the typed number means nothing): compare there, the typed digits aside.
@@ -770,7 +824,7 @@ def grade_response(
     else:
         (slot,) = slots
     points = slot.points
-    if is_blank(response):
+    if unanswered(question, response):
         return Verdict(
             question=slot.id,
             status=Status.BLANK,
@@ -864,10 +918,12 @@ __all__ = [
     "match_criterion",
     "match_rubric",
     "mistakes_for",
+    "non_answer",
     "numeric_verdict",
     "options_of",
     "read_bool",
     "read_choices",
     "read_unit",
     "shown_choices",
+    "unanswered",
 ]

@@ -2648,8 +2648,12 @@ MAX_UNIT_LENGTH = 40
 """Longest unit read after a number (``kg m^2 s^-2``), in characters."""
 _MAX_UNIT_FACTORS = 8
 _UNIT_WORD_RE = re.compile(r"%|[A-Za-z][A-Za-z_]*")
-_UNIT_POWER_RE = re.compile(r"\^(?:-?[0-9]|\(-?[0-9]\))")
+_UNIT_POWER_RE = re.compile(r"\^(?:-?[0-9]|\(-?[0-9]\))|-?[0-9](?![0-9])")
+"""A factor's power: ``^2``, ``^-1``, ``^(-1)``, or written straight after the letters as
+students do (``s-1``, ``m2``, ``ms-2``)."""
 _UNIT_PAREN_POWER_RE = re.compile(r"\^\((-?[0-9])\)")  # s⁻¹ normalizes to s^(-1): show s^-1
+_UNIT_BARE_POWER_RE = re.compile(r"(?<=[A-Za-z])(-?[0-9])")  # s-1 and m2: show s^-1 and m^2
+_UNIT_DOT_RE = re.compile(r"(?<=[A-Za-z0-9)])\.(?=[A-Za-z(])")  # m.s^-1: show m*s^-1
 
 
 def _split_unit(text: str) -> tuple[str, str] | None:
@@ -2674,12 +2678,21 @@ def _split_unit(text: str) -> tuple[str, str] | None:
         if tail and _is_unit(tail):
             head = text[: offsets[i]]
             if head.strip():
-                return head, _UNIT_PAREN_POWER_RE.sub(r"^\1", tail)
+                return head, _unit_text(tail)
     return None
 
 
+def _unit_text(tail: str) -> str:
+    """A unit as read, in the spelling the units library takes and answers show: ``s^-1`` for
+    ``s^(-1)`` and ``s-1``, ``m^2`` for ``m2``, ``m*s^-1`` for ``m.s^-1``."""
+    tail = _UNIT_PAREN_POWER_RE.sub(r"^\1", tail)
+    tail = _UNIT_BARE_POWER_RE.sub(r"^\1", tail)
+    return _UNIT_DOT_RE.sub("*", tail)
+
+
 def _is_unit(text: str) -> bool:
-    """Whether text has the shape of a unit: ``m/s``, ``m s^-1``, ``kg*m/s^2``, ``J/(kg K)``."""
+    """Whether text has the shape of a unit: ``m/s``, ``m s^-1``, ``kg*m/s^2``, ``J/(kg K)``,
+    ``m.s^-1``, ``m s-1``."""
     i, n, factors, depth = 0, len(text), 0, 0
     want_factor = True
     while i < n:
@@ -2703,7 +2716,7 @@ def _is_unit(text: str) -> bool:
             continue
         operators = 0
         start = i
-        while i < n and text[i] in " */":
+        while i < n and text[i] in " */.":
             operators += text[i] != " "
             i += 1
         if i in (start, n) or operators > 1:

@@ -109,7 +109,12 @@ Display = Literal["exact", "decimal"] | DecimalDisplay
 class Defaults(StrictModel):
     """Bank-wide defaults for questions that do not set their own."""
 
-    points: float = Field(default=1.0, gt=0, description="points for a question or part")
+    points: float = Field(
+        default=1.0,
+        gt=0,
+        description="points for a question or part that sets none (not free text: a free-text "
+        "question without points is worth its rubric's total)",
+    )
     tolerance: Tolerance = Field(default="auto", description="numeric comparison policy")
     require_units: RequireUnits = Field(
         default=False,
@@ -414,6 +419,12 @@ class FreeText(QuestionBase):
     type: Literal["free_text"] = Field(description="question type")
     model_answer: str = Field(min_length=1, description="a full-credit answer")
     rubric: list[RubricCriterion] = Field(min_length=1, description="criteria and their points")
+    points: float | None = Field(
+        default=None,
+        gt=0,
+        description="points; unset, the rubric's total (its criteria's points added up), never "
+        "defaults.points; set, the rubric's share met earns that share of them",
+    )
 
     def unset_points(self, defaults: Defaults) -> float:
         """The rubric's total: three 1-point criteria make a 3-point question."""

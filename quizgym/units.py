@@ -24,6 +24,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,6 +109,16 @@ class Conversion:
     kind: Literal["same", "converted", "incompatible", "unknown"]
     scale: float = 1.0
     offset: float = 0.0
+    spelled: str = ""
+    """The unit as read when its letters were read apart (``m*s^-1`` for ``ms^-1`` in a
+    question in m/s: metres per second, as students write it, where milliseconds⁻¹ would be
+    no speed); '' when it was read as typed. Such a unit is always ``converted``, even when
+    nothing changes (scale 1, offset 0), so that the answer says how it was read."""
+
+    @property
+    def identity(self) -> bool:
+        """The number typed is the number in the question's unit (no scale, no offset)."""
+        return self.scale == 1.0 and self.offset == 0.0
 
     @property
     def usable(self) -> bool:
@@ -138,23 +149,51 @@ def convert(typed: str, expected: str | None) -> Conversion:
     if kept is not None:
         return kept
     found = _convert(typed, expected)
-    _KEPT.add(key, [found.kind, found.scale, found.offset])
+    if not found.usable and expected is not None:
+        found = _apart(typed, expected) or found
+    _KEPT.add(key, [found.kind, found.scale, found.offset, found.spelled])
     return found
 
 
 def _conversion(kept: Any) -> Conversion | None:
     """A kept conversion, or None when it is not one ``_convert`` could have given: a finite
-    non-zero scale and a finite offset for ``converted``, 1 and 0 for the other kinds."""
-    if not (isinstance(kept, list) and len(kept) == 3 and kept[0] in _KINDS):
+    non-zero scale and a finite offset for ``converted``, 1 and 0 for the other kinds (and a
+    unit read apart only for ``converted``)."""
+    if not (isinstance(kept, list) and len(kept) == 4 and kept[0] in _KINDS):
         return None
-    kind, scale, offset = kept
-    if not (isinstance(scale, float) and isinstance(offset, float)):
+    kind, scale, offset, spelled = kept
+    if not (isinstance(scale, float) and isinstance(offset, float) and isinstance(spelled, str)):
         return None
     if kind == "converted":
         ok = math.isfinite(scale) and math.isfinite(offset) and scale != 0
     else:
-        ok = scale == 1.0 and offset == 0.0
-    return Conversion(kind=kind, scale=scale, offset=offset) if ok else None
+        ok = scale == 1.0 and offset == 0.0 and not spelled
+    return Conversion(kind=kind, scale=scale, offset=offset, spelled=spelled) if ok else None
+
+
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _apart(typed: str, expected: str) -> Conversion | None:
+    """A unit that is not the question's kind of quantity as typed, read with one word's letters
+    apart (``ms^-1`` as ``m*s^-1``, ``Nm`` as ``N*m``), when exactly one such reading converts
+    to the question's units; None otherwise. ``ms`` stays milliseconds wherever milliseconds
+    convert (a question in seconds), as any unit read as typed does."""
+    found: dict[tuple[float, float], str] = {}
+    for word in _WORD.finditer(typed):
+        text = word.group()
+        for cut in range(1, len(text)):
+            first, second = text[:cut], text[cut:]
+            if _unit(first) is None or _unit(second) is None:
+                continue
+            spelled = f"{typed[: word.start()]}{first}*{second}{typed[word.end() :]}"
+            conversion = _convert(spelled, expected)
+            if conversion.usable:
+                found.setdefault((conversion.scale, conversion.offset), spelled)
+    if len(found) != 1:
+        return None
+    ((scale, offset), spelled), *_ = found.items()
+    return Conversion(kind="converted", scale=scale, offset=offset, spelled=spelled)
 
 
 def _convert(typed: str, expected: str | None) -> Conversion:

@@ -1,7 +1,7 @@
 """The batch grader's verdicts, a column at a time, are the single-answer path's: on classes
-of answers typed every way (plain numbers, units of every kind, labels, percentages, constants,
-partial-credit mistakes, a part carried forward), read as lists and as coded columns with an
-unused text, with and without seeds."""
+of answers typed every way (plain numbers, units of every kind and as students write them,
+labels, percentages, constants, non-answers, partial-credit mistakes, a part carried forward),
+read as lists and as coded columns with an unused text, with and without seeds."""
 
 from __future__ import annotations
 
@@ -47,6 +47,12 @@ questions:
     tolerance: {abs: 0.1}
     mistakes:
       - {answer: "4", feedback: "dbl", tag: d, credit: 0.5}
+  - id: u4
+    type: numeric
+    prompt: speed, within a band
+    answer: "10"
+    units: m/s
+    tolerance: {abs: 0.5}
   - id: u3
     type: numeric
     prompt: tok
@@ -137,6 +143,25 @@ POOL: list[str | None] = [
     "0.693 foo",
     "0.693 bits",
     "3 bits",
+    # units as students write them, non-answers, and what only a reviewer may read
+    "10 ms^-1",
+    "10 ms-1",
+    "10 m.s^-1",
+    "10 m s^-1",
+    "10 m s-1",
+    "10 m·s⁻¹",
+    "10.2 ms⁻¹",
+    "36 kmh-1",
+    "10 ms",
+    "2 m2",
+    "idk",
+    "?",
+    "-",
+    "n/a",
+    "x = ?",
+    "dont know",
+    "O.5",
+    "2,400",
 ]
 
 

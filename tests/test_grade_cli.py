@@ -51,7 +51,7 @@ def test_grade_writes_the_designed_files(graded: tuple[Path, Any], update_golden
     assert result.exit_code == 1  # one row rejected
     assert result.stdout == (
         "graded 12 students (108 responses) → out/; 1 row rejected (see rejected.csv); "
-        "13 answers to review (11 in review.csv)\n"
+        "12 answers to review (10 in review.csv)\n"  # s03's "no idea" is a blank
     )
     assert result.stderr == "class.csv:14: duplicate student s12 (first at class.csv:13)\n"
     for name in GOLDEN_FILES:

@@ -36,6 +36,7 @@ LAYERS: list[set[str]] = [
     {"answers", "analysis", "issued", "similar", "accept", "irt"},  # verdicts; statistics;
     # handed out; grouping; what the engine accepts as typed decimals (for keys and exports);
     # IRT fits
+    {"meaning"},  # what an unreadable answer likely meant, graded by the answer engine
     {"check", "practice", "render", "export"},  # what the commands do with a bank
     {"grading", "serve"},  # a class: reads, grades, and writes its report with render; the web
     {"__init__"},  # the public library surface: quizgym.load_bank, quizgym.grade_response, …

@@ -66,8 +66,9 @@ def test_a_known_wrong_number_gets_its_misconception_feedback(tmp_path: Path) ->
     log10 = f"{key.number / 2.302585092994046:.4f}"  # the log-base-10 slip
     result = run(db, [log10, "", "q"], "--tag", "softmax", "--type", "numeric")
     assert "✗ Not quite" in result.output
-    assert "misconception: log-base" in result.output
-    assert "Misconceptions met: log-base ×1" in result.output
+    assert "This is a common mistake (log base)." in result.output  # a sentence, not a tag
+    assert "misconception:" not in result.output and "log-base" not in result.output
+    assert "Common mistakes you made: log base." in result.output
     assert rows(db, "SELECT tag, rating FROM attempt") == [("log-base", 1)]
 
 

@@ -126,12 +126,31 @@ def test_review_lists_every_uncertain_answer_once_with_its_count(
     waiting = sum(uncertain.values())
     assert f"{waiting} answers to review ({len(queue)} in review.csv)" in result.stdout
     by_answer = {(r["question"], r["answer"]): r for r in queue}
+    # Unreadable, with the likely reading shown and the score it earns suggested (issue #31).
     expected = {
-        ("tf-skew", "ture"): "a typo of 'true'",
-        ("num-sales", "2,400"): "a comma as thousands separator",
-        ("num-odds", "1:6"): "written as a ratio",
-        ("mc-spread", "AB"): "letters run together; probably meant A, B",
-        ("mc-centre", "the medain"): "a choice's text, misspelt; probably meant 'the median'",
+        ("tf-skew", "ture"): ("a typo of 'true'", "likely: true", "1"),
+        ("num-sales", "2,400"): (
+            "an ambiguous comma (decimal or thousands); read with a thousands "
+            "separator it is the key",
+            "likely: 2400",
+            "1",
+        ),
+        ("num-sales", "24OO"): ("a letter O for a zero; probably meant 2400", "likely: 2400", "1"),
+        ("num-odds", "1:6"): (
+            "written as a ratio; read as the ratio 1/6",
+            "likely: 1/6 ≈ 0.1666667",
+            "1",
+        ),
+        ("mc-spread", "AB"): (
+            "letters run together; probably meant A, B",
+            "likely: A: the interquartile range; B: the standard deviation",
+            "1",
+        ),
+        ("mc-centre", "the medain"): (
+            "a choice's text, misspelt; probably meant 'the median'",
+            "likely: the median",
+            "1",
+        ),
     }
     # Read, but leniently: the machine scored it, and says why a person may look.
     share = by_answer["num-share", "15%"]
@@ -141,11 +160,17 @@ def test_review_lists_every_uncertain_answer_once_with_its_count(
         "1",
         "15% = 0.15",
     )
-    for (slot, text), why in expected.items():
+    for (slot, text), (why, read_as, suggested) in expected.items():
         row = by_answer[slot, text]
         assert row["reason"] == f"could not be read: {why}", row
         assert row["count"] == str(sum(1 for (_, s), t in typed.items() if s == slot and t == text))
-        assert row["verdict"] == "invalid" and row["suggested"] == "0" and row["score"] == ""
+        assert (row["verdict"], row["read_as"], row["suggested"]) == ("invalid", read_as, suggested)
+        assert row["score"] == ""
+        scored = {graded[s, q]["score"] for (s, q), t in typed.items() if (q, t) == (slot, text)}
+        assert scored == {"0"}  # a suggestion only: 0 until a teacher decides
+    # "no idea" is no answer: a blank, on no row.
+    assert not [r for r in queue if r["answer"] == "no idea"]
+    assert {graded[k]["verdict"] for k, t in typed.items() if t == "no idea"} == {"blank"}
     # ``ture`` is one decision for the whole class.
     assert by_answer["tf-skew", "ture"]["count"] == "5"
     # Letters name a position in each student's own shuffled order: one row per order.
@@ -571,10 +596,10 @@ def test_the_report_counts_every_student_and_explains_its_flags(first: tuple[Pat
     assert se[1] == ["(their own numbers)", "se-divides-by-n", "12"]
     # A flag names its dominant cause, and the list at the top says what to check first.
     assert (
-        "num-sales: 14 of 55 answers could not be read, most often a comma as thousands "
-        "separator: 14 score 0 until you decide them in review.csv" in first_list
+        "num-sales: 14 of 55 answers could not be read, most often an ambiguous comma (decimal or "
+        "thousands): 14 score 0 until you decide them in review.csv" in first_list
     )
-    assert "answers await your decision (21 distinct, in review.csv)" in first_list
+    assert "answers await your decision (20 distinct, in review.csv)" in first_list
     # Per-variant rows are folded, small versions pooled.
     assert folded and all(not is_open and not shown for is_open, shown in folded)
     html = (out / "report.html").read_text(encoding="utf-8")

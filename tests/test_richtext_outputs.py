@@ -161,7 +161,8 @@ def test_report_shows_each_question_with_its_formulas_table_and_image(
     )
     assert result.exit_code == 0, result.output
     assert result.output == (
-        f"graded 4 students (28 responses) → {out}/; 4 answers to review (4 in review.csv)\n"
+        # s03's "no idea" is no answer: a blank, not a review row
+        f"graded 4 students (28 responses) → {out}/; 3 answers to review (3 in review.csv)\n"
     )
     report = (out / "report.html").read_text(encoding="utf-8")
     assert f"data:image/png;base64,{base64.b64encode(IMAGE).decode()}" in report
@@ -554,4 +555,4 @@ def test_export_check_scores_the_rich_bank_as_quizgym_does(fmt: str, tmp_path: P
         cli, ["export", str(RICH), "--to", fmt, "--check", "-o", str(target)]
     )
     assert result.exit_code == 0, result.output
-    assert re.search(r"ok: 3 numeric blanks, \d+ typed answers, .* 0 scored wrong", result.output)
+    assert re.search(r"ok: 3 numeric blanks, \d+ typed answers: .* 0 scored wrong", result.output)

@@ -36,6 +36,14 @@ CASES = [
     ("speed-units", "10 m·s⁻¹", Status.CORRECT, 1.0, "10 m*s^-1", "", ""),
     ("speed-units", "10m/s", Status.CORRECT, 1.0, "10 m/s", "", ""),
     ("speed-units", "v = 10 m/s", Status.CORRECT, 1.0, "10 m/s", "", ""),
+    # as students write metres per second: run together, with a dot, a power without ^
+    ("speed-units", "10 ms^-1", Status.CORRECT, 1.0, "10 ms^-1 = 10 m/s", "", ""),
+    ("speed-units", "10 ms-1", Status.CORRECT, 1.0, "10 ms^-1 = 10 m/s", "", ""),
+    ("speed-units", "10 ms⁻¹", Status.CORRECT, 1.0, "10 ms^-1 = 10 m/s", "", ""),
+    ("speed-units", "10 m.s^-1", Status.CORRECT, 1.0, "10 m*s^-1", "", ""),
+    ("speed-units", "10 m s-1", Status.CORRECT, 1.0, "10 m s^-1", "", ""),
+    ("speed-units", "9 ms^-1", Status.INCORRECT, 0.0, "9 ms^-1 = 9 m/s", "", ""),
+    ("speed-units", "36 kmh-1", Status.CORRECT, 1.0, "36 kmh^-1 = 10 m/s", "", "typed in km*h^-1, converted"),
     # converted: a compatible unit, graded in the question's
     ("speed-units", "36 km/h", Status.CORRECT, 1.0, "36 km/h = 10 m/s", "", "typed in km/h, converted"),
     ("speed-units", "0.01 km/s", Status.CORRECT, 1.0, "0.01 km/s = 10 m/s", "", "typed in km/s, converted"),
@@ -53,6 +61,7 @@ CASES = [
     # incompatible: wrong, naming the expected unit
     ("projectile-range", "35.3 ms", Status.INCORRECT, 0.0, "35.3 ms", "ms cannot be converted to m", "incompatible unit: ms for m"),  # milliseconds, not metres
     ("speed-units", "10 ms", Status.INCORRECT, 0.0, "10 ms", "ms cannot be converted to m/s", "incompatible unit: ms for m/s"),
+    ("speed-units", "10 ms^-2", Status.INCORRECT, 0.0, "10 ms^-2", "ms^-2 cannot be converted to m/s", "incompatible unit: ms^-2 for m/s"),
     ("speed-units", "10 kg", Status.INCORRECT, 0.0, "10 kg", "kg cannot be converted to m/s: the answer is in m/s.", "incompatible unit: kg for m/s"),
     ("speed-units", "10 m/s²", Status.INCORRECT, 0.0, "10 m/s^2", "the answer is in m/s", "incompatible unit: m/s^2 for m/s"),
     # not a unit at all: the answer cannot be read (no attempt used)

@@ -619,6 +619,9 @@ class Finding:
     """A key of :data:`KINDS`."""
     text: str = ""
     """What was typed and how each scored, e.g. ``1.15 (the mean-vs-sum mistake): 0%, 50%``."""
+    typed: bool = True
+    """A finding on one typed answer (each typed answer the LMS scores otherwise has one);
+    False for a note on the blank itself (feedback, an answer not imported)."""
 
     @property
     def severe(self) -> bool:
@@ -664,15 +667,26 @@ class CheckReport:
                 head = ("DIFFERS: " if severe else "note: ") + label.format(target=self.target)
                 details = "; ".join(f.text for f in found if f.text)
                 out.append(f"  {head}" + (f": {details}" if details else ""))
+        out.append(self.summary())
+        return out
+
+    def summary(self) -> str:
+        """The last line: every typed answer counted once, by one rule: scored as quizgym
+        scores it, scored otherwise where the LMS can do no better (a note above: partial credit,
+        figures typed, rounding just at an edge), or scored wrong (a correct answer refused or a
+        wrong one accepted); and the blanks the LMS imports no answer for."""
         probes = sum(b.probes for b in self.blanks)
         agreed = sum(b.agreed for b in self.blanks)
-        wrong = sum(1 for b in self.blanks for f in b.findings if f.severe)
-        verdict = "FAILED" if wrong else "ok"
-        out.append(
-            f"{verdict}: {len(self.blanks)} numeric blanks, {probes} typed answers, {agreed} "
-            f"scored as quizgym scores them, {wrong} scored wrong"
+        typed = [f for b in self.blanks for f in b.findings if f.typed]
+        wrong = sum(1 for f in typed if f.severe)
+        noted = len(typed) - wrong
+        missing = sum(1 for b in self.blanks for f in b.findings if f.severe and not f.typed)
+        verdict = "FAILED" if self.failed else "ok"
+        line = (
+            f"{verdict}: {len(self.blanks)} numeric blanks, {probes} typed answers: {agreed} "
+            f"scored as quizgym scores them, {noted} otherwise as noted, {wrong} scored wrong"
         )
-        return out
+        return line + (f"; {missing} blanks with no answer imported" if missing else "")
 
     def warnings(self) -> list[str]:
         """One line per blank scored wrong (a correct answer refused or a wrong one accepted),
@@ -812,7 +826,11 @@ def check_export(
                                 probes=0,
                                 agreed=0,
                                 findings=(
-                                    Finding(kind="refused", text=f"{target} imports no answer"),
+                                    Finding(
+                                        kind="refused",
+                                        text=f"{target} imports no answer",
+                                        typed=False,
+                                    ),
                                 ),
                             )  # fmt: skip
                         )
@@ -856,7 +874,7 @@ def _check_blank(
             continue
         findings.append(_finding(probe, ours, theirs, engine, fmt))
     if fmt == "qti12" and slot.wrong:
-        findings.append(Finding(kind="feedback"))
+        findings.append(Finding(kind="feedback", typed=False))
     return BlankCheck(
         ident=name, accepts=shown, probes=len(tried), agreed=agreed, findings=tuple(findings)
     )

@@ -42,6 +42,7 @@ from quizgym.answers import (
     numeric_verdict,
     read_bool,
     read_choices,
+    unanswered,
 )
 from quizgym.arrays import IntArray, group, sorted_unique
 from quizgym.expr import ParseFailure, Reading, read_answer
@@ -397,7 +398,7 @@ def _guarded(slot: Slot, grade: Callable[[], Verdict]) -> Verdict:
 
 
 def _option(question: AnyQuestion, part: str | None, variant: Variant, text: str | None) -> int:
-    if is_blank(text):
+    if unanswered(question, text, part):
         return OPTION_BLANK
     assert text is not None
     options = choices_of(question, part)

@@ -25,6 +25,7 @@ _UNIT = re.compile(rf"\s*{_NUMBER}\s*[^\W\d_][\w/^·*°µΩ%-]*\s*", re.UNICODE)
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)")
 _RATIO = re.compile(rf"\s*{_NUMBER}\s*:\s*{_NUMBER}\s*")
 _POWER = re.compile(r"\d\s*(?:[x×*]\s*10\s*(?:\^|\*\*)|[x×]\s*10\s*[-−]?\d)", re.IGNORECASE)
+_LETTER_O = re.compile(r"[+-]?(?=[0-9.,Oo]*[Oo])(?=[0-9.,Oo]*[0-9.])[0-9.,Oo]+")
 _WORDS = re.compile(r"[^\W\d_][\w\s'’.-]*", re.UNICODE)
 
 
@@ -67,7 +68,9 @@ def _numeric_cause(text: str) -> str:
     if _RATIO.fullmatch(stripped):
         return "written as a ratio"
     if _THOUSANDS.search(stripped) and "." not in stripped:
-        return "a comma as thousands separator"
+        return "an ambiguous comma (decimal or thousands)"
+    if _LETTER_O.fullmatch(stripped):
+        return "a letter O for a zero"
     if _POWER.search(stripped):
         return "written with × 10^n"
     if stripped.count(".") > 1:

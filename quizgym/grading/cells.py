@@ -32,9 +32,10 @@ def defuse(text: str) -> str:
 
     Student text such as ``=HYPERLINK(…)`` or ``-ln(0.2)`` would be evaluated by Excel or
     LibreOffice when a teacher opens the file; a leading apostrophe makes it plain text. Plain
-    numbers (``-2.30``) are left alone.
+    numbers (``-2.30``) and a lone ``-`` (a student's "no answer", which no spreadsheet runs)
+    are left alone.
     """
-    if text and text[0] in FORMULA_START and not _NUMBER.fullmatch(text):
+    if text and text[0] in FORMULA_START and not _NUMBER.fullmatch(text) and text != "-":
         return "'" + text
     return text
 

@@ -21,14 +21,14 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import astuple, dataclass, field
+from dataclasses import astuple, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
 from quizgym.analysis import Agreement, rubric_agreement
-from quizgym.answers import Verdict
+from quizgym.answers import Status, Verdict
 from quizgym.grading.batch import FAILED, GradedPartition
 from quizgym.grading.causes import cause_of, probably
 from quizgym.grading.cells import fmt
@@ -42,9 +42,10 @@ from quizgym.grading.decisions import (
 from quizgym.grading.outputs import write_rows
 from quizgym.grading.student_fit import StudentFlag
 from quizgym.grading.verdicts import STATUSES, UNREAD, Verdicts
+from quizgym.meaning import likely
 from quizgym.model import AnyQuestion
 from quizgym.model import slot_id as part_slot
-from quizgym.solver import CompiledBank
+from quizgym.solver import CompiledBank, Slot, Variant
 from quizgym.types import choices_of, text_of
 
 __all__ = ["HEADER", "Entry", "Review", "agreements", "review_of", "write_review"]
@@ -95,6 +96,9 @@ class Graded:
     """The engine failed on the answer (an error, not a reading)."""
     doubt: str = ""
     """Why the machine's reading deserves a look though it decided (``read % as a fraction``)."""
+    likely: str = ""
+    """An unreadable answer's likely reading, and why (``a typo of 'true'; probably meant
+    'true'``): :attr:`suggested` is then the score that reading earns, not the 0 it has."""
 
     @classmethod
     def of(cls, verdict: Verdict) -> Graded:
@@ -242,7 +246,8 @@ def review_of(bank: CompiledBank, graded: GradedPartition) -> Review:
             text = column[int(members[0])]
             if text is None:
                 continue
-            label = g.variants[int(g.variant_codes[members[0]])].label
+            variant = g.variants[int(g.variant_codes[members[0]])]
+            label = variant.label
             # only an answer read is judged against the earlier answers
             read = machines.status[code] not in UNREAD
             earlier = [(name, answers[int(members[0])]) for name, answers in prior if read]
@@ -251,12 +256,36 @@ def review_of(bank: CompiledBank, graded: GradedPartition) -> Review:
             if key in found:
                 found[key][0].append(members)
             else:
-                found[key] = ([members], record)
+                found[key] = ([members], _with_likely(bank, g.slot, variant, text, record))
         for key, (parts, record) in found.items():
             members = np.sort(np.concatenate(parts)) if len(parts) > 1 else parts[0]
             shown = [students[r] for r in members[:SHOWN_STUDENTS].tolist()]
             review.add(key, len(members), shown, record)
     return review
+
+
+def _with_likely(
+    bank: CompiledBank, slot: Slot, variant: Variant, text: str, record: Graded
+) -> Graded:
+    """An unreadable answer's record with its likely reading (:func:`quizgym.meaning.likely`):
+    the score that reading earns suggested, the reading shown. The answer keeps its 0 until a
+    teacher decides it. A part's likely reading is graded without the student's earlier answers
+    (one row covers every student who typed it, whatever they answered before)."""
+    if record.free or record.failed or record.status != Status.INVALID.value:
+        return record
+    try:
+        found = likely(bank, slot.question, text, variant=variant, part=slot.part)
+    except Exception:  # a suggestion only: the answer stays in review as it was
+        return record
+    if found is None:
+        return record
+    why = found.cause if found.text in found.cause else f"{found.cause}; {found.note}"
+    return replace(
+        record,
+        suggested=found.verdict.score,
+        read_as=sys.intern(f"likely: {found.shown or found.verdict.read_as}"),
+        likely=sys.intern(why),
+    )
 
 
 def reason(bank: CompiledBank, key: Key, graded: Graded) -> str:
@@ -269,6 +298,8 @@ def reason(bank: CompiledBank, key: Key, graded: Graded) -> str:
         return "could not be graded: quizgym failed on it (an error): grade it by hand"
     if graded.doubt:
         return f"read, but worth a look: {graded.doubt}"
+    if graded.likely:
+        return f"could not be read: {graded.likely}"
     cause = cause_of(question, key[2], part=slot.part)
     meant = probably(question, key[2], part=slot.part)
     why = f"could not be read: {cause}"

@@ -478,7 +478,7 @@ def assemble(
     def class_wide() -> tuple[Statistics, ReviewCounts]:
         """The outputs the whole class's statistics give."""
         # The render stack (Jinja, the rich-text tree) loads here, while the tables are written.
-        from quizgym.render.report import ReviewSummary, render_report, report_questions
+        from quizgym.render.report import ReviewSummary, Silent, render_report, report_questions
 
         stats = combine(sums)
         fitted = (
@@ -503,6 +503,8 @@ def assemble(
             warnings=warnings,
             flags=[f.text for f in flags],
             notes=[*notes, job.versions.describe()],
+            non_answers=sums.non_answers,
+            silent=Silent(sums.silent, tuple(sums.silent_names)),
             review=ReviewSummary(
                 rows=counts.rows,
                 waiting=counts.waiting,

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from quizgym.analysis import DECIDED, PICKS_ANSWERED, SlotInfo, Sums, WrongCounts
-from quizgym.answers import Status, is_blank, read_choices
+from quizgym.analysis import DECIDED, PICKS_ANSWERED, SILENT_SHOWN, SlotInfo, Sums, WrongCounts
+from quizgym.answers import Status, fold_text, read_choices, unanswered
 from quizgym.arrays import distinct, group, objects
 from quizgym.grading.batch import GradedPartition, GradedSlot, factorize
 from quizgym.grading.causes import cause_of
@@ -106,6 +106,12 @@ def partial_sums(graded: GradedPartition) -> Sums:
     # Each column is factorized once and its codes reused by every count it enters.
     totals = _factorized(total)
     sums.totals = Counter({k[0]: v for k, v in count(totals).items()})
+    if graded.slots:  # who answered nothing: every slot blank (as the machine read it)
+        blank = STATUS_CODES[Status.BLANK]
+        none = np.logical_and.reduce([g.statuses == blank for g in graded.slots])
+        silent = np.flatnonzero(none)
+        sums.silent = len(silent)
+        sums.silent_names = [graded.answers.students[r] for r in silent[:SILENT_SHOWN].tolist()]
     for g, info in zip(graded.slots, slots, strict=True):
         x = _taken(g.verdicts.score, g.codes)
         sums.marks.append(count(x, totals))
@@ -144,6 +150,7 @@ def partial_sums(graded: GradedPartition) -> Sums:
         sums.statuses.append(statuses)
         answers = _Answers(graded, g, per_verdict, machines)
         sums.causes.append(_causes(g, answers))
+        sums.non_answers += _non_answers(answers)
         sums.picks.append(_picks(g, answers, totals) if info.choices else Counter())
         sums.wrong.append(_wrong(g, answers) if info.numeric else WrongCounts())
     return sums
@@ -200,6 +207,17 @@ def _causes(g: GradedSlot, answers: _Answers) -> Counter[str]:
     return out
 
 
+def _non_answers(answers: _Answers) -> Counter[str]:
+    """The answers of a slot that say "no answer" (``idk``, ``?``), graded as blanks, by text."""
+    out: Counter[str] = Counter()
+    blank = STATUS_CODES[Status.BLANK]
+    for k in np.flatnonzero(answers.machines.status == blank).tolist():
+        text, n = answers.texts[k], answers.counts[k]
+        if n and text is not None and text.strip():
+            out[fold_text(text)] += n
+    return out
+
+
 def _picks(g: GradedSlot, answers: _Answers, totals: Factorized) -> Counter[tuple[int, float]]:
     """(choice, total) per choice each student picked; (PICKS_ANSWERED, total) per student who
     gave a readable answer."""
@@ -208,7 +226,7 @@ def _picks(g: GradedSlot, answers: _Answers, totals: Factorized) -> Counter[tupl
     by_code = count(g.codes, totals)
     picked: dict[int, list[int]] = {}
     for code, (text, variant) in enumerate(zip(answers.texts, answers.variants, strict=True)):
-        if text is None or variant is None or is_blank(text):
+        if text is None or variant is None or unanswered(g.slot.question, text, g.slot.part):
             continue
         try:
             choices: list[int] | str = read_choices(text, question, variant)

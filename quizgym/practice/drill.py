@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Protocol
 from fsrs import Card, Rating, Scheduler
 
 from quizgym.answers import Status, Verdict, grade_response, shown_choices
+from quizgym.meaning import likely, too_few_figures
 from quizgym.model import LETTERS, AnyQuestion, Bank
 from quizgym.practice.queue import (
     LEARN_AHEAD,
@@ -252,6 +253,8 @@ class _Turn:
     saved_at: datetime | None = None
     """When the attempt was first saved: its answer time, and the time it is scheduled from."""
     duration_ms: int = 0
+    figures: set[str] = field(default_factory=set)
+    """The slots whose answer was sent back once for more figures (``0.17`` for 1/6)."""
 
     @property
     def question(self) -> AnyQuestion:
@@ -470,13 +473,36 @@ class Drill:
                 self.ui.show_note(f"Type your answer, or {COMMANDS}.")
                 continue
             verdict = self._grade(turn, slot, text)
+            if verdict.status is Status.BLANK:  # "idk", "-", "n/a": no answer
+                self.ui.show_note(f"That is no answer. Type your answer, or {COMMANDS}.")
+                continue
             if verdict.status is Status.INVALID:
-                self.ui.show_note(verdict.feedback or "That cannot be read as an answer.")
+                self.ui.show_note(self._unreadable(turn, slot, text, verdict))
+                continue
+            if slot.id not in turn.figures and too_few_figures(slot, verdict):
+                turn.figures.add(slot.id)  # once: typed again, it is graded as it is
+                self.ui.show_note(
+                    f"{text} agrees with the answer as far as it goes. {verdict.feedback}"
+                    " Type it again with more figures."
+                )
                 continue
             turn.responses[slot.part or ""] = text
             if slot.part is not None:
                 turn.earlier[slot.part] = text
             return [(slot, verdict)]
+
+    def _unreadable(self, turn: _Turn, slot: Slot, text: str, verdict: Verdict) -> str:
+        """What the student is told of an answer that could not be read: what they probably
+        meant, asked (``did you mean true?``), when it can be told; else why it did not read."""
+        try:
+            found = likely(
+                turn.entry.book, turn.question, text, variant=turn.variant, part=slot.part
+            )
+        except Exception:  # a suggestion only: the reason it did not read is still said
+            found = None
+        if found is None or not found.question:
+            return verdict.feedback or "That cannot be read as an answer."
+        return f"“{text}” could not be read: {found.question} Type it the way you mean it."
 
     def _grade(self, turn: _Turn, slot: Slot, text: str | None) -> Verdict:
         """The engine's verdict; an engine failure on one answer is reported, never fatal."""

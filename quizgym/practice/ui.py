@@ -107,6 +107,23 @@ _MARKS = {
     "blank": ("✗ No answer", "bold red"),
 }
 
+RUBRIC_NOTE = "Suggested score from the rubric; to be reviewed."
+"""How a free-text verdict's feedback ends (for a teacher's review); the drill's student marks
+their own answer, so it is not shown to them."""
+
+
+def mistake_sentence(tag: str, *, said: bool) -> str:
+    """A known mistake's tag as a student reads it: a sentence, never ``misconception: tag``
+    (``said``: the mistake's own feedback was shown just before)."""
+    if said:
+        return f"This is a common mistake ({_tag_words(tag)})."
+    return f"This is a common mistake: {_tag_words(tag)}."
+
+
+def _tag_words(tag: str) -> str:
+    """``se-over-n`` → ``se over n``: a tag's words."""
+    return " ".join(tag.replace("_", "-").split("-"))
+
 
 def plain(text: str) -> str:
     """An ASCII rendering of bank text: ``−log 0.2 ≈ 1.6`` → ``-log 0.2 ~ 1.6``, ``x₁`` → ``x1``."""
@@ -356,7 +373,7 @@ class RichUI:
         elif verdict.feedback:
             self.console.print(Padding(self.rich(verdict.feedback), (0, 0, 0, 2)))
         if verdict.tag and not verdict.is_correct:
-            self.say(("  misconception: ", "dim"), (verdict.tag, "dim"))
+            self.say_text(mistake_sentence(verdict.tag, said=bool(verdict.feedback)), "  ")
         if verdict.expected and verdict.expected != verdict.read_as:
             self.say_text(verdict.expected, ("  Answer: ", "bold"))
 
@@ -366,7 +383,10 @@ class RichUI:
         self.say(("Rubric:", "bold"))
         for criterion in text.rubric:
             self.say_text(f"{criterion.criterion} ({criterion.points:g} pt)", "  - ")
-        self.say_text(verdict.feedback, (f"Suggested from the rubric ({verdict.read_as}): ", "dim"))
+        points = f"{verdict.score:g} of {verdict.max_score:g} points"
+        said = verdict.feedback.removesuffix(RUBRIC_NOTE).strip()
+        self.say_text(said, (f"The rubric finds {points}: ", "dim"))
+        self.say(("Your mark is how well you knew it (1–4), not points.", "dim"))
 
     def show_outcome(self, outcome: Outcome) -> None:
         """Explanation, correction and when the item comes back."""
@@ -392,8 +412,11 @@ class RichUI:
             )
         ]
         if summary.misconceptions:
-            met = ", ".join(f"{tag} ×{n}" for tag, n in summary.misconceptions)
-            lines.append(self.t(f"Misconceptions met: {met}"))
+            met = ", ".join(
+                f"{_tag_words(tag)}{f' ({n} times)' if n > 1 else ''}"
+                for tag, n in summary.misconceptions
+            )
+            lines.append(self.t(f"Common mistakes you made: {met}."))
         if summary.missed:
             lines.append(self.t(f"Missed: {', '.join(summary.missed)}"))
         due = f"Due now: {summary.due_now} · within 24 h: {summary.due_day}"

@@ -33,7 +33,14 @@ if TYPE_CHECKING:
     from quizgym.render.irt_report import IrtSection
     from quizgym.solver import CompiledBank
 
-__all__ = ["ReviewSummary", "facility_chart", "histogram", "render_report"]
+__all__ = [
+    "ReviewSummary",
+    "Silent",
+    "facility_chart",
+    "histogram",
+    "non_answer_line",
+    "render_report",
+]
 
 WIDTH, HEIGHT, PAD = 560, 260, 40
 
@@ -272,6 +279,39 @@ class ReviewSummary:
     agreement: Sequence[Agreement] = ()
 
 
+@dataclass(frozen=True)
+class Silent:
+    """The students who answered nothing at all."""
+
+    count: int = 0
+    names: tuple[str, ...] = ()
+    """The first of them (``count`` says how many)."""
+
+    def line(self) -> str:
+        """How the report names them: ``2 students answered nothing: u063, u064``."""
+        if not self.count:
+            return ""
+        more = self.count - len(self.names)
+        names = ", ".join(self.names) + (f" and {more} more" if more else "")
+        who = "student answered" if self.count == 1 else "students answered"
+        return f"{self.count} {who} nothing (every answer blank): {names}"
+
+
+def non_answer_line(non_answers: Counter[str]) -> str:
+    """The non-answers of a class, listed once: ``counted as no answer (blank), not in
+    review.csv: “-” ×5, “idk” ×5, …``; '' when there were none."""
+    if not non_answers:
+        return ""
+    ranked = sorted(non_answers.items(), key=lambda kv: (-kv[1], kv[0]))
+    listed = ", ".join(f"“{text}” ×{n}" for text, n in ranked[:12])
+    more = f" and {len(ranked) - 12} more" if len(ranked) > 12 else ""
+    total = sum(non_answers.values())
+    return (
+        f"{total} {'answer says' if total == 1 else 'answers say'} “no answer” and "
+        f"{'is' if total == 1 else 'are'} counted as blank, not sent to review: {listed}{more}"
+    )
+
+
 FIRST_FLAGS = 6
 """Flagged items listed in "What to check first" (all are in "Items to look at")."""
 
@@ -310,6 +350,11 @@ def check_first(
             "the machine's, and unreadable answers score 0 until you decide them; grade again "
             "with --review review.csv"
         )
+    pending = [i for i in stats.items if i.pending]
+    for item in pending[:FIRST_FLAGS]:
+        out.append(f"{item.question}: {item.pending}")
+    if len(pending) > FIRST_FLAGS:
+        out.append(f"{len(pending) - FIRST_FLAGS} more items pending review below")
     flagged = [i for i in stats.items if i.flags]
     for item in flagged[:FIRST_FLAGS]:
         out.append(f"{item.question}: {item.flags[0]}")
@@ -337,6 +382,8 @@ def render_report(
     questions: Sequence[_QuestionText] | None = None,
     flags: Sequence[str] = (),
     irt: IrtFit | None = None,
+    non_answers: Counter[str] | None = None,
+    silent: Silent | None = None,
 ) -> str:
     """The report as one HTML string (no external resources: images are inlined).
 
@@ -354,6 +401,8 @@ def render_report(
         flags: students whose answers fit another seed's versions, or whose seed cell the
             manifest contradicts (:mod:`~quizgym.grading.student_fit`).
         irt: the IRT fit of ``grade --irt`` (:mod:`quizgym.irt`): its section is shown.
+        non_answers: what students typed for no answer (``idk``, ``-``), by text, counted.
+        silent: the students who answered nothing.
     """
     review = review or ReviewSummary()
     template = report_environment().get_template("report.html.j2")
@@ -371,6 +420,9 @@ def render_report(
         rejected_rows=rejected_rows,
         ignored_columns=ignored_columns,
         flagged=flagged,
+        pending=[i for i in stats.items if i.pending],
+        silent=(silent or Silent()).line(),
+        non_answers=non_answer_line(non_answers or Counter()),
         histogram=histogram(totals, maximum=stats.test.max_score),
         scatter=facility_chart(stats.items),
         tag_rows=_tag_summary(stats.tags),
