@@ -15,9 +15,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from quizgym.answers import Status, Verdict, fold_text, grade_response
-from quizgym.model import LETTERS, AnyQuestion, MultipleChoice, SpotTheError, TrueFalse
+from quizgym.model import LETTERS, AnyQuestion
 from quizgym.solver import CompiledBank, Slot, Variant
 from quizgym.tolerance import HINT_DECIMALS, HINT_SIGFIGS, hint_text
+from quizgym.types import ChoiceInteraction, choices_of
 
 __all__ = ["Likely", "likely", "spoken", "too_few_figures"]
 
@@ -80,10 +81,11 @@ def likely(
         )
 
     found: Likely | None
-    if isinstance(question, TrueFalse):
+    picks = choices_of(question, part)
+    if picks is not None and picks.boolean:
         found = _true_false(response, graded)
-    elif isinstance(question, MultipleChoice | SpotTheError):
-        found = _choices(question, response, graded)
+    elif picks is not None:
+        found = _choices(picks, response, graded)
     elif bank.slots_of(question)[0].is_numeric:
         found = _number(response, graded)
     else:
@@ -124,12 +126,10 @@ def _true_false(response: str, graded: _Grader) -> Likely | None:
     )
 
 
-def _choices(
-    question: MultipleChoice | SpotTheError, response: str, graded: _Grader
-) -> Likely | None:
+def _choices(question: ChoiceInteraction, response: str, graded: _Grader) -> Likely | None:
     word = fold_text(response)
     letters = LETTERS[: len(question.choices)]
-    multiple = isinstance(question, MultipleChoice) and question.multiple
+    multiple = question.multiple
     if multiple and len(word) > 1 and all(c in letters.casefold() for c in word):
         meant = ", ".join(dict.fromkeys(word.upper()))
         return Likely(

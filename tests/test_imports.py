@@ -144,7 +144,7 @@ SHOWS = {
     "practice (first prompt)": "│ Answered 0 · right 0 · partly 0 · wrong 0 · time 0:00",
     "practice (first prompt, a part)": "(selected) Tokens selected [tokens]",
     "practice (first prompt, a table)": "│     −ln p_θ(xᵢ)",
-    "stats": "│ all           │    70 │",  # the drill (run warming up) made the bank's rows
+    "stats": "│ all     │    70 │",  # the drill (run warming up) made the bank's rows
 }
 """A piece of what each command prints when it has done its work."""
 
