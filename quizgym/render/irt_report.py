@@ -11,10 +11,10 @@ import numpy as np
 from markupsafe import Markup
 
 from quizgym.irt import IrtFit
+from quizgym.render.charts import HEIGHT, PAD, WIDTH, axes, svg_open
 
 __all__ = ["IrtSection", "irt_section"]
 
-WIDTH, HEIGHT, PAD = 560, 260, 40
 """The size of the report's charts (as :mod:`quizgym.render.report` draws its own)."""
 COLOURS = ("#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2", "#9d755d")
 
@@ -136,46 +136,3 @@ def _test_chart(title: str, theta: np.ndarray, test: np.ndarray, se: np.ndarray)
     )
     parts.append("</svg>")
     return Markup("".join(parts))  # noqa: S704 (every text in it went through escape())
-
-
-def svg_open(title: str) -> str:
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(title)}">'
-        f"<title>{escape(title)}</title>"
-    )
-
-
-def axes(
-    x_label: str,
-    y_label: str,
-    *,
-    x_ticks: list[tuple[float, str]],
-    y_ticks: list[tuple[float, str]],
-) -> list[str]:
-    """Both axes with their labels; ticks are (fraction of the axis, label)."""
-    inner_w, inner_h = WIDTH - 2 * PAD, HEIGHT - 2 * PAD
-    out = [
-        f'<line x1="{PAD}" y1="{HEIGHT - PAD}" x2="{WIDTH - PAD}" y2="{HEIGHT - PAD}" '
-        'stroke="#333"/>',
-        f'<line x1="{PAD}" y1="{PAD}" x2="{PAD}" y2="{HEIGHT - PAD}" stroke="#333"/>',
-        f'<text x="{WIDTH / 2}" y="{HEIGHT - 4}" text-anchor="middle" font-size="12">'
-        f"{escape(x_label)}</text>",
-        f'<text x="12" y="{HEIGHT / 2}" text-anchor="middle" font-size="12" '
-        f'transform="rotate(-90 12 {HEIGHT / 2})">{escape(y_label)}</text>',
-    ]
-    for fraction, label in x_ticks:
-        x = PAD + inner_w * fraction
-        out.append(
-            f'<line x1="{x:.1f}" y1="{HEIGHT - PAD}" x2="{x:.1f}" y2="{HEIGHT - PAD + 4}" '
-            'stroke="#333"/>'
-            f'<text x="{x:.1f}" y="{HEIGHT - PAD + 15}" text-anchor="middle" font-size="10">'
-            f"{escape(label)}</text>"
-        )
-    for fraction, label in y_ticks:
-        y = HEIGHT - PAD - inner_h * fraction
-        out.append(
-            f'<text x="{PAD - 4}" y="{y + 3:.1f}" text-anchor="end" font-size="10">'
-            f"{escape(label)}</text>"
-        )
-    return out

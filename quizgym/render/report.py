@@ -22,6 +22,7 @@ from markupsafe import Markup
 from quizgym.analysis import Agreement, ItemStats, Statistics, TagStats
 from quizgym.fairness import RESAMPLES
 from quizgym.model import LETTERS, Bank
+from quizgym.render.charts import HEIGHT, PAD, WIDTH, axes, svg_open
 from quizgym.render.env import make_env
 from quizgym.render.markup import Target, math_html
 from quizgym.richtext import image_folder
@@ -42,8 +43,6 @@ __all__ = [
     "render_report",
 ]
 
-WIDTH, HEIGHT, PAD = 560, 260, 40
-
 
 def histogram(totals: Counter[float], *, maximum: float, bins: int = 20) -> Markup:
     """The distribution of total scores as an SVG bar chart (bins of equal width over 0..max)."""
@@ -55,7 +54,7 @@ def histogram(totals: Counter[float], *, maximum: float, bins: int = 20) -> Mark
     top = max(counts) or 1
     inner_w, inner_h = WIDTH - 2 * PAD, HEIGHT - 2 * PAD
     bar = inner_w / bins
-    parts = [_svg_open("Distribution of total scores")]
+    parts = [svg_open("Distribution of total scores")]
     for k, count in enumerate(counts):
         h = inner_h * count / top
         lo, hi = maximum * k / bins, maximum * (k + 1) / bins
@@ -64,7 +63,7 @@ def histogram(totals: Counter[float], *, maximum: float, bins: int = 20) -> Mark
             f'height="{h:.1f}" fill="#4c78a8"><title>{lo:g}–{hi:g}: {count} students</title></rect>'
         )
     x_ticks = [(q / 4, f"{maximum * q / 4:.3g}") for q in range(5)]
-    parts += _axes(f"total score (0–{maximum:g})", "students", top, x_ticks=x_ticks)
+    parts += axes(f"total score (0–{maximum:g})", "students", top, x_ticks=x_ticks)
     parts.append("</svg>")
     return Markup("".join(parts))  # noqa: S704 (every text in it went through escape())
 
@@ -72,7 +71,7 @@ def histogram(totals: Counter[float], *, maximum: float, bins: int = 20) -> Mark
 def facility_chart(items: Sequence[ItemStats]) -> Markup:
     """Facility (x, %) against discrimination index (y, %), flagged items in red."""
     inner_w, inner_h = WIDTH - 2 * PAD, HEIGHT - 2 * PAD
-    parts = [_svg_open("Facility against discrimination")]
+    parts = [svg_open("Facility against discrimination")]
     y0 = HEIGHT - PAD - inner_h / 2  # discrimination 0 at mid-height, range −100..100
     parts.append(
         f'<line x1="{PAD}" y1="{y0:.1f}" x2="{WIDTH - PAD}" y2="{y0:.1f}" stroke="#bbb" '
@@ -92,7 +91,7 @@ def facility_chart(items: Sequence[ItemStats]) -> Markup:
             f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{colour}" fill-opacity="0.8">'
             f"<title>{label}</title></circle>"
         )
-    parts += _axes(
+    parts += axes(
         "facility (%)",
         "discrimination (%)",
         None,
@@ -101,54 +100,6 @@ def facility_chart(items: Sequence[ItemStats]) -> Markup:
     )
     parts.append("</svg>")
     return Markup("".join(parts))  # noqa: S704 (every text in it went through escape())
-
-
-def _svg_open(title: str) -> str:
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(title)}">'
-        f"<title>{escape(title)}</title>"
-    )
-
-
-def _axes(
-    x_label: str,
-    y_label: str,
-    top: int | None,
-    *,
-    x_ticks: Sequence[tuple[float, str]] = (),
-    y_ticks: Sequence[tuple[float, str]] = (),
-) -> list[str]:
-    """Both axes with their labels; ticks are (fraction of the axis, label)."""
-    inner_w, inner_h = WIDTH - 2 * PAD, HEIGHT - 2 * PAD
-    out = [
-        f'<line x1="{PAD}" y1="{HEIGHT - PAD}" x2="{WIDTH - PAD}" y2="{HEIGHT - PAD}" '
-        'stroke="#333"/>',
-        f'<line x1="{PAD}" y1="{PAD}" x2="{PAD}" y2="{HEIGHT - PAD}" stroke="#333"/>',
-        f'<text x="{WIDTH / 2}" y="{HEIGHT - 4}" text-anchor="middle" font-size="12">'
-        f"{escape(x_label)}</text>",
-        f'<text x="12" y="{HEIGHT / 2}" text-anchor="middle" font-size="12" '
-        f'transform="rotate(-90 12 {HEIGHT / 2})">{escape(y_label)}</text>',
-    ]
-    for fraction, label in x_ticks:
-        x = PAD + inner_w * fraction
-        out.append(
-            f'<line x1="{x:.1f}" y1="{HEIGHT - PAD}" x2="{x:.1f}" y2="{HEIGHT - PAD + 4}" '
-            'stroke="#333"/>'
-            f'<text x="{x:.1f}" y="{HEIGHT - PAD + 15}" text-anchor="middle" font-size="10">'
-            f"{escape(label)}</text>"
-        )
-    for fraction, label in y_ticks:
-        y = HEIGHT - PAD - inner_h * fraction
-        out.append(
-            f'<text x="{PAD - 4}" y="{y + 3:.1f}" text-anchor="end" font-size="10">'
-            f"{escape(label)}</text>"
-        )
-    if top is not None:
-        out.append(
-            f'<text x="{PAD - 4}" y="{PAD + 4}" text-anchor="end" font-size="10">{top}</text>'
-        )
-    return out
 
 
 @dataclass(frozen=True)
