@@ -28,7 +28,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -495,8 +495,6 @@ class Reconciled:
     """The manifest with each version's choice order in the bank's current indices."""
     edits: tuple[Edit, ...] = ()
     notes: tuple[str, ...] = ()
-    moved_students: frozenset[str] = field(default_factory=frozenset)
-    everyone_moved: bool = False
 
     @property
     def refused(self) -> list[Edit]:
@@ -529,10 +527,10 @@ class Reconciled:
             return (
                 f"{head}, keys and scoring unchanged for {who}: safe to grade with --accept-changes"
             )
-        if self.everyone_moved or self.issued.mode != "per-student":
+        if self.issued.mode != "per-student":
             who = "everyone who holds them"
         else:
-            k = len(self.moved_students)
+            k = len(frozenset().union(*(e.students or () for e in self.moved)))
             who = f"{k} student{'s' if k != 1 else ''}"
         first = f" ({self.moved[0]})" if detail else ""
         return (
@@ -558,8 +556,6 @@ def reconcile(issued: Issued, book: CompiledBank) -> Reconciled:
     content = set(issued.changed(bank))
     edits: list[Edit] = []
     versions: dict[str, list[IssuedVersion]] = {}
-    moved_students: set[str] = set()
-    everyone = False
     for qid in issued.questions:
         table = issued.versions[qid]
         versions[qid] = list(table)
@@ -609,11 +605,7 @@ def reconcile(issued: Issued, book: CompiledBank) -> Reconciled:
                 all_keys = False
             if change:
                 moved.append(f"{label} ({_holders(issued, qid, index)}): {'; '.join(change)}")
-                whose = _students_of(issued, qid, index)
-                if whose is None:
-                    everyone = True
-                else:
-                    holders |= whose
+                holders |= _students_of(issued, qid, index)
         if refused:
             edits.append(Edit(qid, "refused", "cannot be graded as issued: " + "; ".join(refused)))
         elif moved:
@@ -634,7 +626,6 @@ def reconcile(issued: Issued, book: CompiledBank) -> Reconciled:
                     frozenset(holders),
                 )
             )
-            moved_students |= holders
         elif qid in content:
             how = []
             if reordered:
@@ -661,8 +652,6 @@ def reconcile(issued: Issued, book: CompiledBank) -> Reconciled:
         issued=remapped,
         edits=tuple(edits),
         notes=tuple(notes),
-        moved_students=frozenset(moved_students),
-        everyone_moved=everyone,
     )
 
 
@@ -768,9 +757,8 @@ def _same_answers(before: Sequence[str], now: Sequence[str]) -> bool:
     return True
 
 
-def _students_of(issued: Issued, qid: str, index: int) -> frozenset[str] | None:
-    if issued.mode != "per-student":
-        return None
+def _students_of(issued: Issued, qid: str, index: int) -> frozenset[str]:
+    """Who holds one version of a question (nobody by name unless the manifest is a roster's)."""
     return frozenset(s.id for s in issued.students if s.versions.get(qid) == index)
 
 
