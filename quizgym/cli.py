@@ -746,6 +746,100 @@ def serve_export(ctx: click.Context, data: str, db: str | None, output: str) -> 
     )
 
 
+@serve.group("lti")
+def serve_lti() -> None:
+    """LTI 1.3: register the tool with an LMS, rotate its key, send regraded scores."""
+
+
+@serve_lti.command("register")
+@click.option("--data", type=click.Path(file_okay=False), default=str(_SERVE["data"]),
+              show_default=True, help="The server's data folder.")  # fmt: skip
+@click.option("--db", help="postgresql://… when the server uses one.")
+@click.option("--url", required=True, help="The address the LMS reaches the tool at (https://…).")
+@click.option("--issuer", help="The platform's issuer (Canvas: https://canvas.instructure.com).")
+@click.option("--client-id", help="The client id the LMS gave the tool.")
+@click.option("--auth-login-url", help="The platform's OIDC authorization endpoint.")
+@click.option("--auth-token-url", help="The platform's OAuth2 access token URL.")
+@click.option("--jwks-url", help="The platform's public keyset (JWKS) URL.")
+@click.option("--audience", help="The token endpoint's audience, when not its URL (rare).")
+@click.option("--deployment", "deployments", multiple=True, help="A deployment id (repeatable).")
+@click.option("--name", default="", help="A name for the platform, for people.")
+@click.pass_context
+@_example("quizgym serve lti register --url https://quiz.example.edu --issuer https://canvas."
+          "instructure.com --client-id 1000000000042 --deployment 7:abc …")  # fmt: skip
+def serve_lti_register(
+    ctx: click.Context, data: str, db: str | None, url: str, issuer: str | None,
+    client_id: str | None, auth_login_url: str | None, auth_token_url: str | None,
+    jwks_url: str | None, audience: str | None, deployments: tuple[str, ...], name: str,
+) -> None:  # fmt: skip
+    """Print the tool's configuration for Canvas and Moodle; with --issuer, store a platform."""
+    from pathlib import Path
+
+    from quizgym.serve.lti.setup import describe, register
+
+    with _errors(ctx):
+        text = describe(url)
+        if issuer is not None:
+            missing = [o for o, v in (("--client-id", client_id), ("--auth-login-url",
+                       auth_login_url), ("--auth-token-url", auth_token_url),
+                       ("--jwks-url", jwks_url)) if not v]  # fmt: skip
+            if missing:
+                raise click.UsageError(f"--issuer needs {', '.join(missing)} too")
+            platform, new = register(
+                Path(data), db=db, issuer=issuer, client_id=str(client_id),
+                auth_login_url=str(auth_login_url), auth_token_url=str(auth_token_url),
+                key_set_url=str(jwks_url), deployments=deployments, audience=audience, name=name,
+            )  # fmt: skip
+            click.echo(text)
+            click.echo(
+                f"\n{'registered' if new else 'updated'} platform {platform.id}: {platform.issuer}"
+                f" (client id {platform.client_id}; deployments {', '.join(platform.deployments)})"
+            )
+        else:
+            click.echo(text)
+
+
+@serve_lti.command("rotate-key")
+@click.option("--data", type=click.Path(file_okay=False), default=str(_SERVE["data"]),
+              show_default=True, help="The server's data folder.")  # fmt: skip
+@click.pass_context
+@_example("quizgym serve lti rotate-key --data quizgym-serve")
+def serve_lti_rotate_key(ctx: click.Context, data: str) -> None:
+    """Make a new signing key; the JWKS keeps the old one for a week."""
+    from pathlib import Path
+
+    from quizgym.serve.lti.keys import RETIRE_DAYS
+    from quizgym.serve.lti.setup import rotate_key
+
+    with _errors(ctx):
+        new, old = rotate_key(Path(data))
+    click.echo(f"signing with key {new.kid}")
+    for key in old:
+        click.echo(f"still published until replaced + {RETIRE_DAYS} days: {key.kid}")
+
+
+@serve_lti.command("regrade")
+@click.argument("grades", type=click.Path(dir_okay=False, exists=True))
+@click.option("--data", type=click.Path(file_okay=False), default=str(_SERVE["data"]),
+              show_default=True, help="The server's data folder.")  # fmt: skip
+@click.option("--db", help="postgresql://… when the server uses one.")
+@click.pass_context
+@_example("quizgym serve lti regrade graded/grades.csv --data quizgym-serve")
+def serve_lti_regrade(ctx: click.Context, grades: str, data: str, db: str | None) -> None:
+    """Queue the changed scores of a regrade (grades.csv of quizgym grade --review) for the LMS;
+    the running server posts them."""
+    from pathlib import Path
+
+    from quizgym.serve.lti.service import queue_regrade
+
+    with _errors(ctx):
+        changed = queue_regrade(Path(data), Path(grades), db=db)
+    for student, old, new in changed:
+        was = "none" if old is None else f"{old:g}"
+        click.echo(f"{student}: {was} -> {new:g}")
+    click.echo(f"{len(changed)} changed scores queued for the LMS")
+
+
 def main() -> None:
     """Entry point of the ``quizgym`` command and of ``python -m quizgym``: the process ends
     when it returns (it freezes the collector, see :func:`_leaving`); a program that runs

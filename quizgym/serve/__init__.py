@@ -171,10 +171,10 @@ def serve(
         f" {first}: {link})",
         flush=True,
     )
+    app = make_app(prepared.room, folder=prepared.folder, url=url)
     config = uvicorn.Config(
-        make_app(prepared.room), log_level="warning", access_log=False, proxy_headers=True,
-        timeout_graceful_shutdown=5,
-    )  # fmt: skip
+        app, log_level="warning", access_log=False, proxy_headers=True, timeout_graceful_shutdown=5
+    )
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:

@@ -13,6 +13,7 @@ import io
 import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
@@ -523,8 +524,9 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return response
 
 
-def make_app(room: Classroom) -> Starlette:
-    """The web application over a classroom."""
+def make_app(room: Classroom, *, folder: Path | None = None, url: str | None = None) -> Starlette:
+    """The web application over a classroom; with its data folder, LTI 1.3 too (when
+    pylti1p3next is installed: ``quizgym[lti]``), the LMS reaching it at ``url``."""
     app = _App(room)
     routes = [
         Route("/", _guarded(app.home)),
@@ -544,4 +546,19 @@ def make_app(room: Classroom) -> Starlette:
         HTTPException: _http_error,
         Exception: _http_error,
     }
-    return Starlette(routes=routes, exception_handlers=dict(handlers))
+    lifespan = None
+    if folder is not None and _has_lti():
+        from quizgym.serve.lti.routes import lti_routes
+        from quizgym.serve.lti.service import LtiClassroom
+
+        more, lifespan = lti_routes(LtiClassroom(room, folder), url=url)
+        routes += more
+    return Starlette(routes=routes, exception_handlers=dict(handlers), lifespan=lifespan)
+
+
+def _has_lti() -> bool:
+    try:
+        import pylti1p3  # noqa: F401
+    except ImportError:
+        return False
+    return True

@@ -195,6 +195,9 @@ class Classroom:
         self.clock = clock
         self.rate = rate
         self.scheduler = Scheduler(enable_fuzzing=fuzz)
+        self.graded: list[Callable[[Tx, str, str, datetime], None]] = []
+        """Called in each graded quiz submission's own transaction, after its rows are written,
+        with (transaction, student, the form's token, time): what they write commits with it."""
 
     # --- shared -----------------------------------------------------------------------------
 
@@ -649,6 +652,8 @@ class Classroom:
                 rating=None, scheduled=False, before=None, after=None, finish=finish,
                 seed=None, versions={q.id: index for q, _, index in versions},
             )  # fmt: skip
+            for hook in self.graded:
+                hook(tx, student, token, now)
         stored = self.result(student, token)
         assert stored is not None
         return stored

@@ -1,0 +1,438 @@
+"""LTI 1.3 against a real platform library on loopback: lti1p3platform acting as the LMS
+launches a real ``quizgym serve``, deep-links its quiz, gives its roster, and receives the
+scores of a class that answers through the real pages; every id_token check refused with a
+reason; an LMS that is down receives every score exactly once when it comes back."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("uvicorn")
+pytest.importorskip("pylti1p3")
+pytest.importorskip("lti1p3platform")
+
+import jwt  # noqa: E402
+from lti_platform import INSTRUCTOR, LEARNER, Member, Platform, query_of, rsa_pem  # noqa: E402
+from serve_helpers import ROOT, Client, Reply, Server, forms_of, write_class  # noqa: E402
+
+STUDENTS = [f"s{k}" for k in range(1, 7)]
+QUIZ_POINTS = 5.0  # mc-pick, mc-several, num-loss, num-parts.selected, num-parts.masked
+
+
+def quizgym(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "quizgym", *args], capture_output=True, text=True, env=env,
+        timeout=300,
+    )  # fmt: skip
+
+
+class Lms:
+    """The platform, the tool's server and its data folder."""
+
+    def __init__(self, platform: Platform, server: Server, data: Path, bank: Path) -> None:
+        self.platform, self.server, self.data, self.bank = platform, server, data, bank
+
+    def platform_get(self, url: str) -> Reply:
+        return Client(_At(url)).get(url)
+
+    def login(self, client: Client, sub: str, **how: Any) -> dict[str, str]:
+        """A member opens the tool: the login initiation, the tool's redirect to the LMS's
+        authorization endpoint, and the LMS's answer (the query it got)."""
+        url = self.platform.login_url(sub, **how)
+        start = client.get(url[len(self.server.url) :])
+        assert start.status == 302, start.text
+        location = start.headers["location"]
+        assert location.startswith(f"{self.platform.url}/auth?")
+        return query_of(location)
+
+    def launch(self, client: Client, sub: str, **how: Any) -> Reply:
+        query = self.login(client, sub, **how)
+        page = self.platform_get(f"{self.platform.url}/auth?" + _encode(query))
+        assert page.status == 200, page.text
+        form = forms_of(page.text)[0]
+        assert form.action == f"{self.server.url}/lti/launch"
+        return client.post("/lti/launch", list(form.hidden.items()))
+
+
+class _At:
+    def __init__(self, url: str) -> None:
+        import urllib.parse
+
+        parts = urllib.parse.urlsplit(url)
+        self.host, self.port = parts.hostname or "", parts.port or 0
+
+
+def _encode(query: dict[str, str]) -> str:
+    import urllib.parse
+
+    return urllib.parse.urlencode(query)
+
+
+@pytest.fixture(scope="module")
+def lms(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lms]:
+    folder = tmp_path_factory.mktemp("lti")
+    bank, roster = write_class(folder, students=("zed",))
+    data = folder / "data"
+    members = [Member("teach-1", "Tess Teacher", [INSTRUCTOR])]
+    members += [Member(s, f"Student {s.upper()}", [LEARNER]) for s in STUDENTS]
+    platform = Platform(members)
+    platform.start()
+    made = quizgym("serve", "lti", "register", "--data", str(data), "--url",
+                   "https://quiz.example.edu", *platform.register_args())  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    server = Server(
+        str(bank), "--roster", str(roster), "--data", str(data), "--quiz-tag", "quiz",
+        "--attempts", "3", "--rate", "1000", env={"QUIZGYM_LTI_RETRY": "0.2"},
+    )  # fmt: skip
+    platform.tool_url = server.url
+    try:
+        yield Lms(platform, server, data, bank)
+    finally:
+        server.stop()
+        platform.stop()
+
+
+def test_register_prints_the_tool_settings_and_stores_the_platform(tmp_path: Path) -> None:
+    made = quizgym("serve", "lti", "register", "--data", str(tmp_path), "--url",
+                   "https://quiz.example.edu/", "--issuer", "https://canvas.instructure.com",
+                   "--client-id", "1000000000042", "--auth-login-url",
+                   "https://sso.canvaslms.com/api/lti/authorize_redirect", "--auth-token-url",
+                   "https://sso.canvaslms.com/login/oauth2/token", "--jwks-url",
+                   "https://sso.canvaslms.com/api/lti/security/jwks", "--deployment",
+                   "7:abc", "--deployment", "8:def")  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    out = made.stdout
+    assert "login (OIDC initiation) URL: https://quiz.example.edu/lti/login" in out
+    assert "JWKS URL:                    https://quiz.example.edu/lti/jwks.json" in out
+    start = out.index("{")
+    canvas = json.loads(out[start : out.index("\n}\n", start) + 2])
+    assert canvas["oidc_initiation_url"] == "https://quiz.example.edu/lti/login"
+    assert canvas["target_link_uri"] == "https://quiz.example.edu/lti/launch"
+    assert canvas["public_jwk_url"] == "https://quiz.example.edu/lti/jwks.json"
+    assert "https://purl.imsglobal.org/spec/lti-ags/scope/score" in canvas["scopes"]
+    placements = canvas["extensions"][0]["settings"]["placements"]
+    assert {p["message_type"] for p in placements} == {"LtiDeepLinkingRequest"}
+    assert "  Initiate login URL: https://quiz.example.edu/lti/login" in out
+    assert "  Redirection URI(s): https://quiz.example.edu/lti/launch" in out
+    assert "registered platform 1: https://canvas.instructure.com" in out
+    assert "deployments 7:abc, 8:def" in out
+    key = next((tmp_path / "lti-keys").glob("*.pem"))
+    assert oct(key.stat().st_mode & 0o777) == "0o600"
+    again = quizgym("serve", "lti", "register", "--data", str(tmp_path), "--url",
+                    "https://quiz.example.edu", "--issuer", "https://canvas.instructure.com",
+                    "--client-id", "1000000000042", "--auth-login-url", "http://lms.example/a",
+                    "--auth-token-url", "https://x/t", "--jwks-url", "https://x/j",
+                    "--deployment", "9")  # fmt: skip
+    assert again.returncode != 0
+    assert "--auth-login-url 'http://lms.example/a' is not an https URL" in again.stderr
+
+
+def test_rotate_key_publishes_old_and_new_kid(tmp_path: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from quizgym.serve.lti.keys import RETIRE_DAYS, ToolKeys
+
+    keys = ToolKeys(tmp_path)
+    now = datetime(2026, 3, 1, tzinfo=UTC)
+    first = keys.current(now)
+    rotated = quizgym("serve", "lti", "rotate-key", "--data", str(tmp_path))
+    assert rotated.returncode == 0, rotated.stderr
+    new = rotated.stdout.split()[3]
+    assert new != first.kid
+    assert f"still published until replaced + {RETIRE_DAYS} days: {first.kid}" in rotated.stdout
+    later = datetime.now(UTC)
+    published = [k["kid"] for k in keys.jwks(later)["keys"]]
+    assert published == [new, first.kid]
+    assert keys.current(later).kid == new
+    gone = [k["kid"] for k in keys.jwks(later + timedelta(days=RETIRE_DAYS + 1))["keys"]]
+    assert gone == [new]
+
+
+def test_the_tool_publishes_its_jwks(lms: Lms) -> None:
+    reply = Client(lms.server).get("/lti/jwks.json")
+    assert reply.status == 200
+    keys = json.loads(reply.text)["keys"]
+    assert len(keys) == 1 and keys[0]["alg"] == "RS256" and keys[0]["kty"] == "RSA"
+    assert "d" not in keys[0]  # the public half only
+
+
+# --- deep linking, roster, scores ---------------------------------------------------------------
+
+
+def test_a_teacher_deep_links_the_quiz_with_its_line_item(lms: Lms) -> None:
+    teacher = Client(lms.server)
+    page = lms.launch(teacher, "teach-1", deep_link=True)
+    assert page.status == 200, page.text
+    assert f"form-action 'self' {lms.platform.url}" in page.headers["content-security-policy"]
+    assert "<script" not in page.text
+    forms = forms_of(page.text)
+    assert [f.action for f in forms] == [f"{lms.platform.url}/deep-link"] * 2
+    assert page.text.index("Add Web drill: quiz") < page.text.index("Add Web drill: practice")
+    quiz = forms[0]
+    back = Client(_At(lms.platform.url)).post("/deep-link", list(quiz.hidden.items()))
+    assert back.status == 200, back.text
+    item = lms.platform.lineitems[1]
+    assert item.score_maximum == QUIZ_POINTS
+    assert item.label == "Web drill: quiz"
+    assert item.grades_released is True  # --feedback now
+    link = lms.platform.links[item.resource_link]
+    assert link["type"] == "ltiResourceLink" and link["custom"] == {"quizgym": "quiz"}
+    assert link["url"] == f"{lms.server.url}/lti/launch"
+
+
+def test_a_student_cannot_deep_link(lms: Lms) -> None:
+    reply = lms.launch(Client(lms.server), "s6", deep_link=True)
+    assert reply.status == 403
+    assert "only a course's teachers may add quizgym activities" in reply.text
+
+
+def test_the_teacher_launch_reads_the_roster_with_roles(lms: Lms) -> None:
+    teacher = Client(lms.server)
+    reply = lms.launch(teacher, "teach-1", link="link-1")
+    assert reply.status == 303 and reply.headers["location"] == "/teacher"
+    assert lms.platform.nrps_reads >= 1
+    page = teacher.get("/lti/roster")
+    assert page.status == 200
+    for sub in STUDENTS:
+        assert f"<td>lti1-{sub}</td><td>Student {sub.upper()}</td><td>Learner</td>" in page.text
+    assert "<td>lti1-teach-1</td><td>Tess Teacher</td><td>Teacher</td>" in page.text
+    # the LMS's learners are the class now: on the teacher's page and in issued.json
+    progress = teacher.get("/teacher").text
+    assert all(f"lti1-{s}" in progress for s in STUDENTS)
+    issued = json.loads((lms.data / "issued.json").read_text())
+    assert {f"lti1-{s}" for s in STUDENTS} <= {s["id"] for s in issued["students"]}
+    assert Client(lms.server).get("/lti/roster").status == 403
+
+
+def answer(client: Client, rng: random.Random) -> Reply:
+    page = client.get("/quiz")
+    assert page.status == 200, page.text
+    form = page.form()
+    answers: dict[str, str | list[str]] = {}
+    for kind, name, value in form.fields:
+        if name.startswith("_"):
+            continue
+        if kind == "radio":
+            if name not in answers or rng.random() < 0.4:
+                answers[name] = value
+        elif kind == "checkbox":
+            picked = answers.setdefault(name, [])
+            assert isinstance(picked, list)
+            if rng.random() < 0.6:
+                picked.append(value)
+        else:
+            answers[name] = rng.choice(["0.693", "2.3", "1.386", "6", "12", "9.6", "18"])
+    answers = {k: v for k, v in answers.items() if v}
+    return client.submit(page, answers)
+
+
+def wait_for(check: Any, what: str, seconds: float = 90) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+def graded_scores(lms: Lms, tmp: Path) -> dict[str, float]:
+    out = tmp / "attempts.jsonl"
+    made = quizgym("serve", "export", "--data", str(lms.data), "-o", str(out))
+    assert made.returncode == 0, made.stderr
+    graded = quizgym("grade", str(lms.bank), str(out), "--issued", str(lms.data / "issued.json"),
+                     "-o", str(tmp / "graded"))  # fmt: skip
+    assert graded.returncode in (0, 1), graded.stderr
+    with (tmp / "graded" / "grades.csv").open(encoding="utf-8") as stream:
+        return {row["student"]: float(row["score"]) for row in csv.DictReader(stream)}
+
+
+def last_scores(lms: Lms) -> dict[str, dict[str, Any]]:
+    last: dict[str, dict[str, Any]] = {}
+    for score in sorted(lms.platform.scores_of(1), key=lambda s: s["timestamp"]):
+        last[score["userId"]] = score
+    return last
+
+
+def test_a_class_answers_and_the_lms_receives_every_score_once(lms: Lms, tmp_path: Path) -> None:
+    rng = random.Random(30)
+    submissions = 0
+    for sub in STUDENTS[:4]:
+        client = Client(lms.server)
+        reply = lms.launch(client, sub, link="link-1")
+        assert reply.status == 303 and reply.headers["location"] == "/quiz", reply.text
+        for _ in range(rng.choice([1, 2])):
+            assert answer(client, rng).status == 303
+            submissions += 1
+    wait_for(lambda: len(lms.platform.scores_of(1)) >= submissions, "the scores")
+    received = lms.platform.scores_of(1)
+    assert len(received) == submissions
+    assert len({(s["userId"], s["timestamp"]) for s in received}) == submissions
+    last = last_scores(lms)
+    assert set(last) == set(STUDENTS[:4])
+    graded = graded_scores(lms, tmp_path)
+    for sub, score in last.items():
+        assert score["scoreGiven"] == pytest.approx(graded[f"lti1-{sub}"]), sub
+        assert score["scoreMaximum"] == QUIZ_POINTS
+        assert score["gradingProgress"] == "FullyGraded"
+        assert score["activityProgress"] in ("Submitted", "Completed")
+    assert len({s["scoreGiven"] for s in last.values()}) > 1  # not everyone scored alike
+
+
+def test_an_lms_that_is_down_gets_every_score_when_it_is_back(lms: Lms, tmp_path: Path) -> None:
+    rng = random.Random(31)
+    clients = {}
+    for sub in STUDENTS[4:]:
+        client = Client(lms.server)
+        assert lms.launch(client, sub, link="link-1").status == 303
+        clients[sub] = client
+    before = len(lms.platform.scores_of(1))
+    lms.platform.stop()
+    for client in clients.values():
+        assert answer(client, rng).status == 303  # the student's answer is saved regardless
+    wait_for(lambda: all(t >= 2 for _, t, _ in _waiting_rows(lms)), "the failed tries")
+    waiting = _waiting_rows(lms)
+    assert {s for s, _, _ in waiting} == {f"lti1-{s}" for s in STUDENTS[4:]}, waiting
+    assert all("cannot be reached" in error for _, _, error in waiting), waiting
+    lms.platform.start()
+    wait_for(lambda: len(lms.platform.scores_of(1)) >= before + 2, "the queued scores")
+    time.sleep(1.0)  # nothing more arrives: each score once
+    received = lms.platform.scores_of(1)
+    assert len(received) == before + 2
+    assert len({(s["userId"], s["timestamp"]) for s in received}) == len(received)
+    graded = graded_scores(lms, tmp_path)
+    for sub, score in last_scores(lms).items():
+        assert score["scoreGiven"] == pytest.approx(graded[f"lti1-{sub}"]), sub
+    assert not _waiting_rows(lms)
+
+
+def _waiting_rows(lms: Lms) -> list[tuple[str, int, str]]:
+    import sqlite3
+
+    with sqlite3.connect(f"file:{lms.data / 'serve.sqlite3'}?mode=ro", uri=True) as conn:
+        rows = conn.execute(
+            "SELECT student, tries, error FROM lti_score WHERE posted_ts IS NULL ORDER BY id"
+        ).fetchall()
+    return [(s, int(t), e) for s, t, e in rows]
+
+
+def test_a_regrade_posts_the_changed_scores_and_lists_them(lms: Lms, tmp_path: Path) -> None:
+    graded = graded_scores(lms, tmp_path)
+    changed_student = "lti1-s1"
+    new = graded[changed_student] + 1 if graded[changed_student] < QUIZ_POINTS else 0.0
+    grades = tmp_path / "regraded.csv"
+    rows = ["student,score"] + [
+        f"{s},{new if s == changed_student else v:g}" for s, v in graded.items()
+    ]
+    grades.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    before = len(lms.platform.scores_of(1))
+    made = quizgym("serve", "lti", "regrade", str(grades), "--data", str(lms.data))
+    assert made.returncode == 0, made.stderr
+    assert f"{changed_student}: {graded[changed_student]:g} -> {new:g}" in made.stdout
+    assert "1 changed scores queued for the LMS" in made.stdout
+    wait_for(lambda: len(lms.platform.scores_of(1)) >= before + 1, "the regraded score", 120)
+    assert last_scores(lms)["s1"]["scoreGiven"] == new
+    again = quizgym("serve", "lti", "regrade", str(grades), "--data", str(lms.data))
+    assert "0 changed scores queued" in again.stdout  # queued once
+
+
+# --- every id_token check, refused with its reason ----------------------------------------------
+
+
+def _signed(lms: Lms, body: dict[str, Any], key: str | None = None) -> str:
+    reg = lms.platform.registration()
+    return jwt.encode(body, key or lms.platform.private, algorithm="RS256",
+                      headers={"kid": reg.get_kid()})  # fmt: skip
+
+
+def _good(lms: Lms, client: Client, sub: str = "s1") -> tuple[dict[str, str], dict[str, Any]]:
+    """A login's state and a valid id_token body for it."""
+    query = lms.login(client, sub, link="link-1")
+    form = lms.platform.launch_form(query)
+    body = jwt.decode(form["id_token"], options={"verify_signature": False})
+    return {"state": form["state"], "id_token": form["id_token"]}, body
+
+
+def _refused(reply: Reply, reason: str) -> None:
+    assert 400 <= reply.status < 500, reply.status
+    assert reason in reply.text.replace("&#x27;", "'").replace("&quot;", '"'), reply.text
+    assert "quizgym_session" not in reply.headers.get("set-cookie", "")
+
+
+def test_a_replayed_launch_is_refused(lms: Lms) -> None:
+    client = Client(lms.server)
+    sent, _ = _good(lms, client)
+    assert client.post("/lti/launch", list(sent.items())).status == 303
+    _refused(Client(lms.server).post("/lti/launch", list(sent.items())),
+             "state is unknown or was used already")  # fmt: skip
+    # the same token under a new login's state: its nonce is not that login's
+    fresh, _ = _good(lms, client)
+    replay = {"state": fresh["state"], "id_token": sent["id_token"]}
+    _refused(client.post("/lti/launch", list(replay.items())),
+             "nonce is not the one its login issued")  # fmt: skip
+
+
+def test_a_forged_token_is_refused(lms: Lms) -> None:
+    client = Client(lms.server)
+    sent, body = _good(lms, client)
+    other, _ = rsa_pem()
+    body["sub"] = "teach-1"
+    forged = {"state": sent["state"], "id_token": _signed(lms, body, other)}
+    _refused(client.post("/lti/launch", list(forged.items())),
+             "signature does not match the platform's key")  # fmt: skip
+
+
+def test_an_expired_token_is_refused(lms: Lms) -> None:
+    client = Client(lms.server)
+    sent, body = _good(lms, client)
+    body["iat"], body["exp"] = int(time.time()) - 7200, int(time.time()) - 3600
+    _refused(client.post("/lti/launch", [("state", sent["state"]),
+             ("id_token", _signed(lms, body))]), "the id_token has expired")  # fmt: skip
+
+
+def test_a_token_for_another_deployment_is_refused(lms: Lms) -> None:
+    client = Client(lms.server)
+    sent, body = _good(lms, client)
+    body["https://purl.imsglobal.org/spec/lti/claim/deployment_id"] = "deployment-2"
+    _refused(client.post("/lti/launch", [("state", sent["state"]),
+             ("id_token", _signed(lms, body))]),
+             'The deployment ID "deployment-2" is not recognised')  # fmt: skip
+
+
+def test_a_token_for_another_audience_or_issuer_is_refused(lms: Lms) -> None:
+    client = Client(lms.server)
+    for claim, value in (("aud", "another-tool"), ("iss", "https://elsewhere.example")):
+        sent, body = _good(lms, client)
+        body[claim] = value
+        _refused(client.post("/lti/launch", [("state", sent["state"]),
+                 ("id_token", _signed(lms, body))]),
+                 "issuer and audience (client id) are no registered platform")  # fmt: skip
+    sent, body = _good(lms, client)
+    body["aud"] = ["quizgym-tool-1", "another-tool"]
+    body["azp"] = "another-tool"
+    _refused(client.post("/lti/launch", [("state", sent["state"]),
+             ("id_token", _signed(lms, body))]), "several audiences and no azp")  # fmt: skip
+
+
+def test_a_launch_without_a_login_or_with_a_stray_nonce_is_refused(lms: Lms) -> None:
+    client = Client(lms.server)
+    sent, body = _good(lms, client)
+    _refused(client.post("/lti/launch", [("state", "made-up"), ("id_token", sent["id_token"])]),
+             "state is unknown or was used already")  # fmt: skip
+    body["nonce"] = "another-nonce"
+    stray = [("state", sent["state"]), ("id_token", _signed(lms, body))]
+    _refused(client.post("/lti/launch", stray), "nonce is not the one its login issued")
+    _refused(client.post("/lti/launch", [("id_token", "x.y")]), "has no state")
+    _refused(client.get("/lti/login?login_hint=x"), "names no issuer")
+    _refused(client.get("/lti/login?iss=https%3A%2F%2Fnobody.example&login_hint=x"),
+             "is not registered")  # fmt: skip
