@@ -53,6 +53,7 @@ class Lms:
         url = self.platform.login_url(sub, **how)
         start = client.get(url[len(self.server.url) :])
         assert start.status == 302, start.text
+        assert "set-cookie" not in start.headers  # the state is the tool's row, not a cookie
         location = start.headers["location"]
         assert location.startswith(f"{self.platform.url}/auth?")
         return query_of(location)
@@ -80,9 +81,7 @@ def _encode(query: dict[str, str]) -> str:
     return urllib.parse.urlencode(query)
 
 
-@pytest.fixture(scope="module")
-def lms(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lms]:
-    folder = tmp_path_factory.mktemp("lti")
+def _start(folder: Path, *options: str) -> Lms:
     bank, roster = write_class(folder, students=("zed",))
     data = folder / "data"
     members = [Member("teach-1", "Tess Teacher", [INSTRUCTOR])]
@@ -94,14 +93,20 @@ def lms(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lms]:
     assert made.returncode == 0, made.stderr
     server = Server(
         str(bank), "--roster", str(roster), "--data", str(data), "--quiz-tag", "quiz",
-        "--attempts", "3", "--rate", "1000", env={"QUIZGYM_LTI_RETRY": "0.2"},
+        "--rate", "1000", *options, env={"QUIZGYM_LTI_RETRY": "0.2"},
     )  # fmt: skip
     platform.tool_url = server.url
+    return Lms(platform, server, data, bank)
+
+
+@pytest.fixture(scope="module")
+def lms(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lms]:
+    made = _start(tmp_path_factory.mktemp("lti"), "--attempts", "3")
     try:
-        yield Lms(platform, server, data, bank)
+        yield made
     finally:
-        server.stop()
-        platform.stop()
+        made.server.stop()
+        made.platform.stop()
 
 
 def test_register_prints_the_tool_settings_and_stores_the_platform(tmp_path: Path) -> None:
@@ -344,6 +349,40 @@ def test_a_regrade_posts_the_changed_scores_and_lists_them(lms: Lms, tmp_path: P
     assert last_scores(lms)["s1"]["scoreGiven"] == new
     again = quizgym("serve", "lti", "regrade", str(grades), "--data", str(lms.data))
     assert "0 changed scores queued" in again.stdout  # queued once
+
+
+def test_scores_wait_for_the_feedback_policy(tmp_path: Path) -> None:
+    lms = _start(tmp_path, "--attempts", "2", "--feedback", "submitted")
+    try:
+        teacher = Client(lms.server)
+        page = lms.launch(teacher, "teach-1", deep_link=True)
+        back = Client(_At(lms.platform.url)).post("/deep-link", list(page.form().hidden.items()))
+        assert back.status == 200
+        assert lms.platform.lineitems[1].grades_released is False  # not shown at once
+        client = Client(lms.server)
+        assert lms.launch(client, "s1", link="link-1").status == 303
+        assert answer(client, random.Random(5)).status == 303
+        wait_for(lambda: len(lms.platform.scores_of(1)) == 1, "the first score")
+        first = lms.platform.scores_of(1)[0]
+        assert "scoreGiven" not in first  # the student has not finished: no grade shown yet
+        assert (first["activityProgress"], first["gradingProgress"]) == ("Submitted", "Pending")
+        page = client.get("/quiz")
+        form = page.form()
+        assert client.post("/quiz", [*form.hidden.items(), ("_finish", "1")]).status == 303
+        wait_for(lambda: len(lms.platform.scores_of(1)) == 2, "the released score")
+        last = lms.platform.scores_of(1)[1]
+        assert (last["activityProgress"], last["gradingProgress"]) == ("Completed", "FullyGraded")
+        assert last["scoreGiven"] == pytest.approx(graded_scores(lms, tmp_path)["lti1-s1"])
+        sent, body = _good(lms, client)
+        body["exp"] = int(time.time()) - 3600
+        bad = [("state", sent["state"]), ("id_token", _signed(lms, body))]
+        _refused(client.post("/lti/launch", bad), "the id_token has expired")
+        lms.server.proc.terminate()
+        _, err = lms.server.proc.communicate(timeout=30)
+        assert "LTI launch refused (token " in err and "the id_token has expired" in err
+    finally:
+        lms.server.stop()
+        lms.platform.stop()
 
 
 # --- every id_token check, refused with its reason ----------------------------------------------

@@ -195,9 +195,10 @@ class Classroom:
         self.clock = clock
         self.rate = rate
         self.scheduler = Scheduler(enable_fuzzing=fuzz)
-        self.graded: list[Callable[[Tx, str, str, datetime], None]] = []
+        self.graded: list[Callable[[Tx, str, str, datetime], Callable[[], None] | None]] = []
         """Called in each graded quiz submission's own transaction, after its rows are written,
-        with (transaction, student, the form's token, time): what they write commits with it."""
+        with (transaction, student, the form's token, time): what they write commits with it;
+        what they return (if anything) is called once it has committed."""
 
     # --- shared -----------------------------------------------------------------------------
 
@@ -652,8 +653,10 @@ class Classroom:
                 rating=None, scheduled=False, before=None, after=None, finish=finish,
                 seed=None, versions={q.id: index for q, _, index in versions},
             )  # fmt: skip
-            for hook in self.graded:
-                hook(tx, student, token, now)
+            then = [hook(tx, student, token, now) for hook in self.graded]
+        for committed in then:
+            if committed is not None:
+                committed()
         stored = self.result(student, token)
         assert stored is not None
         return stored

@@ -37,6 +37,8 @@ SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 RETRY_BASE = 30.0
 """Seconds before a failed post is tried again the first time (doubled each time after)."""
 RETRY_CAP = 3600.0
+IDLE_SECONDS = 5.0
+"""How often an idle worker looks for scores queued by another process (a regrade)."""
 CLAIM_SECONDS = 120.0
 """How long a worker holds a row it is posting before another may take it."""
 
@@ -289,17 +291,20 @@ class LtiClassroom:
             return finished or closed
         return closed
 
-    def attempt_graded(self, tx: Tx, student: str, token: str, now: datetime) -> None:
-        """The engine's hook, in the attempt's own transaction: queue its score."""
+    def attempt_graded(
+        self, tx: Tx, student: str, token: str, now: datetime
+    ) -> Callable[[], None] | None:
+        """The engine's hook, in the attempt's own transaction: queue its score; the worker
+        is woken once that has committed."""
         quiz = self.room.quiz
         if quiz is None:
-            return
+            return None
         total = self._total(tx, student)
         done = total[4] or (quiz.attempts is not None and total[3] >= quiz.attempts)
-        if self._queue(
-            tx, f"attempt:{token}", student, now, released=self.released(student, done, now)
-        ):
-            self.queue.wake()
+        released = self.released(student, done, now)
+        if self._queue(tx, f"attempt:{token}", student, now, released=released):
+            return self.queue.wake
+        return None
 
     def release_due(self) -> int:
         """Queue the scores that the policy releases by now (at closing time, once per
@@ -374,7 +379,7 @@ class ScoreQueue:
             except Exception:  # the worker goes on; the row stays queued
                 log.exception("posting the LMS scores failed")
                 wait = self.retry_base
-            self._wake.wait(timeout=max(0.05, min(wait, 60.0)))
+            self._wake.wait(timeout=max(0.05, min(wait, IDLE_SECONDS)))
             self._wake.clear()
 
     def _due(self, now: float) -> list[QueuedScore]:
