@@ -674,8 +674,9 @@ def _when(text: str | None) -> Any:
 
 @serve.command("start")
 @click.argument("banks", nargs=-1, required=True)
-@click.option("--roster", type=click.Path(dir_okay=False), required=True,
-              help="CSV: student[,name]; one sign-in link each.")  # fmt: skip
+@click.option("--roster", type=click.Path(dir_okay=False),
+              help="CSV: student[,name]; one sign-in link each (optional when the class comes"
+              " from an LMS: quizgym serve lti register).")  # fmt: skip
 @click.option("--data", type=click.Path(file_okay=False), default=str(_SERVE["data"]),
               show_default=True,
               help="Folder of the database, secret, issued.json, links.")  # fmt: skip
@@ -706,7 +707,7 @@ def _when(text: str | None) -> Any:
 def serve_start(
     ctx: click.Context,
     banks: tuple[str, ...],
-    roster: str,
+    roster: str | None,
     data: str,
     quiz_ids: str,
     opens: str | None,
@@ -721,8 +722,8 @@ def serve_start(
 
     with _errors(ctx):
         now = os.environ.get("QUIZGYM_NOW")
-        run(banks, roster=Path(roster), data=Path(data), opens=_when(opens), closes=_when(closes),
-            quiz_ids=[i.strip() for i in quiz_ids.split(",") if i.strip()],
+        run(banks, roster=Path(roster) if roster else None, data=Path(data), opens=_when(opens),
+            closes=_when(closes), quiz_ids=[i.strip() for i in quiz_ids.split(",") if i.strip()],
             now=_when(now), **options)  # fmt: skip
 
 

@@ -81,8 +81,8 @@ def _encode(query: dict[str, str]) -> str:
     return urllib.parse.urlencode(query)
 
 
-def _start(folder: Path, *options: str) -> Lms:
-    bank, roster = write_class(folder, students=("zed",))
+def _start(folder: Path, *options: str, roster: bool = True) -> Lms:
+    bank, roster_csv = write_class(folder, students=("zed",))
     data = folder / "data"
     members = [Member("teach-1", "Tess Teacher", [INSTRUCTOR])]
     members += [Member(s, f"Student {s.upper()}", [LEARNER]) for s in STUDENTS]
@@ -91,9 +91,10 @@ def _start(folder: Path, *options: str) -> Lms:
     made = quizgym("serve", "lti", "register", "--data", str(data), "--url",
                    "https://quiz.example.edu", *platform.register_args())  # fmt: skip
     assert made.returncode == 0, made.stderr
+    csv = ["--roster", str(roster_csv)] if roster else []  # without: the class is the LMS's
     server = Server(
-        str(bank), "--roster", str(roster), "--data", str(data), "--quiz-tag", "quiz",
-        "--rate", "1000", *options, env={"QUIZGYM_LTI_RETRY": "0.2"},
+        str(bank), *csv, "--data", str(data), "--quiz-tag", "quiz", "--rate", "1000", *options,
+        env={"QUIZGYM_LTI_RETRY": "0.2"},
     )  # fmt: skip
     platform.tool_url = server.url
     return Lms(platform, server, data, bank)
@@ -107,6 +108,13 @@ def lms(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lms]:
     finally:
         made.server.stop()
         made.platform.stop()
+
+
+def test_serving_without_a_roster_needs_a_registered_lms(tmp_path: Path) -> None:
+    bank, _ = write_class(tmp_path)
+    made = quizgym("serve", str(bank), "--data", str(tmp_path / "data"), "--port", "0")
+    assert made.returncode != 0
+    assert "give the class's --roster, or register an LMS first" in made.stderr
 
 
 def test_register_prints_the_tool_settings_and_stores_the_platform(tmp_path: Path) -> None:
@@ -352,13 +360,16 @@ def test_a_regrade_posts_the_changed_scores_and_lists_them(lms: Lms, tmp_path: P
 
 
 def test_scores_wait_for_the_feedback_policy(tmp_path: Path) -> None:
-    lms = _start(tmp_path, "--attempts", "2", "--feedback", "submitted")
+    lms = _start(tmp_path, "--attempts", "2", "--feedback", "submitted", roster=False)
     try:
         teacher = Client(lms.server)
         page = lms.launch(teacher, "teach-1", deep_link=True)
         back = Client(_At(lms.platform.url)).post("/deep-link", list(page.form().hidden.items()))
         assert back.status == 200
         assert lms.platform.lineitems[1].grades_released is False  # not shown at once
+        # no roster CSV: the teacher's launch read the class from the LMS, and issued its quiz
+        issued = json.loads((lms.data / "issued.json").read_text())
+        assert [s["id"] for s in issued["students"]] == [f"lti1-{s}" for s in STUDENTS]
         client = Client(lms.server)
         assert lms.launch(client, "s1", link="link-1").status == 303
         assert answer(client, random.Random(5)).status == 303

@@ -46,7 +46,7 @@ def _need_extra() -> None:
 def prepare(
     banks: Sequence[str],
     *,
-    roster: Path,
+    roster: Path | None,
     data: Path = Path(DEFAULT_DATA),
     db: str | None = None,
     url: str = "http://127.0.0.1:8000",
@@ -66,7 +66,8 @@ def prepare(
 
     Args:
         banks: bank paths or bundled names; the quiz is drawn from the first.
-        roster: the class's roster CSV (``student[,name]``).
+        roster: the class's roster CSV (``student[,name]``); None: the class comes from an LMS
+            (LTI launches), so a platform must be registered in the data folder.
         data: the data folder (made when missing).
         db: a PostgreSQL URL (``postgresql://…``) or an SQLite file; the folder's
             ``serve.sqlite3`` when None.
@@ -103,11 +104,15 @@ def prepare(
     slugs = [book.bank.bank for book in books]
     if len(set(slugs)) != len(slugs):
         raise QuizgymError(f"two banks have the same slug ({', '.join(slugs)})")
-    students = read_roster(roster)
+    students = read_roster(roster) if roster is not None else []
     try:
         data.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise QuizgymError(f"{data}: cannot make the data folder: {exc.strerror}") from exc
+    if roster is None and not _has_platform(data, db):
+        raise QuizgymError(
+            "give the class's --roster, or register an LMS first (quizgym serve lti register)"
+        )
     secret = Secret.load(data / "secret")
     clock = utc_now if now is None else clock_from(now.isoformat())
     quiz = make_quiz(
@@ -115,7 +120,7 @@ def prepare(
         feedback=feedback,
     )  # fmt: skip
     issued = None
-    if quiz is not None:
+    if quiz is not None and students:  # else issued as the LMS's students arrive
         issued = write_issued_for(books[0], quiz, [s.id for s in students], secret, data)
     database = open_database(db, folder=data, sync=sync)
     room = Classroom(
@@ -128,10 +133,29 @@ def prepare(
     return Prepared(room, data, teacher, links)
 
 
+def _has_platform(data: Path, db: str | None) -> bool:
+    """Whether an LMS is registered in the data folder's database."""
+    try:
+        import pylti1p3  # noqa: F401  (LTI needs quizgym[lti])
+    except ImportError:
+        return False
+    from quizgym.serve.lti.store import ensure_tables, platforms
+    from quizgym.serve.storage import open_database
+
+    if db is None and not (data / "serve.sqlite3").is_file():
+        return False
+    database = open_database(db, folder=data)
+    try:
+        ensure_tables(database)
+        return bool(platforms(database))
+    finally:
+        database.close()
+
+
 def serve(
     banks: Sequence[str],
     *,
-    roster: Path,
+    roster: Path | None,
     host: str = "127.0.0.1",
     port: int = 8000,
     url: str | None = None,
@@ -165,12 +189,15 @@ def serve(
     prepared = prepare(banks, roster=roster, url=url or address, **options)  # type: ignore[arg-type]
     print(f"serving on {address}", flush=True)  # noqa: T201
     print(f"teacher: {prepared.teacher_link}", flush=True)  # noqa: T201
-    first, link = next(iter(prepared.links.items()))
-    print(  # noqa: T201
-        f"student links: {prepared.folder / 'links.csv'} ({len(prepared.links)} students;"
-        f" {first}: {link})",
-        flush=True,
-    )
+    if prepared.links:
+        first, link = next(iter(prepared.links.items()))
+        print(  # noqa: T201
+            f"student links: {prepared.folder / 'links.csv'} ({len(prepared.links)} students;"
+            f" {first}: {link})",
+            flush=True,
+        )
+    else:
+        print(f"students: from the LMS (LTI launch: {address}/lti/login)", flush=True)  # noqa: T201
     app = make_app(prepared.room, folder=prepared.folder, url=url)
     config = uvicorn.Config(
         app, log_level="warning", access_log=False, proxy_headers=True, timeout_graceful_shutdown=5

@@ -106,14 +106,16 @@ class LtiClassroom:
             for sid, name in students:
                 if sid not in room.students or name:
                     room.students[sid] = name or room.students.get(sid, "")
-            if room.quiz is None or room.issued is None:
+            if room.quiz is None:
                 return
-            missing = [sid for sid, _ in students if room.issued.student(sid) is None]
+            issued = room.issued
+            missing = [sid for sid, _ in students if issued is None or issued.student(sid) is None]
             if not missing:
                 return
             from quizgym.serve.folder import write_issued_for
 
-            ids = [s.id for s in room.issued.students] + list(dict.fromkeys(missing))
+            ids = [] if issued is None else [s.id for s in issued.students]
+            ids += list(dict.fromkeys(missing))
             room.issued = write_issued_for(
                 room.books[room.quiz.bank], room.quiz, ids, room.secret, self.folder
             )
