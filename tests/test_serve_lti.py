@@ -81,16 +81,18 @@ def _encode(query: dict[str, str]) -> str:
     return urllib.parse.urlencode(query)
 
 
-def _start(folder: Path, *options: str, roster: bool = True) -> Lms:
+def _start(folder: Path, *options: str, roster: bool = True, db: str | None = None) -> Lms:
     bank, roster_csv = write_class(folder, students=("zed",))
     data = folder / "data"
     members = [Member("teach-1", "Tess Teacher", [INSTRUCTOR])]
     members += [Member(s, f"Student {s.upper()}", [LEARNER]) for s in STUDENTS]
     platform = Platform(members)
     platform.start()
+    store = ["--db", db] if db else []
     made = quizgym("serve", "lti", "register", "--data", str(data), "--url",
-                   "https://quiz.example.edu", *platform.register_args())  # fmt: skip
+                   "https://quiz.example.edu", *store, *platform.register_args())  # fmt: skip
     assert made.returncode == 0, made.stderr
+    options = (*options, *store)
     csv = ["--roster", str(roster_csv)] if roster else []  # without: the class is the LMS's
     server = Server(
         str(bank), *csv, "--data", str(data), "--quiz-tag", "quiz", "--rate", "1000", *options,
@@ -259,9 +261,10 @@ def wait_for(check: Any, what: str, seconds: float = 90) -> None:
         time.sleep(0.1)
 
 
-def graded_scores(lms: Lms, tmp: Path) -> dict[str, float]:
+def graded_scores(lms: Lms, tmp: Path, db: str | None = None) -> dict[str, float]:
     out = tmp / "attempts.jsonl"
-    made = quizgym("serve", "export", "--data", str(lms.data), "-o", str(out))
+    store = ["--db", db] if db else []
+    made = quizgym("serve", "export", "--data", str(lms.data), *store, "-o", str(out))
     assert made.returncode == 0, made.stderr
     graded = quizgym("grade", str(lms.bank), str(out), "--issued", str(lms.data / "issued.json"),
                      "-o", str(tmp / "graded"))  # fmt: skip
@@ -394,6 +397,38 @@ def test_scores_wait_for_the_feedback_policy(tmp_path: Path) -> None:
     finally:
         lms.server.stop()
         lms.platform.stop()
+
+
+def test_lti_on_postgresql(tmp_path: Path) -> None:
+    from serve_helpers import Postgres
+
+    try:
+        postgres = Postgres()
+    except FileNotFoundError:
+        if os.environ.get("CI") == "true":
+            pytest.fail("PostgreSQL is not installed (scripts/setup.d/60-postgresql.sh)")
+        pytest.skip("PostgreSQL is not installed (make test installs it)")
+    try:
+        lms = _start(tmp_path, "--attempts", "2", db=postgres.url)
+        try:
+            page = lms.launch(Client(lms.server), "teach-1", deep_link=True)
+            Client(_At(lms.platform.url)).post("/deep-link", list(page.form().hidden.items()))
+            client = Client(lms.server)
+            sent, _ = _good(lms, client, "s2")
+            assert client.post("/lti/launch", list(sent.items())).status == 303
+            _refused(Client(lms.server).post("/lti/launch", list(sent.items())),
+                     "state is unknown or was used already")  # fmt: skip
+            assert answer(client, random.Random(7)).status == 303
+            wait_for(lambda: len(lms.platform.scores_of(1)) == 1, "the score")
+            score = lms.platform.scores_of(1)[0]
+            graded = graded_scores(lms, tmp_path, db=postgres.url)
+            assert score["userId"] == "s2"
+            assert score["scoreGiven"] == pytest.approx(graded["lti1-s2"])
+        finally:
+            lms.server.stop()
+            lms.platform.stop()
+    finally:
+        postgres.stop()
 
 
 # --- every id_token check, refused with its reason ----------------------------------------------
