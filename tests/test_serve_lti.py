@@ -521,3 +521,90 @@ def test_a_launch_without_a_login_or_with_a_stray_nonce_is_refused(lms: Lms) -> 
     _refused(client.get("/lti/login?login_hint=x"), "names no issuer")
     _refused(client.get("/lti/login?iss=https%3A%2F%2Fnobody.example&login_hint=x"),
              "is not registered")  # fmt: skip
+
+
+# --- the score queue, in process, on a clock of its own -------------------------------------------
+
+
+def test_the_queue_backs_off_keeps_order_and_posts_each_score_once(tmp_path: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from quizgym.serve import prepare
+    from quizgym.serve.lti.service import LtiClassroom
+    from quizgym.serve.lti.store import save_platform
+    from quizgym.serve.lti.tool import Launched
+
+    bank, roster = write_class(tmp_path, students=("zed",))
+    start = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    ready = prepare([str(bank)], roster=roster, data=tmp_path / "data", quiz_tags=["quiz"],
+                    feedback="closed", closes=start + timedelta(hours=1), rate=1000,
+                    now=start)  # fmt: skip
+    room = ready.room
+    wall = [1000.0]
+    lti = LtiClassroom(room, tmp_path / "data", retry_base=10.0, wall=lambda: wall[0])
+    platform, _ = save_platform(
+        room.db, issuer="https://lms.example", client_id="c1",
+        auth_login_url="https://lms.example/auth", auth_token_url="https://lms.example/token",
+        key_set_url="https://lms.example/jwks", deployments=["d1"],
+    )  # fmt: skip
+    ags = {"scope": ["https://purl.imsglobal.org/spec/lti-ags/scope/score"],
+           "lineitem": "https://lms.example/lineitems/1"}  # fmt: skip
+    for sub in ("u1", "u2"):
+        body = {
+            "sub": sub, "name": sub.upper(),
+            "https://purl.imsglobal.org/spec/lti/claim/roles": [LEARNER],
+            "https://purl.imsglobal.org/spec/lti/claim/resource_link": {"id": "rl"},
+            "https://purl.imsglobal.org/spec/lti/claim/custom": {"quizgym": "quiz"},
+            "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": ags,
+        }  # fmt: skip
+        assert lti.arrived(Launched("x", platform, "d1", body)) == (f"lti1-{sub}", False, "quiz")
+
+    def submit(student: str, answers: dict[str, str], finish: bool = False) -> None:
+        view = room.quiz_view(student)
+        assert view.form is not None
+        room.quiz_answer(student, view.form.token, list(answers.items()), finish=finish)
+
+    submit("lti1-u1", {"num-loss": "0.693"})
+    submit("lti1-u1", {"mc-pick": "A"})
+    submit("lti1-u2", {"num-loss": "5"})
+    rows = lti.queued()
+    assert [(k.split(":")[0], s, g, gr) for k, s, g, gr, *_ in rows] == [
+        ("attempt", "lti1-u1", None, "Pending"),
+        ("attempt", "lti1-u1", None, "Pending"),
+        ("attempt", "lti1-u2", None, "Pending"),
+    ]  # fmt: skip  (feedback closed: no score before the quiz closes)
+
+    posted: list[tuple[str, float | None, str]] = []
+    down = [True]
+
+    def post(platform: object, row: Any, now: float) -> str | None:
+        if down[0]:
+            return "the platform cannot be reached: ConnectionError"
+        posted.append((row.sub, row.score_given, row.stamp))
+        return None
+
+    lti.queue._post = post  # type: ignore[method-assign,assignment]  (the LMS, simulated)
+    assert lti.queue.flush() == 10.0  # the first row of each student failed: retry in 10 s
+    assert [t for *_, t, _, _ in lti.queued()] == [1, 0, 1]  # u1's second waits behind its first
+    down[0] = False
+    wall[0] += 9.0
+    lti.queue.flush()
+    assert posted == []  # not due yet: the back-off holds
+    down[0] = True
+    wall[0] += 1.0
+    assert lti.queue.flush() == 20.0  # failed again: twice as long
+    down[0] = False
+    wall[0] += 20.0
+    lti.queue.flush()
+    assert [(s, g) for s, g, _ in posted] == [("u1", None), ("u1", None), ("u2", None)]
+    assert posted[0][2] < posted[1][2]  # in order, strictly later
+    lti.queue.flush(force=True)
+    assert len(posted) == 3  # each once
+    room.clock = lambda: start + timedelta(hours=2)  # the quiz has closed: scores are released
+    assert lti.release_due() == 2
+    assert lti.release_due() == 0  # released once
+    lti.queue.flush()
+    released = {s: g for s, g, _ in posted[3:]}
+    u1 = sum(a.score for a in room.quiz_view("lti1-u1").results.values())
+    assert released == {"u1": u1, "u2": 0.0}
+    room.db.close()
