@@ -19,8 +19,13 @@ from typing import Any
 import pytest
 
 pytest.importorskip("uvicorn")
-pytest.importorskip("pylti1p3")
-pytest.importorskip("lti1p3platform")
+for _library in ("pylti1p3", "lti1p3platform"):
+    try:
+        __import__(_library)
+    except ImportError:
+        if os.environ.get("CI") == "true":  # make test installs them: a missing one is a failure
+            raise
+        pytest.skip(f"{_library} is not installed (make test installs it)", allow_module_level=True)
 
 import jwt  # noqa: E402
 from lti_platform import INSTRUCTOR, LEARNER, Member, Platform, query_of, rsa_pem  # noqa: E402

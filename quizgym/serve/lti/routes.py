@@ -264,7 +264,8 @@ def _guard(handler: Handler) -> Handler:
         try:
             return await handler(request)
         except LaunchRefusedError as exc:
-            log.warning("LTI request refused: %s", exc.reason)
+            if not exc.logged:
+                log.warning("LTI request refused (%s): %s", request.url.path, exc.reason)
             return _refused(exc.status, f"The LMS's request was refused: {exc.reason}.")
 
     return run

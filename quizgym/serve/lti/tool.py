@@ -68,6 +68,7 @@ class LaunchRefusedError(Exception):
         super().__init__(reason)
         self.reason = reason
         self.status = status
+        self.logged = False
 
 
 class FormRequest(Request):
@@ -426,6 +427,7 @@ def check_launch(
     except LaunchRefusedError as exc:
         digest = hashlib.sha256(fields.get("id_token", "").encode()).hexdigest()[:12]
         log.warning("LTI launch refused (token %s): %s", digest, exc.reason)
+        exc.logged = True
         raise
     return Launched(launch_id, platform, deployment, body)
 
