@@ -748,6 +748,7 @@ def serve_export(ctx: click.Context, data: str, db: str | None, output: str) -> 
 
 
 @serve.group("lti")
+@_example("quizgym serve lti register --url https://quiz.example.edu")
 def serve_lti() -> None:
     """LTI 1.3: register the tool with an LMS, rotate its key, send regraded scores."""
 
