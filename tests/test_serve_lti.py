@@ -526,6 +526,8 @@ def test_a_launch_without_a_login_or_with_a_stray_nonce_is_refused(lms: Lms) -> 
     _refused(client.get("/lti/login?login_hint=x"), "names no issuer")
     _refused(client.get("/lti/login?iss=https%3A%2F%2Fnobody.example&login_hint=x"),
              "is not registered")  # fmt: skip
+    other = f"/lti/login?iss={lms.platform.issuer}&login_hint=x&lti_deployment_id=nope"
+    _refused(client.get(other), "the deployment 'nope' is not registered")
 
 
 # --- the score queue, in process, on a clock of its own -------------------------------------------

@@ -25,7 +25,7 @@ from typing import Any, cast
 import jwt
 import requests
 from pylti1p3.deployment import Deployment
-from pylti1p3.exception import LtiException
+from pylti1p3.exception import LtiException, LtiKeyException
 from pylti1p3.message_launch import MessageLaunch
 from pylti1p3.registration import Registration
 from pylti1p3.request import Request
@@ -267,6 +267,12 @@ class Launched:
         return self.body.get(spec + name)
 
 
+JWKS_SECONDS = 300.0
+"""How long a platform's fetched JWKS is used before it is fetched again."""
+_JWKS: dict[str, tuple[dict[str, Any], float]] = {}
+_JWKS_LOCK = threading.Lock()
+
+
 class _Launch(MessageLaunch):  # type: ignore[type-arg]
     """pylti1p3's launch check, with the state and nonce kept in the database."""
 
@@ -312,6 +318,26 @@ class _Launch(MessageLaunch):  # type: ignore[type-arg]
             raise LaunchRefusedError("the login took too long (its state expired): launch again")
         self.state_row = (str(nonce), int(platform_id), float(made))
         return self
+
+    def get_public_key(self) -> tuple[str, str]:
+        """The platform's key for the token's kid, from its JWKS as fetched in the last
+        ``JWKS_SECONDS`` (fetched again at once for a kid it does not have: a new key)."""
+        reg = self._registration
+        assert reg is not None
+        url = str(reg.get_key_set_url())
+        with _JWKS_LOCK:
+            cached = _JWKS.get(url)
+        if cached is not None and cached[1] > self.now - JWKS_SECONDS:
+            reg.set_key_set(cast(Any, cached[0]))
+            try:
+                return super().get_public_key()
+            except LtiKeyException:
+                pass  # not in the cached set: the platform may have rotated its key
+        reg.set_key_set(None)
+        found = super().get_public_key()
+        with _JWKS_LOCK:
+            _JWKS[url] = (cast(Any, reg.get_key_set()), self.now)
+        return found
 
     def validate_jwt_signature(self) -> _Launch:
         conf: _ToolConf = self._tool_config
