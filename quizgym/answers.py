@@ -10,6 +10,7 @@ the same verdict on every response).
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
 import re
 import unicodedata
@@ -39,12 +40,15 @@ from quizgym.solver import (
 )
 from quizgym.tolerance import Match, compare
 from quizgym.types import (
+    BlanksInteraction,
     ChoiceInteraction,
     NumericInteraction,
     PairingInteraction,
     TextInteraction,
+    WordInteraction,
     choices_of,
     interaction_of,
+    word_of,
 )
 from quizgym.units import Conversion, convert
 from quizgym.words import (
@@ -811,6 +815,8 @@ def grade_response(
         slot = slots[ids.index(part)]
         values = _earlier_values(earlier or {}, slots)
         return grade_slot(book, slot, variant, response, earlier_values=values)
+    if isinstance(interaction, BlanksInteraction):
+        return _grade_blank(book, question, interaction, slots, variant, response, part, earlier)
     if isinstance(interaction, PairingInteraction):
         ids = [slot.part for slot in slots]
         if part not in ids:
@@ -839,6 +845,72 @@ def grade_response(
         return _grade_choice(slot.id, interaction, variant, response, points)
     assert isinstance(interaction, TextInteraction)
     return _grade_free_text(slot.id, interaction, response, points)
+
+
+def _grade_blank(
+    book: CompiledBank,
+    question: AnyQuestion,
+    blanks: BlanksInteraction,
+    slots: Sequence[Slot],
+    variant: Variant,
+    response: str | None,
+    part: str | None,
+    earlier: Mapping[str, str] | None,
+) -> Verdict:
+    """Grade one blank of a cloze question as the kind it is: a number, a choice or a word."""
+    ids = [slot.part for slot in slots]
+    if part not in ids:
+        raise KeyError(
+            f"{question.id}: no blank {part!r}" if part else f"{question.id}: name a blank"
+        )
+    slot = slots[ids.index(part)]
+    if slot.is_numeric:
+        values = _earlier_values(earlier or {}, slots)
+        return grade_slot(book, slot, variant, response, earlier_values=values)
+    assert part is not None
+    interaction = blanks.slot(part)
+    if unanswered(question, response, part):
+        return Verdict(
+            question=slot.id,
+            status=Status.BLANK,
+            score=0.0,
+            max_score=slot.points,
+            expected=expected_answer(question, variant, part=part),
+        )
+    assert response is not None
+    if isinstance(interaction, ChoiceInteraction):
+        return _grade_choice(slot.id, interaction, variant, response, slot.points)
+    assert isinstance(interaction, WordInteraction)
+    return grade_word(slot.id, interaction, response, slot.points)
+
+
+def grade_word(qid: str, word: WordInteraction, response: str, points: float) -> Verdict:
+    """Grade a short word: right when it is an accepted spelling (see
+    :class:`~quizgym.types.WordInteraction`); a wrong one close to a spelling is flagged for a
+    look (a typo, perhaps), never accepted."""
+    expected = word.accept[0]
+    read = word.fold(response)
+    if word.accepts(response):
+        return Verdict(
+            question=qid,
+            status=Status.CORRECT,
+            score=points,
+            max_score=points,
+            read_as=read,
+            expected=expected,
+        )
+    near = difflib.get_close_matches(read, [word.fold(a) for a in word.accept], n=1, cutoff=0.75)
+    return Verdict(
+        question=qid,
+        status=Status.INCORRECT,
+        score=0.0,
+        max_score=points,
+        read_as=read,
+        feedback=word.feedback or f"The answer is {expected}.",
+        tag=word.tag,
+        expected=expected,
+        doubt=f"close to the accepted spelling '{near[0]}'" if near else "",
+    )
 
 
 def grade_question(
@@ -891,6 +963,9 @@ def _earlier_values(earlier: Mapping[str, str], slots: Sequence[Slot]) -> dict[s
 def expected_answer(question: AnyQuestion, variant: Variant, *, part: str | None = None) -> str:
     """The correct answer to a question without numbers (or to one matching item, ``part``),
     as shown to a student."""
+    word = word_of(question, part)
+    if word is not None:
+        return word.accept[0]
     interaction = choices_of(question, part) or interaction_of(question)
     if isinstance(interaction, ChoiceInteraction) and interaction.boolean:
         return "true" if interaction.choices[0].correct else "false"
@@ -913,6 +988,7 @@ __all__ = [
     "grade_question",
     "grade_response",
     "grade_slot",
+    "grade_word",
     "incompatible_unit",
     "is_blank",
     "match_criterion",

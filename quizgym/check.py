@@ -321,7 +321,7 @@ def _lint(
     from quizgym.model import LETTERS
     from quizgym.richtext import text_findings
     from quizgym.solver import Budget, compile_bank
-    from quizgym.types import choices_of, numeric_of
+    from quizgym.types import blanks_of, choices_of, numeric_of
 
     budget = budget or Budget(key_seconds=CHECK_KEY_SECONDS, bank_seconds=CHECK_BANK_SECONDS)
     book = compile_bank(bank, partial=True, budget=budget)
@@ -347,6 +347,8 @@ def _lint(
                 timed = True
             except AnswerParseError as exc:
                 at(("questions", index, "answer"), f"{question.id}: {exc.message}")
+        elif blanks_of(question) is not None and book.slots_of(question):
+            _lint_blanks(book, question, at)
     positions = [
         options.right[0]
         for q in bank.questions
@@ -510,6 +512,21 @@ def _shown_number(text: str) -> float | None:
         return float(plain) * scale
     except ValueError:
         return None
+
+
+def _lint_blanks(book: CompiledBank, question: AnyQuestion, at: Locate) -> None:
+    """A cloze's number blanks: each key must evaluate, each unit be one quizgym reads."""
+    from quizgym.units import unit_problem
+
+    default = book.variant(question)
+    for slot in book.numbered(question):
+        if slot.units and unit_problem(slot.units):
+            at((*slot.loc, "units"), f"{slot.id}: {unit_problem(slot.units)}", "warning")
+        try:
+            book.key(slot, default)
+        except AnswerParseError as exc:
+            at((*slot.loc, "answer"), f"{slot.id}: the key cannot be evaluated: {exc.message}")
+            return
 
 
 def _slot_loc(slot: Slot, index: int) -> tuple[str | int, ...]:

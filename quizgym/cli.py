@@ -241,6 +241,7 @@ _QUESTION_TYPES = (
     "free_text",
     "numeric",
     "matching",
+    "cloze",
 )
 _DB_HELP = "Progress database (default: $QUIZGYM_DB, else progress.sqlite3 in the user data dir)."
 

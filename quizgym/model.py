@@ -10,7 +10,16 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -589,7 +598,169 @@ class Matching(QuestionBase):
         return defaults.points
 
 
-AnyQuestion = TrueFalse | MultipleChoice | SpotTheError | FreeText | Numeric | Matching
+BLANK = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
+"""A blank in a cloze prompt: ``{{name}}``, the name of one of its ``blanks``."""
+
+
+def blank_names(text: str) -> list[str]:
+    """The names of the ``{{name}}`` blanks of a cloze prompt, in order (repeats kept)."""
+    return [m[1] for m in BLANK.finditer(text)]
+
+
+class Blank(StrictModel):
+    """One blank of a cloze question: a number (``answer``, an expression), a dropdown
+    (``choices``, with ``answer`` among them) or a short word (``accept``: its spellings)."""
+
+    answer: Expression | None = Field(
+        default=None,
+        min_length=1,
+        description="a number blank's key (an expression), or a choice blank's right option",
+    )
+    choices: list[str] = Field(
+        default_factory=list, description="a choice blank's options, shown as a dropdown"
+    )
+    accept: list[str] = Field(
+        default_factory=list,
+        description="a word blank's accepted spellings; case, accents and spacing are ignored "
+        "unless case_sensitive",
+    )
+    case_sensitive: bool = Field(
+        default=False, description="a word blank: the case of a spelling counts (spacing never)"
+    )
+    tolerance: Tolerance | None = Field(default=None, description="a number blank's comparison")
+    units: str | None = Field(default=None, description=UNITS_DESCRIPTION)
+    require_units: RequireUnits | None = Field(
+        default=None, description="a number blank: whether the answer must state its unit"
+    )
+    display: Display | None = Field(default=None, description="how a number blank's key is shown")
+    answers: list[Expression] = Field(
+        default_factory=list, description="a number blank's other correct answers"
+    )
+    mistakes: list[Mistake] = Field(
+        default_factory=list, description="a number blank's known wrong answers"
+    )
+    points: float | None = Field(default=None, gt=0, description="points for this blank")
+    feedback: str | None = Field(default=None, description="shown to a student who gets it wrong")
+    tag: Slug | None = Field(default=None, description="misconception tag of a wrong answer")
+
+    @property
+    def kind(self) -> Literal["number", "choice", "word"]:
+        """What the blank asks for: ``number``, ``choice`` (a dropdown) or ``word``."""
+        if self.choices:
+            return "choice"
+        if self.accept:
+            return "word"
+        return "number"
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Blank:
+        if self.choices and self.accept:
+            raise ValueError("a blank has choices or accept, not both")
+        if self.kind != "number":
+            numeric = ("tolerance", "units", "require_units", "display", "answers", "mistakes")
+            stray = [name for name in numeric if getattr(self, name) not in (None, [])]
+            if stray:
+                raise ValueError(f"{stray[0]} is for a number blank, not a {self.kind} blank")
+        if self.kind == "choice":
+            if len(self.choices) < 2:
+                raise ValueError("a choice blank needs at least 2 choices")
+            if len(self.choices) > len(LETTERS):
+                raise ValueError(f"a choice blank has at most {len(LETTERS)} choices")
+            for text in self.choices:
+                if not text.strip():
+                    raise ValueError("a choice blank has an empty choice")
+                if self.choices.count(text) > 1:
+                    raise ValueError(f"choice {text!r} appears twice")
+            if self.answer is None:
+                raise ValueError("a choice blank needs answer: its right choice")
+            if self.answer not in self.choices:
+                raise ValueError(
+                    f"the answer {self.answer!r} is not among its choices "
+                    f"({', '.join(map(repr, self.choices))})"
+                )
+        elif self.kind == "word":
+            if self.answer is not None:
+                raise ValueError("a word blank lists its spellings in accept, without answer")
+            for text in self.accept:
+                if not text.strip():
+                    raise ValueError("accept holds an empty spelling, which no answer can be")
+        elif self.answer is None:
+            if "accept" in self.model_fields_set:
+                raise ValueError("accept is empty: list at least one spelling")
+            if "choices" in self.model_fields_set:
+                raise ValueError("choices is empty: list the dropdown's options")
+            raise ValueError(
+                "a blank needs answer (a number), choices (a dropdown) or accept (a word)"
+            )
+        if self.kind != "word" and self.case_sensitive:
+            raise ValueError(f"case_sensitive is for a word blank, not a {self.kind} blank")
+        return self
+
+
+class Cloze(QuestionBase):
+    """A text with named blanks, ``{{name}}``, each an answer slot ``question.name``."""
+
+    type: Literal["cloze"] = Field(description="question type")
+    prompt: str = Field(
+        min_length=1, description="the text, with each blank written {{name}} where it stands"
+    )
+    blanks: dict[Name, Blank] = Field(
+        min_length=1, description="each blank by its name: a number, a choice or a word"
+    )
+
+    @field_validator("blanks")
+    @classmethod
+    def _blanks_placed(cls, blanks: dict[str, Blank], info: ValidationInfo) -> dict[str, Blank]:
+        prompt = info.data.get("prompt")
+        if not isinstance(prompt, str):
+            return blanks  # the prompt has its own error
+        used = blank_names(prompt)
+        for name in used:
+            if name not in blanks:
+                known = ", ".join(blanks)
+                raise ValueError(f"the prompt's {{{{{name}}}}} names no blank (blanks: {known})")
+            if used.count(name) > 1:
+                raise ValueError(f"blank {name!r} is used twice in the prompt; give each its own")
+        for name in blanks:
+            if name not in used:
+                raise ValueError(
+                    f"blank {name!r} is never used in the prompt (write {{{{{name}}}}})"
+                )
+        return blanks
+
+    @model_validator(mode="after")
+    def _blanks_in_prompt_only(self) -> Cloze:
+        for text in (self.hint or "", self.explanation or ""):
+            if BLANK.search(text):
+                raise ValueError(
+                    "blanks ({{name}}) belong in the prompt, not a hint or explanation"
+                )
+        return self
+
+    @property
+    def order(self) -> list[str]:
+        """The blanks' names in the order the prompt shows them."""
+        return blank_names(self.prompt)
+
+    def part_ids(self) -> list[str]:
+        return self.order
+
+    def total_points(self, defaults: Defaults) -> float:
+        """Its blanks' points added up."""
+        return sum(self.blank_points(name, defaults) for name in self.order)
+
+    def blank_points(self, name: str, defaults: Defaults) -> float:
+        """What one blank is worth: its own points, else an equal share of the question's,
+        else the bank default."""
+        blank = self.blanks[name]
+        if blank.points is not None:
+            return blank.points
+        if self.points is not None:
+            return self.points / len(self.blanks)
+        return defaults.points
+
+
+AnyQuestion = TrueFalse | MultipleChoice | SpotTheError | FreeText | Numeric | Matching | Cloze
 """Any question, as a plain union (for signatures)."""
 
 Question = Annotated[AnyQuestion, Field(discriminator="type")]
@@ -602,6 +773,7 @@ QUESTION_TYPES: dict[str, type[QuestionBase]] = {
     "free_text": FreeText,
     "numeric": Numeric,
     "matching": Matching,
+    "cloze": Cloze,
 }
 
 

@@ -52,6 +52,13 @@ questions:
       - {id: cls, item: "[CLS]", answer: classifies, feedback: its state feeds NSP, tag: roles}
       - {id: sep, item: "[SEP]", answer: separates}
     distractors: [masks]
+  - id: cloze-a
+    type: cloze
+    prompt: "BERT masks {{share}} of the tokens with {{token}}, the {{word}} token."
+    blanks:
+      share: {answer: 15, units: "%", tolerance: {abs: 0.5}, points: 2}
+      token: {choices: ["[CLS]", "[MASK]"], answer: "[MASK]", feedback: not the classifier}
+      word: {accept: [mask, masking], tag: roles}
 """
 
 

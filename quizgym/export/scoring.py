@@ -269,6 +269,8 @@ def moodle_score(answers: list[MoodleAnswer], text: str) -> Score:
 
 
 _CLOZE = re.compile(r"\{(\d*):(?:NUMERICAL|NM):(.*?)(?<!\\)\}", re.DOTALL)
+MOODLE_CLOZE = "cloze"
+"""Moodle XML's ``type`` of an embedded-answers question (a format's word, not a quizgym type)."""
 
 
 def read_moodle(data: bytes) -> dict[str, list[list[MoodleAnswer]]]:
@@ -289,7 +291,7 @@ def read_moodle(data: bytes) -> dict[str, list[list[MoodleAnswer]]]:
                     for a in question.findall("answer")
                 ]
             ]
-        elif kind == "cloze":
+        elif kind == MOODLE_CLOZE:
             text = question.findtext("questiontext/text") or ""
             out[ident] = [_cloze_answers(m.group(2)) for m in _CLOZE.finditer(text)]
     return out

@@ -61,7 +61,7 @@ from quizgym.solver.functions import MAX_COST, STEP_FUNCTIONS, FunctionTable, fu
 from quizgym.solver.keys import Key, exact_key, tidy, to_mpf
 from quizgym.solver.mistakes import CompiledRule, ResolvedMistake, close, compile_rule
 from quizgym.solver.variants import Draw, Signature, Variant, number
-from quizgym.types import choices_of, numeric_of, pairing_of, type_of
+from quizgym.types import blanks_of, choices_of, numeric_of, pairing_of, type_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -163,14 +163,18 @@ class Slot:
 
     @property
     def is_numeric(self) -> bool:
-        """Whether the slot is answered with a number."""
-        return numeric_of(self.question) is not None
+        """Whether the slot is answered with a number (it has a key)."""
+        return self.key is not None
 
     @property
     def prompt(self) -> str:
-        """The part's own prompt (a matching item's text), or the question's."""
+        """The part's own prompt (a matching item's text, a cloze's text around its blank),
+        or the question's."""
         if self.part_model is not None:
             return self.part_model.prompt
+        blanks = blanks_of(self.question) if self.part is not None else None
+        if blanks is not None and self.part is not None:
+            return blanks.context(self.part)
         pairing = pairing_of(self.question) if self.part is not None else None
         return pairing.item(self.part).item if pairing and self.part else self.question.prompt
 
@@ -281,6 +285,11 @@ class CompiledBank:
         """Every slot's id, in bank order."""
         return [slot.id for slot in self.slots]
 
+    def numbered(self, question: AnyQuestion | str) -> tuple[Slot, ...]:
+        """The numeric slots of a question, in order (every slot of a numeric question; a
+        cloze's number blanks): what :meth:`keys` solves, ``slot.index`` counting among them."""
+        return tuple(slot for slot in self.slots_of(question) if slot.key is not None)
+
     # --- variants -------------------------------------------------------------------------------
 
     def draw(self, question: AnyQuestion | str) -> Draw:
@@ -335,7 +344,7 @@ class CompiledBank:
             if any(key.exact is None for key in keys):
                 continue
             variant = Variant(question=qid, params=dict(signature))
-            for slot in self.slots_of(qid):
+            for slot in self.numbered(qid):
                 try:
                     self.mistakes(slot, variant)
                 except AnswerParseError:  # refused or undefined: worked out (and said) on use
@@ -377,8 +386,8 @@ class CompiledBank:
             variant = self.complete(variant)
             env = exact_params(variant)
             keys = []
-            for slot in self.slots_of(qid):
-                assert slot.key is not None, f"{slot.id} is not a numeric slot"
+            for slot in self.numbered(qid):
+                assert slot.key is not None
                 with self._solving(slot, variant, (*slot.loc, "answer"), "the key"):
                     key = exact_key(slot.key, env, decimal=slot.display)
                 keys.append(key)
@@ -491,7 +500,7 @@ class CompiledBank:
         env = exact_params(self.complete(variant))
         if slot.part is not None:
             keys = self._exact_keys(slot.question, variant)
-            for earlier, key in zip(self.slots_of(slot.question)[: slot.index], keys, strict=False):
+            for earlier, key in zip(self.numbered(slot.question)[: slot.index], keys, strict=False):
                 assert earlier.part is not None and key.exact is not None
                 env[earlier.part] = key.exact
         return env
@@ -501,7 +510,7 @@ class CompiledBank:
         env = {name: number(v) for name, v in self.complete(variant).values.items()}
         if slot.part is not None:
             keys = self.keys(slot.question, variant)
-            for earlier, key in zip(self.slots_of(slot.question)[: slot.index], keys, strict=False):
+            for earlier, key in zip(self.numbered(slot.question)[: slot.index], keys, strict=False):
                 assert earlier.part is not None
                 env[earlier.part] = key.value
         return env
@@ -579,11 +588,21 @@ def compile_bank(
             if draw is not None:
                 draws[question.id] = draw
         else:
+            numbered: dict[str | None, Slot] = {}
+            blanks = blanks_of(question)
+            numbers = blanks.numbers if blanks is not None else None
+            if numbers is not None:  # a cloze's number blanks: numeric parts, at their blanks
+                at = [("blanks", part.id) for part in numbers.parts]
+                found, _ = _numeric_slots(bank, table, numbers, index, findings, measured, at)
+                if not found:
+                    continue
+                numbered = {s.part: dataclasses.replace(s, question=question) for s in found}
             for k, (part, points, loc) in enumerate(
                 type_of(question).slots(question, bank.defaults)
             ):
                 slots.append(
-                    Slot(
+                    numbered.get(part)
+                    or Slot(
                         id=slot_id(question.id, part),
                         question=question,
                         part=part,
@@ -766,13 +785,15 @@ def _numeric_slots(
     index: int,
     findings: list[Finding],
     measured: frozenset[str] = frozenset(),
+    at: Sequence[Loc] = (),
 ) -> tuple[list[Slot], Draw | None]:
     """The slots of a numeric question and its draw, or no slots when one of its keys,
     mistakes, derived values or conditions is unreadable.
 
     A key that rests on a decimal constant (``measured``) is shown as a decimal, not as the
     fraction its exact value is (``g = 9.81`` makes ``250 / g`` 25000/981), unless the author
-    chose how keys are shown."""
+    chose how keys are shown. ``at``: where each part is written under the question, when not
+    at ``parts`` (a cloze's number blanks, at ``blanks``)."""
     before = len(findings)
     names: list[str] = list(question.params)
     out: list[Slot] = []
@@ -817,7 +838,7 @@ def _numeric_slots(
         part = spec if isinstance(spec, Part) else None
         base: tuple[str | int, ...] = ("questions", index)
         if part is not None:
-            base = (*base, "parts", position)
+            base = (*base, *at[position]) if at else (*base, "parts", position)
         assert spec.answer is not None  # the model requires answer or parts
         key = read(spec.answer, (*base, "answer"))
         mistakes = []

@@ -11,6 +11,7 @@ from typing import Any
 
 from quizgym.model import QUESTION_TYPES, AnyQuestion
 from quizgym.types import (
+    cloze,
     free_text,
     matching,
     multiple_choice,
@@ -20,16 +21,18 @@ from quizgym.types import (
 )
 from quizgym.types.base import QuestionType
 from quizgym.types.interactions import (
+    BlanksInteraction,
     ChoiceInteraction,
     Interaction,
     NumericInteraction,
     PairingInteraction,
     TextInteraction,
+    WordInteraction,
 )
 
 TYPES: dict[str, QuestionType[Any]] = {
     module.TYPE.name: module.TYPE
-    for module in (true_false, multiple_choice, spot_the_error, free_text, numeric, matching)
+    for module in (true_false, multiple_choice, spot_the_error, free_text, numeric, matching, cloze)
 }
 """``type:`` → its question type, in the order the bank format lists them."""
 
@@ -48,11 +51,29 @@ def interaction_of(question: AnyQuestion) -> Interaction:
 
 def choices_of(question: AnyQuestion, part: str | None = None) -> ChoiceInteraction | None:
     """The options a student picks among for the question, or for one of its slots (``part``:
-    a matching item); None for an answer that is not a pick."""
+    a matching item, a cloze blank); None for an answer that is not a pick."""
     found = interaction_of(question)
     if isinstance(found, PairingInteraction):
         return found.slot(part) if part is not None else None
+    if isinstance(found, BlanksInteraction):
+        picks = found.slot(part) if part is not None else None
+        return picks if isinstance(picks, ChoiceInteraction) else None
     return found if isinstance(found, ChoiceInteraction) else None
+
+
+def blanks_of(question: AnyQuestion) -> BlanksInteraction | None:
+    """The question's text and blanks, when a student fills them in (None otherwise)."""
+    found = interaction_of(question)
+    return found if isinstance(found, BlanksInteraction) else None
+
+
+def word_of(question: AnyQuestion, part: str | None) -> WordInteraction | None:
+    """The accepted spellings of a slot answered with a short word (None otherwise)."""
+    found = blanks_of(question)
+    if found is None or part is None:
+        return None
+    word = found.slot(part)
+    return word if isinstance(word, WordInteraction) else None
 
 
 def pairing_of(question: AnyQuestion) -> PairingInteraction | None:
@@ -110,12 +131,15 @@ def correction_of(question: AnyQuestion) -> str | None:
 
 __all__ = [
     "TYPES",
+    "BlanksInteraction",
     "ChoiceInteraction",
     "Interaction",
     "NumericInteraction",
     "PairingInteraction",
     "QuestionType",
     "TextInteraction",
+    "WordInteraction",
+    "blanks_of",
     "choice_weights",
     "choices_of",
     "correction_of",
@@ -127,4 +151,5 @@ __all__ = [
     "statement_of",
     "text_of",
     "type_of",
+    "word_of",
 ]

@@ -7,9 +7,20 @@ them (or several), so a new type needs no new branch there.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
-from quizgym.model import Choice, FreeText, MatchPair, Numeric, RubricCriterion
+from quizgym.model import (
+    BLANK,
+    Blank,
+    Choice,
+    Cloze,
+    FreeText,
+    MatchPair,
+    Numeric,
+    Part,
+    RubricCriterion,
+)
 
 
 @dataclass(frozen=True)
@@ -141,5 +152,139 @@ class PairingInteraction:
         return ChoiceInteraction(choices, shuffle=self.shuffle)
 
 
-Interaction = ChoiceInteraction | NumericInteraction | TextInteraction | PairingInteraction
+@dataclass(frozen=True)
+class WordInteraction:
+    """A short word typed into a blank, right when it is one of the accepted spellings (QTI's
+    textEntryInteraction, scored by string match).
+
+    Spellings are compared as :meth:`fold` writes them: Unicode NFKC, runs of whitespace one
+    space, no space at either end, and, unless ``case_sensitive``, case folded.
+    """
+
+    accept: tuple[str, ...]
+    case_sensitive: bool = False
+    feedback: str | None = None
+    tag: str | None = None
+
+    kind = "word"
+    """What a template draws."""
+
+    def fold(self, text: str) -> str:
+        """A text as it is compared with the accepted spellings."""
+        plain = " ".join(unicodedata.normalize("NFKC", text).split())
+        return plain if self.case_sensitive else plain.casefold()
+
+    def accepts(self, text: str) -> bool:
+        """Whether a typed text is one of the accepted spellings."""
+        return self.fold(text) in {self.fold(a) for a in self.accept}
+
+
+@dataclass(frozen=True)
+class BlanksInteraction:
+    """A text with blanks, each an answer slot of its own (QTI's inline textEntryInteraction
+    and inlineChoiceInteraction).
+
+    :meth:`slot` is the interaction one blank is: a one-answer :class:`ChoiceInteraction` (a
+    dropdown), a :class:`NumericInteraction` (its numbers are those of :attr:`numbers`, compiled
+    by the solver) or a :class:`WordInteraction`; so a blank is read, graded, tabulated and
+    exported as that kind is.
+    """
+
+    question: Cloze
+
+    kind = "blanks"
+    """What a template draws."""
+
+    @property
+    def names(self) -> list[str]:
+        """The blanks' names, in the order the text shows them."""
+        return self.question.order
+
+    def blank(self, name: str) -> Blank:
+        """The blank with this name.
+
+        Raises:
+            KeyError: no such blank.
+        """
+        return self.question.blanks[name]
+
+    def number(self, name: str) -> int:
+        """The blank's 1-based number in the text, as a worksheet labels it."""
+        return self.names.index(name) + 1
+
+    @property
+    def numbers(self) -> Numeric | None:
+        """The number blanks as the parts of a numeric question (None: there are none), for
+        the solver to compile: each part is a blank, its id the blank's name."""
+        parts = [
+            Part.model_construct(
+                id=name,
+                prompt=self.context(name),
+                answer=str(blank.answer),  # a number blank has one (validated)
+                tolerance=blank.tolerance,
+                units=blank.units,
+                require_units=blank.require_units,
+                display=blank.display,
+                answers=list(blank.answers),
+                points=self._points(blank),
+                mistakes=list(blank.mistakes),
+            )
+            for name in self.names
+            if (blank := self.blank(name)).kind == "number"
+        ]
+        if not parts:
+            return None
+        return Numeric.model_construct(
+            id=self.question.id, type="numeric", prompt=self.question.prompt, parts=parts
+        )
+
+    def _points(self, blank: Blank) -> float | None:
+        """A blank's own points, else its share of the question's (None: the bank default)."""
+        if blank.points is not None:
+            return blank.points
+        total = self.question.points
+        return None if total is None else total / len(self.question.blanks)
+
+    def context(self, name: str, mark: str = "___") -> str:
+        """The text with this blank as ``mark`` and each other one as its number, ``(2)``:
+        what a slot of it shows on its own."""
+        return BLANK.sub(
+            lambda m: mark if m[1] == name else f"({self.number(m[1])})", self.question.prompt
+        )
+
+    def slot(self, name: str) -> ChoiceInteraction | NumericInteraction | WordInteraction:
+        """The interaction one blank is.
+
+        Raises:
+            KeyError: no such blank.
+        """
+        blank = self.blank(name)
+        if blank.kind == "choice":
+            # model_construct: texts of a validated blank, valid by construction.
+            choices = tuple(
+                Choice.model_construct(
+                    text=text,
+                    correct=text == blank.answer,
+                    feedback=None if text == blank.answer else blank.feedback,
+                    tag=None if text == blank.answer else blank.tag,
+                )
+                for text in blank.choices
+            )
+            return ChoiceInteraction(choices)
+        if blank.kind == "word":
+            return WordInteraction(
+                tuple(blank.accept), blank.case_sensitive, blank.feedback, blank.tag
+            )
+        numbers = self.numbers
+        assert numbers is not None
+        return NumericInteraction(numbers)
+
+
+Interaction = (
+    ChoiceInteraction
+    | NumericInteraction
+    | TextInteraction
+    | PairingInteraction
+    | BlanksInteraction
+)
 """Any interaction kind."""

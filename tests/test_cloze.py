@@ -1,0 +1,195 @@
+"""The cloze type, on a chemistry bank: the bank format and its errors (each at its line), one
+answer to each kind of blank graded, worksheets and keys, the drill, and every export read back
+by the parser its tests already use."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from quizgym.answers import Status, grade_response
+from quizgym.check import lint_bank
+from quizgym.errors import BankError
+from quizgym.loader import load_bank
+from quizgym.model import Cloze
+from quizgym.solver import compile_bank
+from quizgym.types import blanks_of, choices_of, word_of
+
+CHEM = """
+bank: chem-cloze
+title: Solutions
+questions:
+  - id: water
+    type: cloze
+    prompt: >-
+      The molar mass of water is {{mass}}; the pH of 0.01 M HCl is {{ph}}. Its bonds are
+      {{bond}}, and the gas given off at the cathode is {{gas}}.
+    blanks:
+      mass: {answer: 2*1.008 + 15.999, units: g/mol, tolerance: {rel: 0.01}, points: 2}
+      ph: {answer: -log10(0.01), tolerance: {abs: 0.05}}
+      bond:
+        choices: [ionic, polar covalent, metallic]
+        answer: polar covalent
+        feedback: Oxygen pulls the shared electrons to itself.
+        tag: bond-kinds
+      gas: {accept: [hydrogen, H2, hydrogen gas], feedback: Water is reduced to hydrogen.}
+  - id: salt
+    type: cloze
+    points: 6
+    prompt: "{{moles}} mol of NaCl weigh {{grams}}; its formula is written {{formula}}."
+    blanks:
+      moles: {answer: 2}
+      grams: {answer: moles * 58.44, units: g, tolerance: {rel: 0.005}}
+      formula: {accept: [NaCl], case_sensitive: true}
+"""
+
+
+@pytest.fixture
+def bank_path(tmp_path: Path) -> Path:
+    path = tmp_path / "chem.yaml"
+    path.write_text(CHEM, encoding="utf-8")
+    return path
+
+
+def _bad(tmp_path: Path, prompt: str, blanks: str) -> Path:
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        "bank: bad\ntitle: Bad\nquestions:\n  - id: c\n    type: cloze\n"
+        f"    prompt: '{prompt}'\n    blanks:\n{blanks}",
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize(
+    ("prompt", "blanks", "line", "message"),
+    [
+        ("A {{x}} and {{y}}.", "      x: {answer: 1}\n", 7, "the prompt's {{y}} names no blank"),
+        (
+            "A {{x}}.",
+            "      x: {answer: 1}\n      y: {answer: 2}\n",
+            7,
+            "blank 'y' is never used in the prompt",
+        ),
+        ("A {{x}} {{x}}.", "      x: {answer: 1}\n", 7, "blank 'x' is used twice in the prompt"),
+        ("A {{x}}.", "      x: {accept: ['  ']}\n", 8, "accept holds an empty spelling"),
+        ("A {{x}}.", "      x: {accept: []}\n", 8, "accept is empty"),
+        ("A {{x}}.", "      x: {choices: [a, b], answer: c}\n", 8, "'c' is not among its choices"),
+        ("A {{x}}.", "      x: {choices: [a, b]}\n", 8, "a choice blank needs answer"),
+        ("A {{x}}.", "      x: {choices: [a, a], answer: a}\n", 8, "choice 'a' appears twice"),
+        ("A {{x}}.", "      x: {accept: [a], units: m}\n", 8, "units is for a number blank"),
+        ("A {{x}}.", "      x: {}\n", 8, "a blank needs answer (a number), choices"),
+        ("A {{x}}.", "      x: {answer: 1, case_sensitive: true}\n", 8, "case_sensitive is for"),
+        ("A {{X}}.", "      X: {answer: 1}\n", 8, "X"),
+    ],
+)
+def test_a_bad_cloze_is_refused_at_its_line(
+    tmp_path: Path, prompt: str, blanks: str, line: int, message: str
+) -> None:
+    with pytest.raises(BankError) as caught:
+        load_bank(_bad(tmp_path, prompt, blanks))
+    (text,) = str(caught.value).splitlines()
+    assert message in text
+    assert f"bad.yaml:{line}:" in text
+
+
+@pytest.mark.parametrize(
+    ("blanks", "message"),
+    [
+        ("      x: {answer: 1/0}\n", "c.x: the key cannot be evaluated: Division by zero"),
+        ("      x: {answer: nope + 1}\n", "c: blanks.x.answer: Unknown name 'nope'"),
+    ],
+)
+def test_check_refuses_a_number_blank_whose_key_fails_at_its_line(
+    tmp_path: Path, blanks: str, message: str
+) -> None:
+    findings, _ = lint_bank(load_bank(_bad(tmp_path, "A {{x}}.", blanks)))
+    (finding,) = [f for f in findings if f.severity == "error"]
+    assert message in str(finding)
+    assert finding.line == 8
+
+
+def test_each_blank_is_a_slot_in_the_prompts_order_worth_its_points(bank_path: Path) -> None:
+    bank = load_bank(bank_path)
+    book = compile_bank(bank)
+    assert bank.slot_ids() == book.slot_ids()
+    assert [(s.id, s.points, s.is_numeric) for s in book.slots_of("water")] == [
+        ("water.mass", 2.0, True),
+        ("water.ph", 1.0, True),
+        ("water.bond", 1.0, False),
+        ("water.gas", 1.0, False),
+    ]
+    # The question's points are shared by its blanks; a later blank's key names an earlier one.
+    assert [s.points for s in book.slots_of("salt")] == [2.0, 2.0, 2.0]
+    grams = book.slot("salt.grams")
+    assert grams.earlier == ("moles",)
+    assert float(book.key(grams, book.variant("salt")).value) == pytest.approx(116.88)
+    question = bank.question("water")
+    assert isinstance(question, Cloze)
+    assert question.total_points(bank.defaults) == 5.0
+    assert book.slot("water.bond").options == ["ionic", "polar covalent", "metallic"]
+    assert book.slot("water.gas").prompt.startswith("The molar mass of water is (1); the pH")
+    assert "is ___." in book.slot("water.gas").prompt
+    assert choices_of(question, "gas") is None
+    assert word_of(question, "gas") is not None
+    blanks = blanks_of(question)
+    assert blanks is not None and blanks.names == ["mass", "ph", "bond", "gas"]
+
+
+@pytest.mark.parametrize(
+    ("part", "typed", "status", "score"),
+    [
+        ("mass", "18 g/mol", Status.CORRECT, 2.0),
+        ("mass", "18.0", Status.CORRECT, 2.0),
+        ("mass", "0.018 kg/mol", Status.CORRECT, 2.0),
+        ("mass", "16", Status.INCORRECT, 0.0),
+        ("mass", "idk", Status.BLANK, 0.0),
+        ("mass", "eighteen", Status.INVALID, 0.0),
+        ("ph", "2", Status.CORRECT, 1.0),
+        ("ph", "1.97", Status.CORRECT, 1.0),
+        ("ph", "1.9", Status.INCORRECT, 0.0),
+        ("bond", "B", Status.CORRECT, 1.0),
+        ("bond", " Polar  covalent ", Status.CORRECT, 1.0),
+        ("bond", "ionic", Status.INCORRECT, 0.0),
+        ("bond", "D", Status.INVALID, 0.0),
+        ("bond", "", Status.BLANK, 0.0),
+        ("gas", "Hydrogen", Status.CORRECT, 1.0),
+        ("gas", "hydrogen   gas", Status.CORRECT, 1.0),
+        ("gas", "h2", Status.CORRECT, 1.0),
+        ("gas", "hydrogn", Status.INCORRECT, 0.0),
+        ("gas", "oxygen", Status.INCORRECT, 0.0),
+        ("gas", "n/a", Status.BLANK, 0.0),
+    ],
+)
+def test_one_answer_to_each_kind_of_blank(
+    bank_path: Path, part: str, typed: str, status: Status, score: float
+) -> None:
+    book = compile_bank(load_bank(bank_path))
+    verdict = grade_response(book, book.bank.question("water"), typed, part=part)
+    assert (verdict.status, verdict.score, verdict.question) == (status, score, f"water.{part}")
+
+
+def test_wrong_words_and_choices_say_why_and_a_near_spelling_is_flagged(bank_path: Path) -> None:
+    book = compile_bank(load_bank(bank_path))
+    water = book.bank.question("water")
+    near = grade_response(book, water, "hydrogn", part="gas")
+    assert near.feedback == "Water is reduced to hydrogen."
+    assert near.doubt == "close to the accepted spelling 'hydrogen'"
+    assert near.expected == "hydrogen"
+    assert grade_response(book, water, "oxygen", part="gas").doubt == ""
+    wrong = grade_response(book, water, "A", part="bond")
+    assert (wrong.tag, wrong.feedback) == (
+        "bond-kinds",
+        "Oxygen pulls the shared electrons to itself.",
+    )
+    assert wrong.expected == "B: polar covalent"
+    salt = book.bank.question("salt")
+    assert grade_response(book, salt, "NaCl", part="formula").status is Status.CORRECT
+    assert grade_response(book, salt, "nacl", part="formula").status is Status.INCORRECT
+    # Error carried forward: 58.4 g is wrong for 2 mol, right for the student's own 1 mol.
+    carried = grade_response(book, salt, "58.4 g", part="grams", earlier={"moles": "1"})
+    assert carried.status is Status.CORRECT
+    assert "error carried forward" in carried.feedback
+    with pytest.raises(KeyError, match="no blank 'nope'"):
+        grade_response(book, water, "1", part="nope")
