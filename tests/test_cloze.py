@@ -193,3 +193,77 @@ def test_wrong_words_and_choices_say_why_and_a_near_spelling_is_flagged(bank_pat
     assert "error carried forward" in carried.feedback
     with pytest.raises(KeyError, match="no blank 'nope'"):
         grade_response(book, water, "1", part="nope")
+
+
+def test_worksheet_draws_numbered_lines_and_the_key_gives_each_blank(bank_path: Path) -> None:
+    from quizgym.render.documents import render_key, render_worksheet
+    from quizgym.render.roster import Student
+
+    book = compile_bank(load_bank(bank_path))
+    questions = list(book.bank.questions)
+    sheet = render_worksheet(book, questions, fmt="md", student=Student(id="s1"), seed=2)
+    line = r"\_" * 10
+    assert (
+        f"The molar mass of water is **(1)** {line} g/mol; the pH of 0.01 M HCl is **(2)** {line}."
+        in sheet
+    )
+    assert f"**(3)** {line} (ionic / polar covalent / metallic)" in sheet
+    assert "{{" not in sheet
+    html = render_worksheet(book, questions, fmt="html", student=Student(id="s1"), seed=2)
+    assert "<strong>(4)</strong> __________." in html
+    assert "{{" not in html
+    key = render_key(book, questions, fmt="md", students=[Student(id="s1")], seed=2)
+    assert "**(1)** mass: **18.015** g/mol" in key
+    assert "Accepted: within 1%: 17.8348 to 18.1951" in key
+    assert "**(3)** bond: **B: polar covalent**" in key
+    assert "Accepted: these spellings, any case, spacing ignored: hydrogen, H2, hydrogen gas" in key
+    assert "Accepted: these spellings, case counts, spacing ignored: NaCl" in key
+    assert "**(2)** grams: **116.88** g" in key
+
+
+def test_every_student_of_a_roster_gets_the_same_blanks(bank_path: Path, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from quizgym.cli import cli
+
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student\nana\nbo\n", encoding="utf-8")
+    out = tmp_path / "sheets"
+    result = CliRunner().invoke(
+        cli,
+        ["render", str(bank_path), "--roster", str(roster), "--format", "md", "--key",
+         "--seed", "3", "-o", str(out), "--date", ""],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    sheets = sorted(out.glob("*worksheet*.md")) or sorted(out.glob("*.md"))
+    texts = {p.name: p.read_text(encoding="utf-8") for p in sheets if "key" not in p.name}
+    assert len(texts) == 2
+    bodies = {text.split("---", 1)[1] for text in texts.values()}
+    assert len(bodies) == 1  # nothing of a cloze varies by student
+
+
+def test_the_drill_asks_one_blank_at_a_time(bank_path: Path, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from quizgym.cli import cli
+
+    answers = ["18 g/mol", "2", "polar covalent", "hydrogn", "", "q"]
+    result = CliRunner().invoke(
+        cli,
+        ["practice", str(bank_path), "--seed", "7", "--limit", "1"],
+        input="".join(f"{a}\n" for a in answers),
+        env={
+            "QUIZGYM_NOW": "2026-01-05T10:00:00+00:00",
+            "QUIZGYM_DB": str(tmp_path / "p.sqlite3"),
+            "COLUMNS": "200",
+        },
+    )
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "The molar mass of water is (1) __________ g/mol" in out
+    for name in ("mass", "ph", "bond", "gas"):
+        assert out.count(f"{name} = ") == 1  # asked once, each on its own
+    assert "Its bonds are ___ (ionic / polar covalent / metallic)" in out
+    assert "(mass) ✓ Correct" in out
+    assert "(gas) ✗" in out
+    assert "Water is reduced to hydrogen." in out

@@ -22,13 +22,16 @@ from quizgym.model import (
     Tolerance,
     question_points,
 )
-from quizgym.solver import CompiledBank, Variant, compiled, prompt_of, show_number
+from quizgym.solver import CompiledBank, Slot, Variant, compiled, prompt_of, show_number
 from quizgym.tolerance import describe
 from quizgym.types import (
+    BlanksInteraction,
     NumericInteraction,
     PairingInteraction,
+    blanks_of,
     choices_of,
     correction_of,
+    drawn_prompt,
     is_multiple,
     numeric_of,
     pairing_of,
@@ -36,6 +39,7 @@ from quizgym.types import (
     text_of,
     type_of,
 )
+from quizgym.types.interactions import WordInteraction
 
 
 @dataclass(frozen=True)
@@ -180,6 +184,25 @@ def _item_views(bank: CompiledBank, question: AnyQuestion) -> tuple[SlotView, ..
     )
 
 
+def _blank_views(bank: CompiledBank, blanks: BlanksInteraction) -> tuple[SlotView, ...]:
+    """The blanks of a cloze question, numbered as the text shows them, each with its points."""
+    return tuple(
+        SlotView(
+            slot.part,
+            f"({blanks.number(str(slot.part))})",
+            str(slot.part),
+            blanks.blank(str(slot.part)).units or "",
+            points_shown(slot.points),
+        )
+        for slot in bank.slots_of(blanks.question)
+    )
+
+
+def shown_prompt(question: AnyQuestion, variant: Variant) -> str:
+    """The prompt as a worksheet prints it: the variant's numbers, and a cloze's blanks drawn."""
+    return drawn_prompt(question, prompt_of(question, variant))
+
+
 def question_view(
     bank: Bank | CompiledBank, question: AnyQuestion, number: int, variant: Variant
 ) -> QuestionView:
@@ -194,7 +217,7 @@ def question_view(
         type=question.type,
         kind=interaction.kind,
         points=points_shown(points),
-        prompt=prompt_of(question, variant),
+        prompt=shown_prompt(question, variant),
         statement=kind.statement(question) or "",
         choices=_choices(question, variant),
         multiple=is_multiple(question),
@@ -202,6 +225,8 @@ def question_view(
         if isinstance(interaction, NumericInteraction)
         else _item_views(book, question)
         if isinstance(interaction, PairingInteraction)
+        else _blank_views(book, interaction)
+        if isinstance(interaction, BlanksInteraction)
         else (),
         lines=kind.answer_lines(question),
     )
@@ -231,32 +256,61 @@ def _key_lines(bank: CompiledBank, question: AnyQuestion, variant: Variant) -> t
             )
             for view in _item_views(bank, question)
         )
+    blanks = blanks_of(question)
+    if blanks is not None:
+        return tuple(
+            _blank_line(bank, blanks, view, variant) for view in _blank_views(bank, blanks)
+        )
     numeric = numeric_of(question)
     if numeric is None:
         return (KeyLine(answer=expected_answer(question, variant)),)
     views = _slot_views(bank, numeric.question, variant)
-    lines = []
-    for slot, view in zip(bank.slots_of(question), views, strict=True):
-        assert slot.tolerance is not None
-        key = bank.key(slot, variant)
-        decimal = format_value(key.value, 7)
-        resolved = bank.mistakes(slot, variant)
-        mistakes = tuple((format_value(m.value, 5), m.feedback) for m in resolved if m.credit < 1)
-        also = tuple(format_value(m.value, 7) for m in resolved if m.credit >= 1)
-        lines.append(
-            KeyLine(
-                label=view.label,
-                prompt=view.prompt,
-                answer=key.text,
-                decimal="" if decimal == key.text else decimal,
-                units=slot.units or "",
-                tolerance=describe(slot.tolerance),
-                interval=_accepted(bank, slot.tolerance, key.number),
-                mistakes=mistakes,
-                also=also,
-            )
+    return tuple(
+        _number_line(bank, slot, view, variant)
+        for slot, view in zip(bank.slots_of(question), views, strict=True)
+    )
+
+
+def _number_line(bank: CompiledBank, slot: Slot, view: SlotView, variant: Variant) -> KeyLine:
+    """The key of one numeric slot: exact and decimal, what is accepted, the known mistakes."""
+    assert slot.tolerance is not None
+    key = bank.key(slot, variant)
+    decimal = format_value(key.value, 7)
+    resolved = bank.mistakes(slot, variant)
+    mistakes = tuple((format_value(m.value, 5), m.feedback) for m in resolved if m.credit < 1)
+    also = tuple(format_value(m.value, 7) for m in resolved if m.credit >= 1)
+    return KeyLine(
+        label=view.label,
+        prompt=view.prompt,
+        answer=key.text,
+        decimal="" if decimal == key.text else decimal,
+        units=slot.units or "",
+        tolerance=describe(slot.tolerance),
+        interval=_accepted(bank, slot.tolerance, key.number),
+        mistakes=mistakes,
+        also=also,
+    )
+
+
+def _blank_line(
+    bank: CompiledBank, blanks: BlanksInteraction, view: SlotView, variant: Variant
+) -> KeyLine:
+    """The key of one blank of a cloze question, as its kind has it."""
+    slot = bank.slot(f"{blanks.question.id}.{view.id}")
+    if slot.is_numeric:
+        return _number_line(bank, slot, view, variant)
+    word = blanks.slot(str(view.id))
+    answer = expected_answer(blanks.question, variant, part=view.id)
+    if isinstance(word, WordInteraction):
+        rule = "case counts" if word.case_sensitive else "any case"
+        return KeyLine(
+            label=view.label,
+            prompt=view.prompt,
+            answer=answer,
+            tolerance=f"these spellings, {rule}, spacing ignored",
+            interval=", ".join(word.accept),
         )
-    return tuple(lines)
+    return KeyLine(label=view.label, prompt=view.prompt, answer=answer)
 
 
 def key_view(
@@ -288,7 +342,7 @@ def key_view(
         KeyGroup(
             tuple(label for label, _ in members if label),
             tuple((name, show_number(value)) for name, value in members[0][1].params.items()),
-            prompt_of(question, members[0][1]),
+            shown_prompt(question, members[0][1]),
             lines_of[members[0][1].signature, members[0][1].order],
         )
         for members in by_key.values()
@@ -304,7 +358,7 @@ def key_view(
         id=question.id,
         type=question.type,
         points=points_shown(question_points(question, book.bank.defaults)),
-        prompt=prompt_of(question, first) if one else question.prompt,
+        prompt=shown_prompt(question, first) if one else question.prompt,
         variables=variables,
         statement=statement_of(question) or "",
         choices=_choices(question, first) if one else _choices(question, Variant(question.id)),

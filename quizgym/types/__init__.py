@@ -119,6 +119,13 @@ def is_multiple(question: AnyQuestion) -> bool:
     return choice is not None and choice.multiple
 
 
+def drawn_prompt(question: AnyQuestion, prompt: str) -> str:
+    """A prompt (with its variant's numbers) as a worksheet or the drill shows it: a cloze's
+    blanks drawn as numbered lines (see :meth:`BlanksInteraction.drawn`), any other as is."""
+    blanks = blanks_of(question)
+    return blanks.drawn(prompt) if blanks is not None else prompt
+
+
 def statement_of(question: AnyQuestion) -> str | None:
     """A text quoted above the prompt (None: the question has none)."""
     return type_of(question).statement(question)
@@ -143,6 +150,7 @@ __all__ = [
     "choice_weights",
     "choices_of",
     "correction_of",
+    "drawn_prompt",
     "interaction_of",
     "is_multiple",
     "numeric_of",

@@ -7,7 +7,9 @@ them (or several), so a new type needs no new branch there.
 
 from __future__ import annotations
 
+import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from quizgym.model import (
@@ -152,6 +154,10 @@ class PairingInteraction:
         return ChoiceInteraction(choices, shuffle=self.shuffle)
 
 
+LINE = "\\_" * 10
+"""A blank's line on a worksheet, in Markdown (escaped underscores)."""
+
+
 @dataclass(frozen=True)
 class WordInteraction:
     """A short word typed into a blank, right when it is one of the accepted spellings (QTI's
@@ -246,11 +252,32 @@ class BlanksInteraction:
         return None if total is None else total / len(self.question.blanks)
 
     def context(self, name: str, mark: str = "___") -> str:
-        """The text with this blank as ``mark`` and each other one as its number, ``(2)``:
-        what a slot of it shows on its own."""
+        """The text with this blank as ``mark`` (and a choice's options after it) and each
+        other one as its number, ``(2)``: what a slot of it shows on its own."""
+        blank = self.blank(name)
+        shown = mark + (" (" + " / ".join(blank.choices) + ")" if blank.kind == "choice" else "")
         return BLANK.sub(
-            lambda m: mark if m[1] == name else f"({self.number(m[1])})", self.question.prompt
+            lambda m: shown if m[1] == name else f"({self.number(m[1])})", self.question.prompt
         )
+
+    def drawn(self, text: str, filled: Mapping[str, str] | None = None) -> str:
+        """The text (Markdown) as a worksheet prints it: each blank a numbered line, with its
+        unit or its options after it; with ``filled`` (a key), each blank's answer in bold."""
+
+        def draw(match: re.Match[str]) -> str:
+            name = match[1]
+            number = self.number(name)
+            if filled is not None:
+                return f"**({number}) {filled[name]}**"
+            blank = self.blank(name)
+            after = ""
+            if blank.kind == "choice":
+                after = " (" + " / ".join(blank.choices) + ")"
+            elif blank.units:
+                after = f" {blank.units}"
+            return f"**({number})** {LINE}{after}"
+
+        return BLANK.sub(draw, text)
 
     def slot(self, name: str) -> ChoiceInteraction | NumericInteraction | WordInteraction:
         """The interaction one blank is.
