@@ -181,6 +181,14 @@ def test_a_class_from_a_wide_csv_gets_the_chemists_verdicts(book: object, tmp_pa
     assert set(items) >= set(SLOTS)  # item analysis per blank
     assert items["acid.strength"]["random_guess"] == "33.33"
     assert items["molar.water"]["max_score"] == "2"
+    with (out / "review.csv").open(encoding="utf-8") as handle:
+        review = {(r["question"], r["answer"]): r["reason"] for r in csv.DictReader(handle)}
+    assert review[("acid.ion", "hydronim")] == (
+        "read, but worth a look: close to the accepted spelling 'hydronium'"
+    )
+    assert review[("acid.strength", "D")].startswith("could not be read")
+    report = (out / "report.html").read_text(encoding="utf-8")
+    assert "<strong>(2) ion</strong> hydronium / H3O+ / oxonium" in report
 
 
 def test_a_long_csv_gives_one_row_per_blank_and_the_same_verdicts(

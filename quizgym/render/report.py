@@ -27,7 +27,16 @@ from quizgym.render.env import make_env
 from quizgym.render.markup import Target, math_html
 from quizgym.richtext import image_folder
 from quizgym.richtext.tree import Image
-from quizgym.types import choices_of, numeric_of, pairing_of, param_names, statement_of
+from quizgym.types import (
+    BlanksInteraction,
+    blanks_of,
+    choices_of,
+    drawn_prompt,
+    numeric_of,
+    pairing_of,
+    param_names,
+    statement_of,
+)
 
 if TYPE_CHECKING:
     from quizgym.irt import IrtFit
@@ -147,7 +156,8 @@ def _question_texts(bank: Bank, target: Target | None = None) -> list[_QuestionT
     out = []
     for question in bank.questions:
         names = param_names(question)
-        parts = [f'<div class="prompt">{math_html(question.prompt, names, target=target)}</div>']
+        prompt = drawn_prompt(question, question.prompt)
+        parts = [f'<div class="prompt">{math_html(prompt, names, target=target)}</div>']
         statement = statement_of(question)
         if statement is not None:
             parts.insert(0, f"<blockquote>{math_html(statement, target=target)}</blockquote>")
@@ -167,6 +177,14 @@ def _question_texts(bank: Bank, target: Target | None = None) -> list[_QuestionT
                 for pair in pairing.items
             )
             parts.append(f'<ul class="pairs">{rows}</ul>')
+        blanks = blanks_of(question)
+        if blanks is not None:
+            rows = "".join(
+                f"<li><strong>({blanks.number(name)}) {name}</strong> "
+                f"{math_html(_blank_key(blanks, name), target=target)}</li>"
+                for name in blanks.names
+            )
+            parts.append(f'<ul class="blanks">{rows}</ul>')
         numeric = numeric_of(question)
         if numeric is not None:
             for part in numeric.question.parts:
@@ -175,6 +193,17 @@ def _question_texts(bank: Bank, target: Target | None = None) -> list[_QuestionT
         # Safe: every piece of bank text went through math_html, which escapes it.
         out.append(_QuestionText(question.id, Markup("".join(parts))))  # noqa: S704
     return out
+
+
+def _blank_key(blanks: BlanksInteraction, name: str) -> str:
+    """A blank's key as the report lists it: its key expression and unit, its right choice
+    among the options, or its accepted spellings."""
+    blank = blanks.blank(name)
+    if blank.kind == "choice":
+        return f"{blank.answer} (of {' / '.join(blank.choices)})"
+    if blank.kind == "word":
+        return " / ".join(blank.accept)
+    return f"`{blank.answer}`" + (f" {blank.units}" if blank.units else "")
 
 
 @dataclass(frozen=True)
