@@ -20,12 +20,14 @@ from urllib.parse import quote
 from quizgym.export import Exporter
 from quizgym.export.package import sub, xml_bytes
 from quizgym.export.plan import (
+    Blank,
     Item,
     Media,
     Where,
     category_path,
     centred,
     decimal_text,
+    fill_blanks,
     html_text,
     lms_html,
     locate,
@@ -38,6 +40,7 @@ from quizgym.model import (
 )
 from quizgym.richtext import ImageFile, parse, plain_text
 from quizgym.types import (
+    BlanksInteraction,
     ChoiceInteraction,
     NumericInteraction,
     PairingInteraction,
@@ -98,7 +101,7 @@ class MoodleExporter(Exporter):
 
     name = "moodle"
     suffix = ".xml"
-    kinds = Exporter.kinds | {"pairing"}
+    kinds = Exporter.kinds | {"pairing", "blanks"}
 
     def to_bytes(self) -> bytes:
         """The Moodle XML file, UTF-8."""
@@ -127,6 +130,8 @@ class MoodleExporter(Exporter):
             kind = "essay"
         if isinstance(interaction, PairingInteraction):
             kind = "matching"
+        if isinstance(interaction, BlanksInteraction):
+            return self._blanks(item, interaction, where, media)
         multipart = isinstance(interaction, NumericInteraction) and bool(interaction.question.parts)
         element = ET.Element("question", type="cloze" if multipart else kind)
         name = item.ident if item.seed is None else f"{question.id} (seed {item.seed})"
@@ -255,25 +260,92 @@ class MoodleExporter(Exporter):
         _texted(answer, "feedback", _html(feedback, media), files=media.take())
         return answer
 
+    def _blanks(
+        self, item: Item, blanks: BlanksInteraction, where: Where, media: Media
+    ) -> ET.Element:
+        """A cloze question as Moodle's embedded answers (``multianswer``): each blank where
+        the text has it, a NUMERICAL, MULTICHOICE (a dropdown) or SHORTANSWER one."""
+        element = ET.Element("question", type="cloze")
+        _texted(element, "name", item.ident, fmt=None)
+        numbers = {slot.part: k for k, slot in enumerate(item.slots)}
+
+        def blank(name: str) -> str:
+            if name in numbers:
+                slot = item.slots[numbers[name]]
+                if slot.units:
+                    self.warnings.append(
+                        f"warning: {item.ident}.{name}: a Cloze NUMERICAL blank has no unit: "
+                        f"Moodle reads the number alone, where quizgym reads {slot.units} and "
+                        "converts the units it knows"
+                    )
+                return self._embedded(slot, where, media)
+            return self._embedded_text(item, blanks, name, where, media)
+
+        stem = fill_blanks(item.prompt, lambda text: _html(text, media), blank)
+        _texted(element, "questiontext", stem, files=media.take())
+        _texted(element, "generalfeedback", _html(item.feedback, media), files=media.take())
+        sub(element, "penalty", "0.3333333")
+        sub(element, "hidden", "0")
+        sub(element, "idnumber", item.ident)
+        if item.question.tags:
+            tags = sub(element, "tags")
+            for tag in item.question.tags:
+                _texted(tags, "tag", tag, fmt=None)
+        return element
+
+    def _embedded_text(
+        self, item: Item, blanks: BlanksInteraction, name: str, where: Where, media: Media
+    ) -> str:
+        """A choice blank as MULTICHOICE (a dropdown, in bank order), a word blank as
+        SHORTANSWER (SHORTANSWER_C when its case counts), each weighing its points."""
+        slot = self.compiled.slot(f"{item.question.id}.{name}")
+        weight = self._weight(slot.points, where.part(name))
+        blank = blanks.blank(name)
+        wrong = f"#{cloze_escape(lms_html(blank.feedback, media))}" if blank.feedback else ""
+        if blank.kind == "choice":
+            options = "~".join(
+                ("=" if text == blank.answer else "") + cloze_escape(plain_text(text))
+                + ("" if text == blank.answer else wrong)
+                for text in blank.choices
+            )  # fmt: skip
+            return f"{{{weight}:MULTICHOICE:{options}}}"
+        kind = "SHORTANSWER_C" if blank.case_sensitive else "SHORTANSWER"
+        spellings = "~".join(f"={cloze_escape(text.strip())}" for text in blank.accept)
+        catch_all = f"~%0%*{wrong}" if wrong else ""
+        self.warnings.append(
+            f"warning: {item.ident}.{name}: Moodle compares a word as typed, apart from its "
+            "ends' spaces (quizgym also folds runs of spaces and Unicode forms)"
+        )
+        return f"{{{weight}:{kind}:{spellings}{catch_all}}}"
+
+    @staticmethod
+    def _weight(points: float, where: Where) -> int:
+        if not float(points).is_integer():
+            raise where.error(
+                f"a Cloze blank's weight must be a whole number, not {points:g} points"
+            )
+        return int(points)
+
     def _cloze(self, index: int, item: Item, where: Where, media: Media) -> str:
         slot = item.slots[index]
-        if not float(slot.points).is_integer():
-            raise where.part(slot.part).error(
-                f"a Cloze blank's weight must be a whole number, not {slot.points:g} points"
-            )
+        blank = self._embedded(slot, where, media)
+        if parse(slot.prompt).inline is not None:
+            return f"<p>{lms_html(slot.prompt, media)}: {blank}</p>"
+        return f"{lms_html(slot.prompt, media, inline=False)}<p>{blank}</p>"
+
+    def _embedded(self, slot: Blank, where: Where, media: Media) -> str:
+        """One numeric blank as Cloze's NUMERICAL: the key's runs, then each mistake's."""
+        weight = self._weight(slot.points, where.part(slot.part))
         alternatives = []
         for n, (value, tol) in enumerate(map(centred, slot.runs)):
             mark = "=" if n == 0 else "%100%"
             alternatives.append(f"{mark}{value}:{tol}")
         for wrong in slot.wrong:
-            weight = moodle_percent(wrong.credit, where=where.part(slot.part))
+            percent = moodle_percent(wrong.credit, where=where.part(slot.part))
             feedback = cloze_escape(lms_html(wrong.feedback, media))
             for value, tol in map(centred, wrong.runs):
-                alternatives.append(f"%{weight}%{value}:{tol}#{feedback}")
-        blank = f"{{{int(slot.points)}:NUMERICAL:{'~'.join(alternatives)}}}"
-        if parse(slot.prompt).inline is not None:
-            return f"<p>{lms_html(slot.prompt, media)}: {blank}</p>"
-        return f"{lms_html(slot.prompt, media, inline=False)}<p>{blank}</p>"
+                alternatives.append(f"%{percent}%{value}:{tol}#{feedback}")
+        return f"{{{weight}:NUMERICAL:{'~'.join(alternatives)}}}"
 
 
 EXPORTER = MoodleExporter

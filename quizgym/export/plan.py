@@ -20,10 +20,11 @@ from decimal import Decimal
 from quizgym.accept import FINE, Run, number_text, runs_of
 from quizgym.answers import grade_response
 from quizgym.errors import BankError, ExportError, Finding
+from quizgym.expr import format_value
 from quizgym.model import (
+    BLANK,
     AnyQuestion,
     Bank,
-    Numeric,
     QuestionBase,
     Tolerance,
     question_points,
@@ -41,7 +42,7 @@ from quizgym.richtext import (
 )
 from quizgym.solver import CompiledBank, Key, Variant, compiled, param_values
 from quizgym.tolerance import describe, interval
-from quizgym.types import correction_of, numeric_of, statement_of
+from quizgym.types import blanks_of, correction_of, numeric_of, statement_of
 
 ROOT_CATEGORY = "quizgym"
 
@@ -184,14 +185,16 @@ def _item(
     correction = correction_of(question)
     if correction is not None:
         feedback = join_text(correction, feedback)
-    blanks = _blanks(bank, numeric.question, variant) if numeric is not None else ()
+    numbered = numeric is not None or blanks_of(question) is not None
+    blanks = _blanks(bank, question, variant) if numbered else ()
     points = question_points(question, bank.bank.defaults)
     return Item(ident, question, variant, seed, prompt, points, blanks, feedback)
 
 
-def _blanks(bank: CompiledBank, question: Numeric, variant: Variant) -> tuple[Blank, ...]:
+def _blanks(bank: CompiledBank, question: AnyQuestion, variant: Variant) -> tuple[Blank, ...]:
+    """The numeric slots of a question (a numeric question's, a cloze's number blanks)."""
     out = []
-    for slot in bank.slots_of(question):
+    for slot in bank.numbered(question):
         tolerance = slot.tolerance
         assert tolerance is not None
         key = bank.key(slot, variant)
@@ -235,8 +238,10 @@ def split_parts(item: Item) -> list[Item]:
     """One self-contained item per part, for formats without multi-blank numeric questions.
 
     Each part item repeats the question's prompt (with this variant's numbers), so any one of
-    them can be drawn alone.
+    them can be drawn alone. A cloze is one item: its blanks stand in its text.
     """
+    if blanks_of(item.question) is not None:
+        return [item]
     if len(item.slots) < 2 and not (item.slots and item.slots[0].part):
         return [item]
     out = []
@@ -256,6 +261,52 @@ def split_parts(item: Item) -> list[Item]:
             )
         )
     return out
+
+
+def spellings(bank: CompiledBank, item: Item, blank: str) -> list[str]:
+    """What a format that compares typed text (not numbers) may accept for one blank of a
+    cloze: a word's accepted spellings; a choice's right option; for a number, the key to
+    1 to 7 significant figures (and its exact decimal), each only if quizgym gives it full
+    credit, shortest first."""
+    blanks = blanks_of(item.question)
+    assert blanks is not None
+    spec = blanks.blank(blank)
+    if spec.kind == "word":
+        return [text.strip() for text in spec.accept]
+    if spec.kind == "choice":
+        return [str(spec.answer)]
+    slot = bank.slot(f"{item.question.id}.{blank}")
+    key = bank.key(slot, item.variant)
+    candidates = dict.fromkeys(
+        [*(format_value(key.value, digits) for digits in range(1, 8)), key.shown, key.text]
+    )
+    out = []
+    for text in candidates:
+        verdict = grade_response(bank, item.question, text, part=blank, variant=item.variant)
+        if verdict.max_score and verdict.score >= verdict.max_score:
+            out.append(text)
+    return sorted(out, key=len)
+
+
+BLANK_MARK = "QZBLANK{}Q"
+"""What stands for a cloze's k-th blank while its text is rendered (letters and digits only,
+so no Markup reads it as syntax); :func:`fill_blanks` replaces it."""
+
+
+def fill_blanks(prompt: str, render: Callable[[str], str], fill: Callable[[str], str]) -> str:
+    """A cloze prompt rendered (``render``: Markdown to the format's HTML or text) with each
+    ``{{name}}`` blank replaced by the format's own markup for it (``fill(name)``, written
+    as is)."""
+    names: list[str] = []
+
+    def token(match: re.Match[str]) -> str:
+        names.append(match[1])
+        return BLANK_MARK.format(len(names) - 1)
+
+    shown = render(BLANK.sub(token, prompt))
+    for k, name in enumerate(names):
+        shown = shown.replace(BLANK_MARK.format(k), fill(name), 1)
+    return shown
 
 
 def issued_items(

@@ -27,15 +27,19 @@ from quizgym.export.plan import (
     Item,
     Media,
     decimal_text,
+    fill_blanks,
+    html_text,
     join_text,
     lms_html,
     plan,
+    spellings,
     split_parts,
     wrong_feedback_true_false,
 )
 from quizgym.model import LETTERS
-from quizgym.richtext import ImageFile
+from quizgym.richtext import ImageFile, plain_text
 from quizgym.types import (
+    BlanksInteraction,
     ChoiceInteraction,
     NumericInteraction,
     PairingInteraction,
@@ -121,7 +125,7 @@ class Qti12Exporter(Exporter):
     name = "qti12"
     suffix = ".zip"
     splits_parts = True
-    kinds = Exporter.kinds | {"pairing"}
+    kinds = Exporter.kinds | {"pairing", "blanks"}
 
     @property
     def ident(self) -> str:
@@ -165,6 +169,8 @@ class Qti12Exporter(Exporter):
         interaction = interaction_of(question)
         if isinstance(interaction, PairingInteraction):
             return self._matching(element, item, interaction)
+        if isinstance(interaction, BlanksInteraction):
+            return self._blanks(element, item, interaction)
         kind = "numerical_question"
         labels: list[tuple[str, str]] = []
         if isinstance(interaction, ChoiceInteraction) and interaction.boolean:
@@ -311,6 +317,121 @@ class Qti12Exporter(Exporter):
                 f"quizgym gives them {', '.join(sorted(decimal_text(p) for p in points))} points"
             )
         return element
+
+    def _blanks(self, element: ET.Element, item: Item, blanks: BlanksInteraction) -> ET.Element:
+        """A cloze as Canvas's ``multiple_dropdowns_question`` (every blank a choice) or
+        ``fill_in_multiple_blanks_question`` (any other: a choice blank is then typed, its
+        options listed after it): ``[name]`` in the text, one ``response_lid`` per blank over
+        what it accepts, each right one adding the blank's share of 100 (Canvas weighs blanks
+        alike, and compares typed text after trimming it, in any case)."""
+        media, ident, names = self.media, item.ident, blanks.names
+        dropdowns = all(blanks.blank(n).kind == "choice" for n in names)
+        kind = "multiple_dropdowns_question" if dropdowns else "fill_in_multiple_blanks_question"
+        labels: dict[str, list[tuple[str, str, bool]]] = {}
+        for k, name in enumerate(names):
+            blank = blanks.blank(name)
+            texts = blank.choices if dropdowns else spellings(self.compiled, item, name)
+            right = {str(blank.answer)} if dropdowns else set(texts)
+            labels[name] = [
+                (f"{ident}_{k + 1}_{IDENTS[j] if j < len(IDENTS) else j}", text, text in right)
+                for j, text in enumerate(texts)
+            ]
+            self._blank_warnings(item, blanks, name, labels[name], dropdowns=dropdowns)
+        _meta(
+            element,
+            [
+                ("question_type", kind),
+                ("points_possible", decimal_text(item.points)),
+                ("original_answer_ids", ",".join(lb for n in names for lb, _, _ in labels[n])),
+                ("assessment_question_identifierref", f"aq-{ident}"),
+            ],
+        )
+        presentation = sub(element, "presentation")
+
+        def shown(name: str) -> str:
+            blank = blanks.blank(name)
+            after = ""
+            if blank.kind == "choice" and not dropdowns:
+                after = " (" + " / ".join(html_text(plain_text(c)) for c in blank.choices) + ")"
+            return f"[{name}]{after}"
+
+        _mattext(presentation, fill_blanks(item.prompt, lambda text: _html(text, media), shown))
+        for name in names:
+            lid = sub(presentation, "response_lid", ident=f"response_{name}")
+            sub(sub(lid, "material"), "mattext", name)
+            choice = sub(lid, "render_choice")
+            for label, text, _ in labels[name]:
+                sub(
+                    sub(sub(choice, "response_label", ident=label), "material"),
+                    "mattext",
+                    plain_text(text),
+                    texttype="text/plain",
+                )
+        processing = sub(element, "resprocessing")
+        outcomes = sub(processing, "outcomes")
+        sub(outcomes, "decvar", maxvalue="100", minvalue="0", varname="SCORE", vartype="Decimal")
+        if item.feedback:
+            sub(_condition(processing, go_on=True, feedback="general_fb"), "other")
+        share = decimal_text(100 / len(names))
+        for name in names:
+            for label, _, good in labels[name]:
+                if good:  # continue: every blank adds its share
+                    condition = sub(processing, "respcondition", **{"continue": "Yes"})
+                    var = sub(condition, "conditionvar")
+                    sub(var, "varequal", label, respident=f"response_{name}")
+                    sub(condition, "setvar", share, varname="SCORE", action="Add")
+        if item.feedback:
+            feedback = sub(element, "itemfeedback", ident="general_fb")
+            _mattext(sub(feedback, "flow_mat"), _html(item.feedback, media))
+        points = {slot.points for slot in self.compiled.slots_of(item.question)}
+        if len(points) > 1:
+            self.warnings.append(
+                f"warning: {ident}: Canvas weighs every blank alike; quizgym gives them "
+                f"{', '.join(sorted(decimal_text(p) for p in points))} points"
+            )
+        return element
+
+    def _blank_warnings(
+        self,
+        item: Item,
+        blanks: BlanksInteraction,
+        name: str,
+        labels: list[tuple[str, str, bool]],
+        *,
+        dropdowns: bool,
+    ) -> None:
+        """What Canvas scores unlike quizgym in one blank, said once per blank."""
+        blank, where = blanks.blank(name), f"warning: {item.ident}.{name}: "
+        if blank.kind == "number":
+            slot = self.compiled.slot(f"{item.question.id}.{name}")
+            assert slot.tolerance is not None
+            runs = runs_of(
+                self.compiled,
+                target=self.compiled.key(slot, item.variant).number,
+                tolerance=slot.tolerance,
+                grid=CANVAS,
+            )
+            accepted = ", ".join(f"{number_text(r.low)} to {number_text(r.high)}" for r in runs)
+            units = f", in {slot.units} or a unit it converts" if slot.units else ""
+            self.warnings.append(
+                f"{where}Canvas compares the text typed: it accepts only "
+                f"{', '.join(text for _, text, _ in labels)}, where quizgym accepts any number "
+                f"from {accepted}{units}"
+            )
+        elif blank.kind == "word" and blank.case_sensitive:
+            self.warnings.append(
+                f"{where}Canvas ignores case; quizgym's spellings are case-sensitive"
+            )
+        elif blank.kind == "word":
+            self.warnings.append(
+                f"{where}Canvas compares a word as typed apart from its case and ends' spaces "
+                "(quizgym also folds runs of spaces and Unicode forms)"
+            )
+        elif not dropdowns:
+            self.warnings.append(
+                f"{where}Canvas has no dropdown beside typed blanks: its options are listed "
+                "and the right one is typed (any case), no letter or number"
+            )
 
     def manifest(self) -> bytes:
         """``imsmanifest.xml`` (Canvas's namespace for IMS CP 1.1)."""
