@@ -49,6 +49,8 @@ class Exporter(ABC):
     kinds: ClassVar[frozenset[str]] = frozenset({"truth", "choice", "text", "number"})
     """The interactions (:mod:`quizgym.types.interactions`) the format writes; a bank with
     another one is refused, question by question, rather than written wrong."""
+    refusals: ClassVar[dict[str, str]] = {}
+    """Why the format cannot write an interaction it does not have (said with the refusal)."""
 
     def __init__(self, bank: Bank | CompiledBank, *, variants: int = 0, seed: int = 0) -> None:
         """Prepare an export.
@@ -66,6 +68,7 @@ class Exporter(ABC):
         self.bank = self.compiled.bank
         refused = [
             f"{q.id}: a {q.type} question ({kind}) cannot be exported to {self.name}"
+            + (f": {self.refusals[kind]}" if kind in self.refusals else "")
             for q in self.bank.questions
             if (kind := interaction_of(q).kind) not in self.kinds
         ]

@@ -12,6 +12,7 @@ refused rather than exporting unlabelled copies.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from quizgym.accept import describe_runs
@@ -26,9 +27,12 @@ from quizgym.export.plan import (
     join_text,
     lms_html,
     plan,
+    spellings,
     split_parts,
 )
+from quizgym.model import BLANK
 from quizgym.types import (
+    BlanksInteraction,
     ChoiceInteraction,
     PairingInteraction,
     TextInteraction,
@@ -52,7 +56,7 @@ class BlackboardExporter(Exporter):
 
     name = "blackboard"
     suffix = ".txt"
-    kinds = Exporter.kinds | {"pairing"}
+    kinds = Exporter.kinds | {"pairing", "blanks"}
     splits_parts = True
 
     def to_bytes(self) -> bytes:
@@ -98,6 +102,49 @@ class BlackboardExporter(Exporter):
             cells += [cell(pair.item), cell(pair.answer)]
         return cells
 
+    def _blanks(
+        self, item: Item, blanks: BlanksInteraction, cell: Callable[[str], str]
+    ) -> list[str]:
+        """``FIB_PLUS``: the text with ``[name]`` for each blank, then each blank's name and
+        the texts it accepts, an empty field between blanks. Blackboard compares the text
+        typed, so each blank it scores otherwise than quizgym is one warning."""
+        names = blanks.names
+
+        def shown(match: re.Match[str]) -> str:
+            blank = blanks.blank(match[1])
+            after = f" ({' / '.join(blank.choices)})" if blank.kind == "choice" else ""
+            return f"[{match[1]}]{after}"
+
+        cells = ["FIB_PLUS", cell(BLANK.sub(shown, item.prompt))]
+        for k, name in enumerate(names):
+            if k:
+                cells.append("")
+            cells += [name, *(cell(text) for text in spellings(self.compiled, item, name))]
+            blank, where = blanks.blank(name), f"warning: {item.ident}.{name}: "
+            if blank.kind == "number":
+                self.warnings.append(
+                    f"{where}Blackboard compares the text typed: it accepts only "
+                    f"{', '.join(spellings(self.compiled, item, name))}, not any number "
+                    "quizgym accepts" + (f", nor a unit ({blank.units})" if blank.units else "")
+                )
+            elif blank.kind == "choice":
+                self.warnings.append(
+                    f"{where}Blackboard has no dropdown among typed blanks: the right option "
+                    "is typed, no letter or number"
+                )
+            else:
+                self.warnings.append(
+                    f"{where}Blackboard compares a word as its settings say (case, spaces), "
+                    "not as quizgym folds it"
+                )
+        points = {slot.points for slot in self.compiled.slots_of(item.question)}
+        if len(points) > 1:
+            self.warnings.append(
+                f"warning: {item.ident}: Blackboard weighs every blank alike; quizgym gives them "
+                f"{', '.join(sorted(decimal_text(p) for p in points))} points"
+            )
+        return cells
+
     def row(self, item: Item) -> list[str]:
         """The fields of one line."""
         question = item.question
@@ -122,6 +169,8 @@ class BlackboardExporter(Exporter):
             return ["ESS", cell(item.prompt), cell(interaction.model_answer)]
         if isinstance(interaction, PairingInteraction):
             return self._matching(item, interaction, cell)
+        if isinstance(interaction, BlanksInteraction):
+            return self._blanks(item, interaction, cell)
         slot = item.slots[0]
         if not slot.runs:  # no decimal of 12 figures is accepted: the key alone
             return ["NUM", cell(item.prompt), decimal_text(slot.key.number), "0"]

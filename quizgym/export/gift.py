@@ -10,6 +10,8 @@ numeric answer as the catch-all, so wrong answers must use ``=`` with their weig
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from quizgym.errors import ExportError
 from quizgym.export import Exporter
 from quizgym.export.plan import (
@@ -70,6 +72,10 @@ class GiftExporter(Exporter):
     suffix = ".gift"
     splits_parts = True
     kinds = Exporter.kinds | {"pairing"}
+    refusals: ClassVar[dict[str, str]] = {
+        "blanks": "a GIFT question holds one set of answers in braces, where a cloze has one "
+        "per blank; export it with --to moodle (embedded answers)"
+    }
 
     def to_bytes(self) -> bytes:
         """The GIFT file, UTF-8."""

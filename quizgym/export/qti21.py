@@ -14,13 +14,16 @@ pool is an ``assessmentSection`` with ``<selection select="1"/>``.
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from urllib.parse import quote
 
 from quizgym.accept import Run, number_text
 from quizgym.export import Exporter
 from quizgym.export.package import sub, write_zip, xml_bytes
 from quizgym.export.plan import (
+    BLANK_MARK,
     Item,
     Media,
     Pool,
@@ -31,11 +34,13 @@ from quizgym.export.plan import (
     wrong_feedback_true_false,
 )
 from quizgym.model import (
+    BLANK,
     LETTERS,
 )
 from quizgym.richtext import MATHML_NS, ImageFile, parse, plain_text
 from quizgym.richtext.chars import xml_safe
 from quizgym.types import (
+    BlanksInteraction,
     ChoiceInteraction,
     PairingInteraction,
     TextInteraction,
@@ -130,11 +135,44 @@ def _within(parent: ET.Element, response: str, runs: tuple[Run, ...]) -> None:
             _base(compare, "float", number_text(bound))
 
 
+def _marked(prompt: str) -> str:
+    """A cloze prompt with each blank as its mark (see :data:`~quizgym.export.plan.BLANK_MARK`)."""
+    count = iter(range(len(BLANK.findall(prompt))))
+    return BLANK.sub(lambda _: BLANK_MARK.format(next(count)), prompt)
+
+
+def _inline(parent: ET.Element, make: Callable[[int], ET.Element]) -> None:
+    """Replace each blank's mark in the text of ``parent`` and its descendants by the element
+    ``make(k)`` gives for the k-th blank, where the mark stands."""
+    mark = re.compile(BLANK_MARK.format(r"(\d+)"))
+
+    def pieces(text: str) -> tuple[str, list[ET.Element]]:
+        parts = mark.split(text)
+        made = []
+        for k, after in zip(parts[1::2], parts[2::2], strict=True):
+            element = make(int(k))
+            element.tail = after
+            made.append(element)
+        return parts[0], made
+
+    for element in list(parent.iter()):
+        if element.text and mark.search(element.text):
+            element.text, made = pieces(element.text)
+            for at, new in enumerate(made):
+                element.insert(at, new)
+        for child in list(element):
+            if child.tail and mark.search(child.tail):
+                child.tail, made = pieces(child.tail)
+                base = list(element).index(child) + 1
+                for at, new in enumerate(made):
+                    element.insert(base + at, new)
+
+
 class Qti21Exporter(Exporter):
     """QTI 2.1 content package."""
 
     name = "qti21"
-    kinds = Exporter.kinds | {"pairing"}
+    kinds = Exporter.kinds | {"pairing", "blanks"}
     suffix = ".zip"
     math = "mathml"
 
@@ -171,6 +209,8 @@ class Qti21Exporter(Exporter):
             self._choice(root, body, processing, item, kind, feedback)
         elif isinstance(kind, PairingInteraction):
             self._matching(root, body, processing, item, kind)
+        elif isinstance(kind, BlanksInteraction):
+            self._blanks(root, body, processing, item, kind, feedback)
         elif isinstance(kind, TextInteraction):
             declaration = sub(
                 root, "responseDeclaration", identifier="RESPONSE", cardinality="single",
@@ -333,6 +373,112 @@ class Qti21Exporter(Exporter):
         sub(sub(condition, "not"), "isNull").append(ET.Element("variable", identifier="RESPONSE"))
         setter = sub(condition, "setOutcomeValue", identifier="SCORE")
         sub(setter, "mapResponse", identifier="RESPONSE")
+
+    def _blanks(
+        self,
+        root: ET.Element,
+        body: ET.Element,
+        processing: ET.Element,
+        item: Item,
+        blanks: BlanksInteraction,
+        feedback: list[tuple[str, str]],
+    ) -> None:
+        """A cloze: its text with an inline interaction at each blank (textEntryInteraction
+        for a number or a word, inlineChoiceInteraction for a choice), each blank its own
+        response adding its points: a number within the runs quizgym accepts (and its
+        mistakes' credit), the right choice, or a word mapped from each accepted spelling."""
+        numbers = {slot.part: slot for slot in item.slots}
+        points = {s.part: s.points for s in self.compiled.slots_of(item.question)}
+        for name in blanks.names:
+            response, blank = f"RESPONSE_{name}", blanks.blank(name)
+            if name in numbers:
+                slot = numbers[name]
+                declaration = sub(
+                    root, "responseDeclaration", identifier=response, cardinality="single",
+                    baseType="float",
+                )  # fmt: skip
+                _value(declaration, "correctResponse", decimal_text(slot.accept.value))
+                condition = sub(processing, "responseCondition")
+                branch = sub(condition, "responseIf")
+                _within(branch, response, slot.runs)
+                _add_score(branch, slot.points)
+                for n, wrong in enumerate(slot.wrong, start=1):
+                    if not wrong.runs:
+                        continue
+                    ident = f"{response}_MISTAKE{n}"
+                    feedback.append((ident, wrong.feedback))
+                    branch = sub(condition, "responseElseIf")
+                    _within(branch, response, wrong.runs)
+                    if wrong.credit:
+                        _add_score(branch, slot.points * wrong.credit)
+                    _add_feedback(branch, ident=ident)
+                if slot.units:
+                    self.warnings.append(
+                        f"warning: {item.ident}.{name}: a QTI 2.1 float response holds a "
+                        f"number alone: {slot.units} typed after it, or another unit, is not "
+                        "read as quizgym reads it"
+                    )
+            elif blank.kind == "choice":
+                declaration = sub(
+                    root, "responseDeclaration", identifier=response, cardinality="single",
+                    baseType="identifier",
+                )  # fmt: skip
+                right = blank.choices.index(str(blank.answer))
+                _value(declaration, "correctResponse", f"C_{name}_{right}")
+                branch = sub(sub(processing, "responseCondition"), "responseIf")
+                match = sub(branch, "match")
+                sub(match, "variable", identifier=response)
+                sub(match, "correct", identifier=response)
+                _add_score(branch, points[name])
+            else:
+                declaration = sub(
+                    root, "responseDeclaration", identifier=response, cardinality="single",
+                    baseType="string",
+                )  # fmt: skip
+                _value(declaration, "correctResponse", blank.accept[0].strip())
+                mapping = sub(
+                    declaration, "mapping", lowerBound="0",
+                    upperBound=decimal_text(points[name]), defaultValue="0",
+                )  # fmt: skip
+                for text in dict.fromkeys(a.strip() for a in blank.accept):
+                    sub(
+                        mapping, "mapEntry", mapKey=text, mappedValue=decimal_text(points[name]),
+                        caseSensitive="true" if blank.case_sensitive else "false",
+                    )  # fmt: skip
+                branch = sub(sub(processing, "responseCondition"), "responseIf")
+                sub(sub(branch, "not"), "isNull").append(
+                    ET.Element("variable", identifier=response)
+                )
+                setter = sub(branch, "setOutcomeValue", identifier="SCORE")
+                total = sub(setter, "sum")
+                sub(total, "variable", identifier="SCORE")
+                sub(total, "mapResponse", identifier=response)
+                self.warnings.append(
+                    f"warning: {item.ident}.{name}: QTI 2.1 matches a word exactly as typed"
+                    f"{'' if blank.case_sensitive else ' (in any case)'}; quizgym also folds "
+                    "spaces and Unicode forms"
+                )
+        holder = ET.Element("div")
+        names = blanks.names
+        _fill(holder, _marked(item.prompt), self.media, inline=False)
+        _inline(holder, lambda k: self._inline_interaction(blanks, names[k]))
+        body.extend(list(holder))
+        if holder.text and holder.text.strip():
+            body.text = holder.text
+
+    @staticmethod
+    def _inline_interaction(blanks: BlanksInteraction, name: str) -> ET.Element:
+        blank, response = blanks.blank(name), f"RESPONSE_{name}"
+        if blank.kind != "choice":
+            return ET.Element(
+                "textEntryInteraction", responseIdentifier=response, expectedLength="12"
+            )
+        element = ET.Element(
+            "inlineChoiceInteraction", responseIdentifier=response, shuffle="false"
+        )
+        for k, text in enumerate(blank.choices):
+            sub(element, "inlineChoice", plain_text(text), identifier=f"C_{name}_{k}")
+        return element
 
     def _numeric(
         self,
