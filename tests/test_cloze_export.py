@@ -286,3 +286,113 @@ def test_export_check_names_each_blank_canvas_scores_otherwise(
 def test_gift_refuses_a_cloze_with_the_reason(book: CompiledBank) -> None:
     with pytest.raises(ExportError, match="water: .*GIFT"):
         exporter("gift", book).to_bytes()
+
+
+# --- QTI 2.1 --------------------------------------------------------------------------------
+
+
+def _qti21_blank(doc: Any, name: str, typed: str) -> float:
+    """The QTI 2.1 rules for one blank's response, re-stated: a float response read as a
+    number within a responseIf's gte/lte bounds adds that branch's score; an identifier one
+    its correctResponse; a string one its mapping's mapped value for an equal key (with the
+    key's caseSensitive), over the blank's points."""
+    ns = {"q": "http://www.imsglobal.org/xsd/imsqti_v2p1"}
+    response = f"RESPONSE_{name}"
+    (declaration,) = doc.xpath(f"//q:responseDeclaration[@identifier='{response}']", namespaces=ns)
+    base = declaration.get("baseType")
+    points = float(
+        doc.xpath("//q:outcomeDeclaration[@identifier='MAXSCORE']//q:value", namespaces=ns)[0].text
+    )
+    if base == "float":
+        try:
+            value = float(typed.strip())
+        except ValueError:
+            return 0.0
+        for branch in doc.xpath(
+            f"//q:responseIf[.//q:variable[@identifier='{response}']]", namespaces=ns
+        ):
+            low = float(branch.xpath(".//q:gte/q:baseValue", namespaces=ns)[0].text)
+            high = float(branch.xpath(".//q:lte/q:baseValue", namespaces=ns)[0].text)
+            added = float(branch.xpath(".//q:sum/q:baseValue", namespaces=ns)[0].text)
+            if low <= value <= high:
+                return added
+        return 0.0
+    if base == "identifier":
+        (interaction,) = doc.xpath(
+            f"//q:inlineChoiceInteraction[@responseIdentifier='{response}']", namespaces=ns
+        )
+        picked = [c.get("identifier") for c in interaction if c.text == typed]
+        right = declaration.xpath(".//q:correctResponse/q:value", namespaces=ns)[0].text
+        branch = doc.xpath(
+            f"//q:responseIf[q:match/q:variable[@identifier='{response}']]", namespaces=ns
+        )[0]
+        added = float(branch.xpath(".//q:sum/q:baseValue", namespaces=ns)[0].text)
+        return added if picked and picked[0] == right else 0.0
+    for entry in declaration.xpath(".//q:mapEntry", namespaces=ns):
+        key, case = entry.get("mapKey"), entry.get("caseSensitive") == "true"
+        if (typed == key) if case else (typed.lower() == key.lower()):
+            return float(entry.get("mappedValue"))
+    assert points > 0
+    return 0.0
+
+
+def test_qti21_is_valid_and_scores_every_probe_as_quizgym_or_as_warned(
+    book: CompiledBank,
+) -> None:
+    from export_checkers import qti21_schema
+
+    export = exporter("qti21", book)
+    package = zipfile.ZipFile(io.BytesIO(export.to_bytes()))
+    doc = etree.fromstring(package.read("items/water.xml"))
+    schema = qti21_schema()
+    assert schema.validate(doc), schema.error_log  # type: ignore[attr-defined]
+    ns = {"q": "http://www.imsglobal.org/xsd/imsqti_v2p1"}
+    (paragraph,) = doc.xpath("//q:itemBody/q:p", namespaces=ns)
+    inline = [etree.QName(e).localname for e in paragraph]
+    assert inline == [
+        "textEntryInteraction",
+        "textEntryInteraction",
+        "inlineChoiceInteraction",
+        "textEntryInteraction",
+    ]
+    assert paragraph.text == "The molar mass of water is "
+    differs = set()
+    for name in ("mass", "ph", "bond", "gas"):
+        points = book.slot(f"water.{name}").points
+        for typed in PROBES[name]:
+            if name == "bond" and typed not in ("polar covalent", "ionic", "metallic"):
+                continue  # a dropdown: only its options can be picked
+            ours = _ours(book, "water", name, typed) * points
+            if ours != pytest.approx(_qti21_blank(doc, name, typed)):
+                differs.add((name, typed))
+    assert differs == {("mass", "18 g/mol"), ("gas", " H2 "), ("gas", "hydrogen   gas")}
+    warned = "\n".join(export.warnings)
+    assert "water.mass: a QTI 2.1 float response holds a number alone" in warned
+    assert "water.gas: QTI 2.1 matches a word exactly as typed" in warned
+
+
+# --- Blackboard -------------------------------------------------------------------------------
+
+
+def test_blackboard_writes_fib_plus_with_what_each_blank_accepts(book: CompiledBank) -> None:
+    export = exporter("blackboard", book)
+    rows = [line.split("\t") for line in export.to_bytes().decode().splitlines()]
+    water = rows[0]
+    assert water[0] == "FIB_PLUS"
+    assert "The molar mass of water is [mass]; the pH" in water[1]
+    assert "[bond] (ionic / polar covalent / metallic)" in water[1]
+    blanks: dict[str, list[str]] = {}
+    fields = water[2:]
+    while fields:
+        name, *rest = fields
+        end = rest.index("") if "" in rest else len(rest)
+        blanks[name] = rest[:end]
+        fields = rest[end + 1 :]
+    assert blanks["gas"] == ["hydrogen", "H2", "hydrogen gas"]
+    assert blanks["bond"] == ["polar covalent"]
+    assert blanks["ph"] == ["2"]
+    for text in blanks["mass"]:  # every text it accepts, quizgym accepts
+        assert _ours(book, "water", "mass", text) == 1.0
+    warned = "\n".join(export.warnings)
+    assert "water.mass: Blackboard compares the text typed" in warned
+    assert "water: Blackboard weighs every blank alike" in warned
