@@ -138,7 +138,7 @@ def test_moodle_embedded_answers_score_every_probe_as_quizgym_does(book: Compile
     for name, (_, kind, body) in zip(names, found, strict=True):
         alternatives = _alternatives(body)
         for typed in PROBES[name]:
-            if kind == "MULTICHOICE" and typed not in dict((t, f) for f, t in alternatives):
+            if kind == "MULTICHOICE" and typed not in {t for _, t in alternatives}:
                 continue  # a dropdown: only its options can be picked
             ours, theirs = _ours(book, "water", name, typed), _moodle(kind, alternatives, typed)
             if ours != pytest.approx(theirs):
@@ -396,3 +396,36 @@ def test_blackboard_writes_fib_plus_with_what_each_blank_accepts(book: CompiledB
     warned = "\n".join(export.warnings)
     assert "water.mass: Blackboard compares the text typed" in warned
     assert "water: Blackboard weighs every blank alike" in warned
+
+
+# --- Anki -----------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_anki_imports_a_cloze_note_with_a_card_per_blank(
+    book: CompiledBank, tmp_path: Path
+) -> None:
+    from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
+
+    path = exporter("anki", book).save(tmp_path / "chem.apkg")
+    collection = Collection(str(tmp_path / "collection.anki2"))
+    try:
+        request = ImportAnkiPackageRequest(
+            package_path=str(path), options=ImportAnkiPackageOptions(with_scheduling=False)
+        )
+        collection.import_anki_package(request)
+        notes = [collection.get_note(n) for n in collection.find_notes("")]
+        (note,) = [n for n in notes if n["QID"] == "water"]
+        assert note.note_type()["type"] == 1  # Anki's cloze kind of note type
+        text = note["Text"]
+        assert "{{c1::18.015 g/mol::g/mol}}" in text
+        assert "{{c3::polar covalent::ionic / polar covalent / metallic}}" in text
+        assert "{{c4::hydrogen}}" in text
+        assert "(4) also: H2, hydrogen gas" in note["Back Extra"]
+        cards = note.cards()
+        assert len(cards) == 4  # one card per blank
+        question = strip_tags(cards[0].question())
+        assert "[g/mol]" in question and "18.015" not in question
+        assert "18.015 g/mol" in strip_tags(cards[0].answer())
+    finally:
+        collection.close()

@@ -22,6 +22,7 @@ from quizgym.export.package import write_zip
 from quizgym.export.plan import (
     Item,
     Media,
+    fill_blanks,
     html_text,
     lms_html,
     numeric_answer_text,
@@ -34,15 +35,49 @@ from quizgym.model import (
 from quizgym.richtext import ImageFile
 from quizgym.solver import CompiledBank
 from quizgym.types import (
+    BlanksInteraction,
     ChoiceInteraction,
     PairingInteraction,
     TextInteraction,
+    blanks_of,
     interaction_of,
     statement_of,
 )
 
 MODEL_ID = 1_742_318_011
 """The quizgym note type's id, fixed once: every export uses the same note type."""
+CLOZE_MODEL_ID = 1_742_318_012
+"""The id of quizgym's Cloze note type (fields Text, Back Extra, QID), for cloze questions."""
+
+
+def cloze_text(item: Item, blanks: BlanksInteraction, media: Media) -> str:
+    """A cloze question's text in Anki's Cloze syntax: blank k is ``{{ck::answer::hint}}``
+    (each blank its own card), its answer the key with its unit, the right choice or the first
+    spelling; its hint the options of a choice, or a number's unit."""
+    numbers = {slot.part: slot for slot in item.slots}
+
+    def fill(name: str) -> str:
+        blank = blanks.blank(name)
+        if name in numbers:
+            slot = numbers[name]
+            answer = numeric_answer_text(slot)  # with its unit
+            hint = slot.units or ""
+        elif blank.kind == "choice":
+            answer, hint = str(blank.answer), " / ".join(blank.choices)
+        else:
+            answer, hint = blank.accept[0].strip(), ""
+        shown = _cloze_safe(html_text(answer))
+        hint = _cloze_safe(html_text(hint))
+        return f"{{{{c{blanks.number(name)}::{shown}" + (f"::{hint}" if hint else "") + "}}"
+
+    return fill_blanks(item.prompt, lambda text: lms_html(text, media, inline=False), fill)
+
+
+def _cloze_safe(text: str) -> str:
+    """Text inside a cloze deletion: no ``::`` or ``}}``, which would end it."""
+    return text.replace("::", ": :").replace("}}", "} }")
+
+
 DEFAULT_TIMESTAMP = 1_700_000_000
 """Used when the bank has no file (built in code)."""
 
@@ -129,7 +164,7 @@ class AnkiExporter(Exporter):
 
     name = "anki"
     suffix = ".apkg"
-    kinds = Exporter.kinds | {"pairing"}
+    kinds = Exporter.kinds | {"pairing", "blanks"}
 
     def __init__(
         self,
@@ -176,13 +211,48 @@ class AnkiExporter(Exporter):
                 }
             ],
         )
+        cloze = genanki.Model(
+            CLOZE_MODEL_ID,
+            "quizgym cloze",
+            fields=[{"name": "Text"}, {"name": "Back Extra"}, {"name": "QID"}],
+            templates=[
+                {
+                    "name": "Cloze",
+                    "qfmt": "{{cloze:Text}}",
+                    "afmt": "{{cloze:Text}}{{#Back Extra}}<p><i>{{Back Extra}}</i></p>"
+                    "{{/Back Extra}}",
+                }
+            ],
+            model_type=genanki.Model.CLOZE,
+        )
         deck = genanki.Deck(deck_id(self.bank), f"quizgym::{self.bank.bank}")
         self.media = _media(self.bank)
         for pool in plan(self.compiled, variants=self.variants, seed=self.seed):
             for item in pool.items:
-                front, back = card_faces(item, self.media)
                 tags = [*pool.question.tags, pool.question.type]
                 explanation = lms_html(item.feedback, self.media)
+                blanks = blanks_of(item.question)
+                if blanks is not None:
+                    extra = [explanation] if explanation else []
+                    for name in blanks.names:
+                        also = blanks.blank(name).accept[1:]
+                        if also:
+                            shown = ", ".join(html_text(a.strip()) for a in also)
+                            extra.append(f"({blanks.number(name)}) also: {shown}")
+                    deck.add_note(
+                        genanki.Note(
+                            model=cloze,
+                            fields=[
+                                cloze_text(item, blanks, self.media),
+                                "<br>".join(extra),
+                                item.ident,
+                            ],
+                            guid=genanki.guid_for("quizgym", self.bank.bank, item.ident),
+                            tags=tags,
+                        )
+                    )
+                    continue
+                front, back = card_faces(item, self.media)
                 deck.add_note(
                     genanki.Note(
                         model=model,
