@@ -267,3 +267,20 @@ def test_the_drill_asks_one_blank_at_a_time(bank_path: Path, tmp_path: Path) -> 
     assert "(mass) ✓ Correct" in out
     assert "(gas) ✗" in out
     assert "Water is reduced to hydrogen." in out
+
+
+def test_the_bundled_bank_s_cloze_items_state_the_80_10_10_rule_by_the_solver() -> None:
+    book = compile_bank(load_bank("bert-tokens"))
+    rule = book.bank.question("cloze-mask-rule")
+    keys = [float(book.key(s, book.variant(rule)).value) for s in book.slots_of(rule)]
+    assert keys == [15.0, 80.0, 10.0, 10.0]
+    counts = book.bank.question("cloze-mask-counts")
+    keys = [float(book.key(s, book.variant(counts)).value) for s in book.slots_of(counts)]
+    assert keys == pytest.approx([76.8, 61.44])
+    assert grade_response(book, rule, "15 %", part="selected").status is Status.CORRECT
+    slip = grade_response(book, rule, "15", part="masked")
+    assert (slip.status, slip.tag) == (Status.INCORRECT, "selected-vs-masked")
+    tokens = book.bank.question("cloze-special-tokens")
+    assert grade_response(book, tokens, "[CLS]", part="first").status is Status.CORRECT
+    assert grade_response(book, tokens, "next sentence prediction", part="head").is_correct
+    assert grade_response(book, tokens, "[MASK]", part="end").tag == "sep-role"

@@ -282,6 +282,8 @@ def spellings(bank: CompiledBank, item: Item, blank: str) -> list[str]:
     )
     out = []
     for text in candidates:
+        if "e" in text.lower():
+            continue  # 8e1: no student types it
         verdict = grade_response(bank, item.question, text, part=blank, variant=item.variant)
         if verdict.max_score and verdict.score >= verdict.max_score:
             out.append(text)
