@@ -86,13 +86,19 @@ def likely(
         found = _true_false(response, graded)
     elif picks is not None:
         found = _choices(picks, response, graded)
-    elif bank.slots_of(question)[0].is_numeric:
+    elif _slot_of(bank, question, part).is_numeric:
         found = _number(response, graded)
     else:
         found = None
     if found is None or found.verdict.status in {Status.INVALID, Status.BLANK}:
         return None
     return found
+
+
+def _slot_of(bank: CompiledBank, question: AnyQuestion, part: str | None) -> Slot:
+    """The slot answered: the part's (a cloze's blanks differ in kind), else the first."""
+    slots = bank.slots_of(question)
+    return next((slot for slot in slots if slot.part == part), slots[0])
 
 
 def too_few_figures(slot: Slot, verdict: Verdict) -> bool:
