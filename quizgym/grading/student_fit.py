@@ -19,12 +19,12 @@ candidates are then the seed cell, the manifest's seeds (the student's and the c
 class's seeds; a seed cell that differs from the seed the manifest issued to the student, or
 that draws other versions than it issued, is reported either way.
 
-**Counts**, per student and candidate, over the slots that vary (numeric, and choice questions
-with shuffled choices), where the two versions' right answers differ and the student answered:
-``other``, answers right for the candidate and not for their own version; ``own``, the reverse.
-Answers are read and compared as :mod:`~quizgym.grading.fit` does (the grader's own readings and
-:func:`~quizgym.tolerance.compare_array`), and "right for their own version" is the grader's
-verdict, so the check and the grades cannot disagree.
+**Counts**, per student and candidate, over the slots that vary (numeric, and lettered choices
+in a shuffled order: choice questions, matching items), where the two versions' right answers
+differ and the student answered: ``other``, answers right for the candidate and not for their
+own version; ``own``, the reverse. Answers are read and compared as :mod:`~quizgym.grading.fit`
+does (the grader's own readings and :func:`~quizgym.tolerance.compare_array`), and "right for
+their own version" is the grader's verdict, so the check and the grades cannot disagree.
 
 **Rule.** A student is flagged with their best candidate when ``other >= 3``, ``other > 2 · own``
 and a one-sided binomial test rejects chance: under "their own version is right", each question
@@ -60,14 +60,14 @@ import numpy.typing as npt
 from quizgym.answers import Status
 from quizgym.arrays import group
 from quizgym.grading.batch import GradedPartition, GradedSlot
-from quizgym.grading.fit import Numbers, picks_right, read_numbers, right_choices
+from quizgym.grading.fit import Numbers, lettered, picks_right, read_numbers
 from quizgym.grading.table import Coded
 from quizgym.grading.verdicts import STATUS_CODES
 from quizgym.grading.versions import Versions
-from quizgym.model import MultipleChoice, SpotTheError
 from quizgym.solver import CompiledBank, Variant
 from quizgym.solver.variants import student_keys
 from quizgym.tolerance import KIND_CODES, compare_array
+from quizgym.types import ChoiceInteraction
 
 __all__ = [
     "ALPHA",
@@ -315,13 +315,14 @@ def student_fit(
 
 
 def _held(bank: CompiledBank, g: GradedSlot) -> bool:
-    """Whether a slot takes part: it varies, is numeric (with few enough versions) or a choice."""
+    """Whether a slot takes part: it varies, is numeric (with few enough versions) or answered
+    with a letter (a choice, a matching item)."""
     question = g.slot.question
     if not bank.varies(question) or not len(g.codes):
         return False
     if g.slot.is_numeric:
         return bank.draw(question).count() <= MOST_KEYED
-    return isinstance(question, MultipleChoice | SpotTheError)
+    return lettered(g.slot) is not None
 
 
 def _own_label(versions: Versions, cell: int | None) -> tuple[str, int | None]:
@@ -451,9 +452,9 @@ def _suspects(
 
 
 def _floor(g: GradedSlot) -> float:
-    question = g.slot.question
-    if isinstance(question, MultipleChoice | SpotTheError):
-        return 1.0 / max(1, len(question.choices) - 1)
+    options = lettered(g.slot)
+    if options is not None:
+        return 1.0 / max(1, len(options.choices) - 1)
     return NUMERIC_CHANCE
 
 
@@ -500,14 +501,14 @@ def _slot(
         alt_right = _numeric_right(numbers, theirs, inverse)
         readable = numbers.readable[inverse]
     else:
-        question = g.slot.question
-        assert isinstance(question, MultipleChoice | SpotTheError)
-        right = right_choices(question)
+        options = lettered(g.slot)
+        assert options is not None
+        right = options.right
         # one judgement per distinct (own version, candidate version)
         combos, first_pair, combo_of = group(own_codes * len(variants) + codes)
         alike = [
-            _positions(question, right, g.variants[int(own_codes[k])])
-            == _positions(question, right, variants[int(codes[k])])
+            _positions(options, right, g.variants[int(own_codes[k])])
+            == _positions(options, right, variants[int(codes[k])])
             for k in first_pair.tolist()
         ]
         same = np.array(alike, dtype=bool)[combo_of] if len(combos) else np.zeros(0, dtype=bool)
@@ -521,7 +522,7 @@ def _slot(
                 continue
             a = int(codes[p])
             if (text_at, a) not in memo:
-                memo[text_at, a] = _choice_reading(question, right, text, variants[a])
+                memo[text_at, a] = _choice_reading(options, right, text, variants[a])
             readable[p], alt_right[p] = memo[text_at, a]
     differ = ~same & answered & readable
     trial = differ & ~own_right
@@ -545,20 +546,18 @@ def _numeric_right(
 
 
 def _choice_reading(
-    question: MultipleChoice | SpotTheError, right: list[int], text: str, variant: Variant
+    options: ChoiceInteraction, right: list[int], text: str, variant: Variant
 ) -> tuple[bool, bool]:
     """(readable as choices, right for ``variant``)."""
     from quizgym.answers import read_choices
 
-    readable = not isinstance(read_choices(text, question, variant), str)
-    return readable, readable and picks_right(question, right, text, variant)
+    readable = not isinstance(read_choices(text, options, variant), str)
+    return readable, readable and picks_right(options, right, text, variant)
 
 
-def _positions(
-    question: MultipleChoice | SpotTheError, right: list[int], variant: Variant
-) -> frozenset[int]:
+def _positions(options: ChoiceInteraction, right: list[int], variant: Variant) -> frozenset[int]:
     """Where a version shows the right choices (two versions alike here read letters alike)."""
-    order = variant.order or tuple(range(len(question.choices)))
+    order = variant.order or tuple(range(len(options.choices)))
     return frozenset(k for k, i in enumerate(order) if i in right)
 
 
