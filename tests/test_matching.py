@@ -514,3 +514,18 @@ def test_the_web_form_asks_each_item_as_a_choice_of_the_answers(bank_path: Path)
     assert verdict.status is Status.CORRECT
     with pytest.raises(FormError, match="sent 2 times"):
         read_answers(book, [question], [("shapes.binom", "A"), ("shapes.binom", "B")])
+
+
+def test_an_answer_whose_text_reads_like_no_answer_is_an_answer(tmp_path: Path) -> None:
+    # "Na" (sodium) is also how "n/a" is typed: as the text of one of the answers it is one.
+    path = tmp_path / "chem.yaml"
+    path.write_text(
+        "bank: chem\ntitle: Chem\nquestions:\n  - id: sym\n    type: matching\n"
+        "    prompt: Pair each element with its symbol.\n    pairs:\n"
+        "      - {id: na, item: Sodium, answer: Na}\n      - {id: k, item: Potassium, answer: K}\n",
+        encoding="utf-8",
+    )
+    book = compile_bank(load_bank(path))
+    question = book.bank.question("sym")
+    for part, status in (("na", Status.CORRECT), ("k", Status.INCORRECT)):
+        assert grade_response(book, question, "Na", part=part).status is status
