@@ -529,3 +529,29 @@ def test_an_answer_whose_text_reads_like_no_answer_is_an_answer(tmp_path: Path) 
     question = book.bank.question("sym")
     for part, status in (("na", Status.CORRECT), ("k", Status.INCORRECT)):
         assert grade_response(book, question, "Na", part=part).status is status
+
+
+@pytest.mark.parametrize(
+    ("typed", "split"),
+    [
+        ("1C 2A", {"t": "C", "chi": "A"}),
+        ("1-c, 3-b.", {"t": "c", "f": "b"}),
+        ("B-1, A-3", {"t": "B", "f": "A"}),
+        ("1) A; 2) C", {"t": "A", "chi": "C"}),
+        ("t test: a mean; F TEST -> two variances", {"t": "a mean", "f": "two variances"}),
+        (
+            "chi: counts in categories, f = two variances",
+            {"chi": "counts in categories", "f": "two variances"},
+        ),
+        ("1A 1B", None),  # an item named twice
+        ("4A", None),  # no fourth item
+        ("a mean, two variances", None),  # answers without their items
+        ("", None),
+    ],
+)
+def test_a_whole_question_typed_in_one_text_is_split_into_its_items(
+    bank_path: Path, typed: str, split: dict[str, str] | None
+) -> None:
+    pairing = pairing_of(load_bank(bank_path).question("fixed"))
+    assert pairing is not None
+    assert pairing.split(typed) == split

@@ -47,6 +47,7 @@ from quizgym.grading.readers.long import read_long
 from quizgym.grading.readers.parquet import column_kind, describe, open_parquet, parquet_rows
 from quizgym.grading.readers.submissions import read_submissions, recognised
 from quizgym.grading.readers.text import Head, Record, csv_head, csv_records
+from quizgym.grading.readers.whole import answer_columns, item_slots, split_wholes
 from quizgym.grading.readers.wide import WideHeader, read_wide
 from quizgym.grading.review import Review, review_of
 from quizgym.grading.rows import ROSTER, Seen, column_of_type, duplicate_student, strip_id
@@ -253,7 +254,7 @@ def _read_piece(bank: Bank, piece: Piece, columns: Sequence[str] | None = None) 
         loaded = piece.loaded.take(range(len(piece.loaded)))
         loaded.rejected = list(piece.loaded.rejected)
         return loaded
-    answers = ClassAnswers(bank.slot_ids())
+    answers = ClassAnswers(answer_columns(bank))
     rows: Iterator[Record]
     if piece.kind == "csv":
         found = csv_records(
@@ -289,6 +290,7 @@ def _read_piece(bank: Bank, piece: Piece, columns: Sequence[str] | None = None) 
         )
     else:
         read_wide(answers, piece.source, piece.header_line, header, rows, bad_bytes=piece.bad_bytes)
+    split_wholes(bank, answers)
     # Column-level rejections are the file's (``head``), reported once, not once per piece.
     answers.rejected = [r for r in answers.rejected if not r.is_column]
     return answers
@@ -412,7 +414,8 @@ def _header_slots(bank: Bank, piece: Piece) -> set[str]:
     """The slots a wide piece's header has columns for (graded even if no row answers)."""
     if piece.kind == "loaded" or piece.layout != "wide" or not piece.header:
         return set()
-    return {slot for _, slot in WideHeader.of(piece.header, bank.slot_ids()).columns}
+    header = WideHeader.of(piece.header, answer_columns(bank))
+    return item_slots(bank, (slot for _, slot in header.columns))
 
 
 def _scan_columns(piece: Piece) -> list[str] | None:
@@ -437,7 +440,7 @@ def _head(path: Path) -> Head:
 def _head_rejections(
     bank: Bank, source: str, header: list[str], line: int
 ) -> tuple[Rejection, ...]:
-    probe = ClassAnswers(bank.slot_ids())
+    probe = ClassAnswers(answer_columns(bank))
     read_wide(probe, source, line, header, iter(()), bad_bytes=False)
     return tuple(probe.rejected)
 

@@ -446,15 +446,16 @@ def read_moodle(
         )
     if missing and issued is not None:
         order = _slot_order(issued)
+        slots = set(bank.slot_ids())
         for n in missing:
             column = f"Response {n}"
             if n > len(order):
                 answers.ignore_column(source, header_line, moodle_beyond(column, len(order)))
                 continue
             slot, versions = order[n - 1]
-            question = _question(bank, slot) if slot not in answers.slots else None
+            question = _question(bank, slot) if slot not in slots else None
             whole = question is not None and pairing_of(question) is not None
-            if slot not in answers.slots and not whole:
+            if slot not in slots and not whole:
                 answers.ignore_column(source, header_line, moodle_cloze(column, slot))
             elif len(versions) > 1:
                 answers.ignore_column(source, header_line, moodle_pool(column, slot))
