@@ -40,7 +40,6 @@ from quizgym.grading.batch import SEEDS, GradedPartition, grade_partition, parti
 from quizgym.grading.census import Census, count_csv, count_parquet, counted
 from quizgym.grading.compare import seeds_of
 from quizgym.grading.decisions import Decisions
-from quizgym.grading.fit import Fit, version_fit
 from quizgym.grading.outputs import feedback_name, tables, write_feedback
 from quizgym.grading.readers.layout import layout_of
 from quizgym.grading.readers.long import read_long
@@ -52,10 +51,11 @@ from quizgym.grading.readers.wide import WideHeader, read_wide
 from quizgym.grading.review import Review, review_of
 from quizgym.grading.rows import ROSTER, Seen, column_of_type, duplicate_student, strip_id
 from quizgym.grading.rows import kind_of as _kind
-from quizgym.grading.student_fit import StudentFit, student_fit
 from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
 from quizgym.grading.versions import Versions, rejections
+from quizgym.grading.wrong_seed import SeedEvidence, seed_evidence
+from quizgym.grading.wrong_version import VersionCounts, version_counts
 from quizgym.issued import Issued
 from quizgym.model import Bank
 from quizgym.solver import CompiledBank, compiled
@@ -157,7 +157,7 @@ class Job:
     """The roster fields of the run (every piece carries the same ones)."""
     seeds: tuple[int, ...] = ()
     """The class's seeds every student's answers are held against
-    (:func:`~quizgym.grading.student_fit.common_seeds`)."""
+    (:func:`~quizgym.grading.wrong_seed.common_seeds`)."""
     irt: bool = False
     """Keep each student's right/wrong answers for the IRT fit (``grade --irt``)."""
 
@@ -178,9 +178,9 @@ class PieceResult:
     """With feedback: each student's base file name (``feedback_name``), in order."""
     seeds: dict[str, int] = field(default_factory=dict)
     """The students given a seed, and their seed (``--compare`` shows their own keys)."""
-    fit: Fit = field(default_factory=Fit)
+    version_counts: VersionCounts = field(default_factory=VersionCounts)
     """How the piece's answers fit other versions than their own."""
-    student_fit: StudentFit = field(default_factory=StudentFit)
+    seed_evidence: SeedEvidence = field(default_factory=SeedEvidence)
     """The piece's students whose answers fit another seed's versions (or whose seed cell the
     manifest contradicts)."""
     review: Review = field(default_factory=Review)
@@ -713,8 +713,8 @@ def grade_piece(
         sums=partial_sums(graded),
         rejected=answers.rejected,
         seeds=seeds_of(answers),
-        fit=version_fit(book, graded, job.versions),
-        student_fit=student_fit(book, graded, job.versions, seeds=job.seeds),
+        version_counts=version_counts(book, graded, job.versions),
+        seed_evidence=seed_evidence(book, graded, job.versions, seeds=job.seeds),
         review=review_of(book, graded),
         records=_records(answers),
         right=full_marks(graded) if job.irt else None,

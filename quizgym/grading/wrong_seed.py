@@ -2,10 +2,10 @@
 much better than their own (and the seed cells an issue manifest contradicts) out, for review.
 
 A typo in a seed cell (``u002,4`` for ``u002,3``) grades a student against numbers they never
-saw: their right answers score 0, and nothing else looks wrong. :mod:`~quizgym.grading.fit`
-asks of a whole slot whether it fits another version; this asks it of each student, and never
-changes a score (the teacher decides: the flag is a row of ``review.csv``, a line of the report
-and of the run's summary).
+saw: their right answers score 0, and nothing else looks wrong.
+:mod:`~quizgym.grading.wrong_version` asks of a whole slot whether it fits another version; this
+asks it of each student, and never changes a score (the teacher decides: the flag is a row of
+``review.csv``, a line of the report and of the run's summary).
 
 **Candidates.** Each is a seed, drawn for the student as ``render --roster`` draws (their id and
 the seed): the class's seeds (the most used, at most :data:`MOST_COMMON`, each on two rows or
@@ -22,9 +22,10 @@ that draws other versions than it issued, is reported either way.
 **Counts**, per student and candidate, over the slots that vary (numeric, and lettered choices
 in a shuffled order: choice questions, matching items), where the two versions' right answers
 differ and the student answered: ``other``, answers right for the candidate and not for their
-own version; ``own``, the reverse. Answers are read and compared as :mod:`~quizgym.grading.fit`
-does (the grader's own readings and :func:`~quizgym.tolerance.compare_array`), and "right for
-their own version" is the grader's verdict, so the check and the grades cannot disagree.
+own version; ``own``, the reverse. Answers are read and compared as
+:mod:`~quizgym.grading.wrong_version` does (the grader's own readings and
+:func:`~quizgym.tolerance.compare_array`), and "right for their own version" is the grader's
+verdict, so the check and the grades cannot disagree.
 
 **Rule.** A student is flagged with their best candidate when ``other >= 3``, ``other > 2 · own``
 and a one-sided binomial test rejects chance: under "their own version is right", each question
@@ -60,10 +61,10 @@ import numpy.typing as npt
 from quizgym.answers import Status
 from quizgym.arrays import group
 from quizgym.grading.batch import GradedPartition, GradedSlot
-from quizgym.grading.fit import Numbers, lettered, picks_right, read_numbers
 from quizgym.grading.table import Coded
 from quizgym.grading.verdicts import STATUS_CODES
 from quizgym.grading.versions import Versions
+from quizgym.grading.wrong_version import Numbers, lettered, picks_right, read_numbers
 from quizgym.solver import CompiledBank, Variant
 from quizgym.solver.variants import student_keys
 from quizgym.tolerance import KIND_CODES, compare_array
@@ -71,12 +72,12 @@ from quizgym.types import ChoiceInteraction
 
 __all__ = [
     "ALPHA",
-    "StudentFit",
+    "SeedEvidence",
     "StudentFlag",
     "common_seeds",
     "near_misses",
     "poisson_binomial_tail",
-    "student_fit",
+    "seed_evidence",
 ]
 
 MIN_OTHER = 3
@@ -174,7 +175,7 @@ class StudentFlag:
 
 
 @dataclass
-class StudentFit:
+class SeedEvidence:
     """The evidence of a partition, or of a class once merged (see the module docs)."""
 
     rows: list[Evidence] = field(default_factory=list)
@@ -189,7 +190,7 @@ class StudentFit:
     """slot → its question (a question's parts are one trial)."""
     rule: str = ""
 
-    def absorb(self, other: StudentFit) -> None:
+    def absorb(self, other: SeedEvidence) -> None:
         """Add a later partition's evidence and counts to these, in place."""
         self.rows += other.rows
         self.trials.update(other.trials)
@@ -273,13 +274,13 @@ def poisson_binomial_tail(p: Sequence[float], k: int) -> float:
 # --- one partition --------------------------------------------------------------------------------
 
 
-def student_fit(
+def seed_evidence(
     bank: CompiledBank,
     graded: GradedPartition,
     versions: Versions,
     *,
     seeds: Sequence[int] = (),
-) -> StudentFit:
+) -> SeedEvidence:
     """The evidence of one graded partition (see the module docs).
 
     Args:
@@ -288,7 +289,7 @@ def student_fit(
         versions: the run's rule for versions.
         seeds: the class's seeds that are candidates for every student (:func:`common_seeds`).
     """
-    out = StudentFit(rule=versions.rule)
+    out = SeedEvidence(rule=versions.rule)
     answers = graded.answers
     issued = versions.issued
     if not len(answers) or (issued is not None and issued.mode == "pools"):
@@ -376,7 +377,7 @@ def _suspects(
     versions: Versions,
     rows: npt.NDArray[np.int64],
     common: Sequence[int],
-    out: StudentFit,
+    out: SeedEvidence,
 ) -> dict[int, list[Suspect]]:
     """Per looked-at row: the candidates that pass the rule at the least chances (the class's
     chances, known once every piece is in, can only be higher)."""

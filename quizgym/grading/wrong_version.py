@@ -45,7 +45,7 @@ from quizgym.solver import CompiledBank, Slot, Variant
 from quizgym.tolerance import KIND_CODES, compare_array
 from quizgym.types import ChoiceInteraction, choices_of
 
-__all__ = ["Fit", "Numbers", "lettered", "picks_right", "read_numbers", "version_fit"]
+__all__ = ["VersionCounts", "Numbers", "lettered", "picks_right", "read_numbers", "version_counts"]
 
 _MOST_ALTERNATIVES = 64
 """A question with at most this many possible versions is held against each of them."""
@@ -58,7 +58,7 @@ from the student's own: a few coincidences among many wrong answers are no sign.
 
 
 @dataclass
-class Fit:
+class VersionCounts:
     """Per slot and alternative version: (own, other) counts (see the module docs)."""
 
     counts: dict[str, Counter[tuple[str, str]]] = field(default_factory=dict)
@@ -66,7 +66,7 @@ class Fit:
     kinds: dict[str, str] = field(default_factory=dict)
     """slot id → "number" or "choice" (the kind of its interaction)."""
 
-    def absorb(self, other: Fit) -> None:
+    def absorb(self, other: VersionCounts) -> None:
         """Add another partition's counts to these, in place (its counters are not shared)."""
         for slot, counter in other.counts.items():
             self.counts.setdefault(slot, Counter()).update(counter)
@@ -109,7 +109,9 @@ def _clearly(kind: str, *, own: int, other: int, answered: int) -> bool:
     return other >= 5 and other - own > 2.33 * math.sqrt(other + own)
 
 
-def version_fit(bank: CompiledBank, graded: GradedPartition, versions: Versions) -> Fit:
+def version_counts(
+    bank: CompiledBank, graded: GradedPartition, versions: Versions
+) -> VersionCounts:
     """The (own, other) counts of one graded partition.
 
     Each distinct (version, answer) pair is one verdict of the batch grader, so the counts are
@@ -117,7 +119,7 @@ def version_fit(bank: CompiledBank, graded: GradedPartition, versions: Versions)
     the pairs (numbers are compared with :func:`~quizgym.tolerance.compare_array`, the
     comparator the grader uses), and whether two versions share a key once per pair of versions.
     """
-    fit = Fit()
+    counts = VersionCounts()
     for g in graded.slots:
         slot = g.slot
         question = slot.question
@@ -131,9 +133,9 @@ def version_fit(bank: CompiledBank, graded: GradedPartition, versions: Versions)
             continue  # true or false reads the same under every version; a text has no key
         counter = _slot_counts(bank, slot, g, graded.answers.column(slot.id), versions, kind)
         if counter:
-            fit.counts[slot.id] = counter
-            fit.kinds[slot.id] = kind
-    return fit
+            counts.counts[slot.id] = counter
+            counts.kinds[slot.id] = kind
+    return counts
 
 
 def _slot_counts(
