@@ -830,7 +830,7 @@ def grade_response(
     else:
         (slot,) = slots
     points = slot.points
-    if unanswered(question, response):
+    if unanswered(question, response, slot.part):
         return Verdict(
             question=slot.id,
             status=Status.BLANK,

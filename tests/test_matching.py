@@ -460,3 +460,98 @@ def test_export_prints_what_the_format_scores_unlike_quizgym(bank_path: Path) ->
             "warning: shapes: Moodle weighs every item of a matching question alike; quizgym "
             "gives them 1, 2 points"
         )
+
+
+def test_a_class_given_one_order_of_the_answers_is_warned_of_on_each_item(
+    bank_path: Path, tmp_path: Path
+) -> None:
+    # Every student answered with letters off one photocopied sheet (the default order), but the
+    # run grades each against the order drawn for them: the letters fit the default version.
+    book = compile_bank(load_bank(bank_path))
+    question = book.bank.question("shapes")
+    assert isinstance(question, Matching)
+    answers = question.answers
+    shown = list(book.variant(question).order)
+    rows = ["student," + ",".join(f"shapes.{p.id}" for p in question.pairs)]
+    for n in range(40):
+        letters = ["ABCD"[shown.index(answers.index(p.answer))] for p in question.pairs]
+        rows.append(f"s{n:02d}," + ",".join(letters))
+    path = tmp_path / "class.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    run = grade_submissions(book, [path], out_dir=tmp_path / "out", seed=9)
+    fits = [w for w in run.warnings if "the default version's key" in w]
+    assert sorted(w.split(":")[0] for w in fits) == ["shapes.binom", "shapes.geom", "shapes.pois"]
+    # Answered with the answers' texts, the same class fits every order alike: no warning.
+    texts = [rows[0]] + [
+        f"s{n:02d}," + ",".join(p.answer for p in question.pairs) for n in range(40)
+    ]
+    path.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    assert grade_submissions(book, [path], out_dir=tmp_path / "out2", seed=9).warnings == []
+
+
+def test_the_web_form_asks_each_item_as_a_choice_of_the_answers(bank_path: Path) -> None:
+    pytest.importorskip("starlette")
+    from quizgym.serve.forms import FormError, draw_question, read_answers
+
+    book = compile_bank(load_bank(bank_path))
+    question = book.bank.question("shapes")
+    variant = book.variant(question, student="s1", seed=4)
+    order = list(variant.order)
+    html = draw_question(book, question, variant, heading="Question 1")
+    assert html.count("<fieldset>") == 3
+    assert "<legend>Binomial</legend>" in html
+    answers = pairing_of(question).answers  # type: ignore[union-attr]
+    first = html.index("<legend>Binomial</legend>")
+    labels = [
+        html[html.index(f'value="{letter}"', first) :].split("</label>")[0].rsplit(". ", 1)[1]
+        for letter in "ABCD"
+    ]
+    assert labels == [answers[i] for i in order]
+    right = "ABCD"[order.index(0)]
+    read = read_answers(book, [question], [("shapes.binom", right), ("_csrf", "x")])
+    assert read == {"shapes.binom": right, "shapes.pois": None, "shapes.geom": None}
+    verdict = grade_response(book, question, right, part="binom", variant=variant)
+    assert verdict.status is Status.CORRECT
+    with pytest.raises(FormError, match="sent 2 times"):
+        read_answers(book, [question], [("shapes.binom", "A"), ("shapes.binom", "B")])
+
+
+def test_an_answer_whose_text_reads_like_no_answer_is_an_answer(tmp_path: Path) -> None:
+    # "Na" (sodium) is also how "n/a" is typed: as the text of one of the answers it is one.
+    path = tmp_path / "chem.yaml"
+    path.write_text(
+        "bank: chem\ntitle: Chem\nquestions:\n  - id: sym\n    type: matching\n"
+        "    prompt: Pair each element with its symbol.\n    pairs:\n"
+        "      - {id: na, item: Sodium, answer: Na}\n      - {id: k, item: Potassium, answer: K}\n",
+        encoding="utf-8",
+    )
+    book = compile_bank(load_bank(path))
+    question = book.bank.question("sym")
+    for part, status in (("na", Status.CORRECT), ("k", Status.INCORRECT)):
+        assert grade_response(book, question, "Na", part=part).status is status
+
+
+@pytest.mark.parametrize(
+    ("typed", "split"),
+    [
+        ("1C 2A", {"t": "C", "chi": "A"}),
+        ("1-c, 3-b.", {"t": "c", "f": "b"}),
+        ("B-1, A-3", {"t": "B", "f": "A"}),
+        ("1) A; 2) C", {"t": "A", "chi": "C"}),
+        ("t test: a mean; F TEST -> two variances", {"t": "a mean", "f": "two variances"}),
+        (
+            "chi: counts in categories, f = two variances",
+            {"chi": "counts in categories", "f": "two variances"},
+        ),
+        ("1A 1B", None),  # an item named twice
+        ("4A", None),  # no fourth item
+        ("a mean, two variances", None),  # answers without their items
+        ("", None),
+    ],
+)
+def test_a_whole_question_typed_in_one_text_is_split_into_its_items(
+    bank_path: Path, typed: str, split: dict[str, str] | None
+) -> None:
+    pairing = pairing_of(load_bank(bank_path).question("fixed"))
+    assert pairing is not None
+    assert pairing.split(typed) == split

@@ -201,8 +201,8 @@ def test_a_class_in_many_pieces_absorbs_each_pieces_queue_once(
 ) -> None:
     # Merging each piece into a copy of everything merged so far was quadratic in the pieces
     # (100 pieces of 500 entries: 2.8 s): each is absorbed in place, with the same outputs.
-    from quizgym.grading.fit import Fit
     from quizgym.grading.review import Graded, Review
+    from quizgym.grading.wrong_version import VersionCounts
 
     def copies(*_: object) -> None:
         raise AssertionError("a piece merged into a copy")
@@ -241,10 +241,10 @@ def test_a_class_in_many_pieces_absorbs_each_pieces_queue_once(
     assert (whole.entries, whole.used) == (merged.entries, merged.used)
     assert all(len(p.entries) == 5 and len(p.used) == 1 for p in pieces)  # left as they were
     fits = [
-        Fit(counts={"q": Counter({("default", "own"): k})}, kinds={"q": "numeric"})
+        VersionCounts(counts={"q": Counter({("default", "own"): k})}, kinds={"q": "number"})
         for k in range(9)
     ]
-    fit = Fit()
+    fit = VersionCounts()
     for piece_fit in fits:
         fit.absorb(piece_fit)
     assert fit.counts == {"q": Counter({("default", "own"): 36})}

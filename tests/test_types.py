@@ -1,6 +1,5 @@
 """Question types are one module each: outside ``quizgym/types/``, no code branches on a
-question's type, by model class or by ``type:`` name (an explicit allow-list names the modules
-not yet converted, and fails once one of them no longer needs it)."""
+question's type, by model class or by ``type:`` name."""
 
 from __future__ import annotations
 
@@ -13,13 +12,6 @@ PACKAGE = Path(__file__).resolve().parent.parent / "quizgym"
 
 MODELS = {model.__name__ for model in QUESTION_TYPES.values()}
 NAMES = set(QUESTION_TYPES)
-
-ALLOWED: dict[str, int] = {
-    "grading/fit.py": 7,  # the per-student version check: its owner converts it
-    "grading/student_fit.py": 3,  # the per-student version check: its owner converts it
-    "serve/forms.py": 6,  # the web server, new on main: its owner converts it
-}
-"""Modules not yet converted, with how many switches each still has (it may only shrink)."""
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -80,21 +72,10 @@ def census(root: Path = PACKAGE) -> dict[str, list[tuple[int, str]]]:
 
 
 def test_no_code_outside_the_types_branches_on_a_question_type() -> None:
-    found = census()
-    unexpected = {
-        name: [f"line {line}: {what}" for line, what in places]
-        for name, places in found.items()
-        if len(places) > ALLOWED.get(name, 0)
+    found = {
+        name: [f"line {line}: {what}" for line, what in places] for name, places in census().items()
     }
-    assert unexpected == {}, "ask quizgym.types (the question's interaction) instead"
-
-
-def test_the_allow_list_only_shrinks() -> None:
-    found = census()
-    stale = {
-        name: allowed for name, allowed in ALLOWED.items() if len(found.get(name, [])) < allowed
-    }
-    assert stale == {}, "a module has fewer switches than allowed: lower its count (or drop it)"
+    assert found == {}, "ask quizgym.types (the question's interaction) instead"
 
 
 def test_every_kind_of_switch_is_seen() -> None:

@@ -50,7 +50,7 @@ COLUMNS = ("question", "version", "answer", "score", "comment", "fingerprint")
 _PRINT = re.compile(r"q([0-9a-f]{10})-a([0-9a-f]{12})")
 TEACHER_NOTE = "Scored by your teacher."
 STUDENT_ROW = "(student)"
-"""The ``question`` of a row about a whole student (:mod:`~quizgym.grading.student_fit`): it
+"""The ``question`` of a row about a whole student (:mod:`~quizgym.grading.wrong_seed`): it
 takes no score."""
 """Feedback of a decision without a comment."""
 

@@ -40,21 +40,22 @@ from quizgym.grading.batch import SEEDS, GradedPartition, grade_partition, parti
 from quizgym.grading.census import Census, count_csv, count_parquet, counted
 from quizgym.grading.compare import seeds_of
 from quizgym.grading.decisions import Decisions
-from quizgym.grading.fit import Fit, version_fit
 from quizgym.grading.outputs import feedback_name, tables, write_feedback
 from quizgym.grading.readers.layout import layout_of
 from quizgym.grading.readers.long import read_long
 from quizgym.grading.readers.parquet import column_kind, describe, open_parquet, parquet_rows
 from quizgym.grading.readers.submissions import read_submissions, recognised
 from quizgym.grading.readers.text import Head, Record, csv_head, csv_records
+from quizgym.grading.readers.whole import answer_columns, item_slots, split_wholes
 from quizgym.grading.readers.wide import WideHeader, read_wide
 from quizgym.grading.review import Review, review_of
 from quizgym.grading.rows import ROSTER, Seen, column_of_type, duplicate_student, strip_id
 from quizgym.grading.rows import kind_of as _kind
-from quizgym.grading.student_fit import StudentFit, student_fit
 from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
 from quizgym.grading.versions import Versions, rejections
+from quizgym.grading.wrong_seed import SeedEvidence, seed_evidence
+from quizgym.grading.wrong_version import VersionCounts, version_counts
 from quizgym.issued import Issued
 from quizgym.model import Bank
 from quizgym.solver import CompiledBank, compiled
@@ -156,7 +157,7 @@ class Job:
     """The roster fields of the run (every piece carries the same ones)."""
     seeds: tuple[int, ...] = ()
     """The class's seeds every student's answers are held against
-    (:func:`~quizgym.grading.student_fit.common_seeds`)."""
+    (:func:`~quizgym.grading.wrong_seed.common_seeds`)."""
     irt: bool = False
     """Keep each student's right/wrong answers for the IRT fit (``grade --irt``)."""
 
@@ -177,9 +178,9 @@ class PieceResult:
     """With feedback: each student's base file name (``feedback_name``), in order."""
     seeds: dict[str, int] = field(default_factory=dict)
     """The students given a seed, and their seed (``--compare`` shows their own keys)."""
-    fit: Fit = field(default_factory=Fit)
+    version_counts: VersionCounts = field(default_factory=VersionCounts)
     """How the piece's answers fit other versions than their own."""
-    student_fit: StudentFit = field(default_factory=StudentFit)
+    seed_evidence: SeedEvidence = field(default_factory=SeedEvidence)
     """The piece's students whose answers fit another seed's versions (or whose seed cell the
     manifest contradicts)."""
     review: Review = field(default_factory=Review)
@@ -253,7 +254,7 @@ def _read_piece(bank: Bank, piece: Piece, columns: Sequence[str] | None = None) 
         loaded = piece.loaded.take(range(len(piece.loaded)))
         loaded.rejected = list(piece.loaded.rejected)
         return loaded
-    answers = ClassAnswers(bank.slot_ids())
+    answers = ClassAnswers(answer_columns(bank))
     rows: Iterator[Record]
     if piece.kind == "csv":
         found = csv_records(
@@ -289,6 +290,7 @@ def _read_piece(bank: Bank, piece: Piece, columns: Sequence[str] | None = None) 
         )
     else:
         read_wide(answers, piece.source, piece.header_line, header, rows, bad_bytes=piece.bad_bytes)
+    split_wholes(bank, answers)
     # Column-level rejections are the file's (``head``), reported once, not once per piece.
     answers.rejected = [r for r in answers.rejected if not r.is_column]
     return answers
@@ -412,7 +414,8 @@ def _header_slots(bank: Bank, piece: Piece) -> set[str]:
     """The slots a wide piece's header has columns for (graded even if no row answers)."""
     if piece.kind == "loaded" or piece.layout != "wide" or not piece.header:
         return set()
-    return {slot for _, slot in WideHeader.of(piece.header, bank.slot_ids()).columns}
+    header = WideHeader.of(piece.header, answer_columns(bank))
+    return item_slots(bank, (slot for _, slot in header.columns))
 
 
 def _scan_columns(piece: Piece) -> list[str] | None:
@@ -437,7 +440,7 @@ def _head(path: Path) -> Head:
 def _head_rejections(
     bank: Bank, source: str, header: list[str], line: int
 ) -> tuple[Rejection, ...]:
-    probe = ClassAnswers(bank.slot_ids())
+    probe = ClassAnswers(answer_columns(bank))
     read_wide(probe, source, line, header, iter(()), bad_bytes=False)
     return tuple(probe.rejected)
 
@@ -710,8 +713,8 @@ def grade_piece(
         sums=partial_sums(graded),
         rejected=answers.rejected,
         seeds=seeds_of(answers),
-        fit=version_fit(book, graded, job.versions),
-        student_fit=student_fit(book, graded, job.versions, seeds=job.seeds),
+        version_counts=version_counts(book, graded, job.versions),
+        seed_evidence=seed_evidence(book, graded, job.versions, seeds=job.seeds),
         review=review_of(book, graded),
         records=_records(answers),
         right=full_marks(graded) if job.irt else None,

@@ -40,8 +40,8 @@ from quizgym.grading.decisions import (
     version_of,
 )
 from quizgym.grading.outputs import write_rows
-from quizgym.grading.student_fit import StudentFlag
 from quizgym.grading.verdicts import STATUSES, UNREAD, Verdicts
+from quizgym.grading.wrong_seed import StudentFlag
 from quizgym.meaning import likely
 from quizgym.model import AnyQuestion
 from quizgym.model import slot_id as part_slot

@@ -31,7 +31,6 @@ from quizgym.grading.batch import GradedPartition, grade_partition
 from quizgym.grading.compare import Change, check_previous, regrade
 from quizgym.grading.decisions import read_decisions
 from quizgym.grading.engines import Progress, engine_named
-from quizgym.grading.fit import Fit
 from quizgym.grading.irt import IRT_FILES, check_irt, write_irt
 from quizgym.grading.outputs import (
     check_gradebook,
@@ -50,10 +49,11 @@ from quizgym.grading.pieces import (
 )
 from quizgym.grading.readers.submissions import read_submissions
 from quizgym.grading.review import Review, agreements, write_review
-from quizgym.grading.student_fit import StudentFit, common_seeds
 from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
 from quizgym.grading.versions import Versions, resolve
+from quizgym.grading.wrong_seed import SeedEvidence, common_seeds
+from quizgym.grading.wrong_version import VersionCounts
 from quizgym.issued import Issued, bank_hash, read_issued, reconcile
 from quizgym.model import Bank
 from quizgym.names import claim_name
@@ -453,13 +453,14 @@ def assemble(
     sums = partial_sums(nothing)
     rejected: list[Rejection] = []
     students = 0
-    fit = Fit()
-    students_fit = StudentFit()
+    version_counts = VersionCounts()
+    seed_evidence = SeedEvidence()
     review = Review()
     for k, result in enumerate(ordered):
         sums = sums.merge(result.sums, order=k == len(ordered) - 1)  # keys sorted once
-        fit.absorb(result.fit)  # in place: merging into a copy each time is quadratic
-        students_fit.absorb(result.student_fit)
+        # in place: merging into a copy each time is quadratic
+        version_counts.absorb(result.version_counts)
+        seed_evidence.absorb(result.seed_evidence)
         review.absorb(result.review)
         if "review" in result.files:
             review.read_part(result.files["review"])
@@ -470,8 +471,8 @@ def assemble(
     rejected.sort(key=lambda r: (rank.get(r.source, len(rank)), r.line))
     if job.decisions is not None:
         job.decisions.check_used(review.used)
-    warnings = fit.warnings() + _unreadable(sums)
-    flags = students_fit.flags()
+    warnings = version_counts.warnings() + _unreadable(sums)
+    flags = seed_evidence.flags()
     specs = tables(gradebook=job.gradebook)
     files = [out_dir / spec.name for spec in specs]
 

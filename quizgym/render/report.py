@@ -379,7 +379,7 @@ def render_report(
         review: what review.csv holds (answers awaiting a decision, decisions applied).
         questions: the questions' texts (:func:`report_questions`), when the caller has them.
         flags: students whose answers fit another seed's versions, or whose seed cell the
-            manifest contradicts (:mod:`~quizgym.grading.student_fit`).
+            manifest contradicts (:mod:`~quizgym.grading.wrong_seed`).
         irt: the IRT fit of ``grade --irt`` (:mod:`quizgym.irt`): its section is shown.
         non_answers: what students typed for no answer (``idk``, ``-``), by text, counted.
         silent: the students who answered nothing.

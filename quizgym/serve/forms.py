@@ -2,8 +2,9 @@
 (one per slot, named by the slot id, ``q`` or ``q.part``, each labelled); a submitted form in,
 each slot's answer text out; a stored verdict in, its HTML out.
 
-Every per-type piece of the server is here, keyed on the slot's kind, so that it can move into
-the question-type registry in one piece. Nothing here grades: the text read back is what the
+Each field is drawn and read by the slot's interaction (true or false, a lettered choice of one
+or several, a matching item's choice of an answer, a number, a text), never by its question's
+type. Nothing here grades: the text read back is what the
 answer engine reads, the same text ``quizgym grade`` would read in a submissions file.
 """
 
@@ -13,11 +14,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from quizgym.errors import QuizgymError
-from quizgym.model import LETTERS, AnyQuestion, MultipleChoice, SpotTheError
+from quizgym.model import LETTERS, AnyQuestion
 from quizgym.richtext import parse
 from quizgym.richtext.html import HtmlStyle, attr, escape, to_html
 from quizgym.richtext.tree import Image
 from quizgym.solver import CompiledBank, Slot, Variant
+from quizgym.types import ChoiceInteraction, choices_of, statement_of, text_of
 
 __all__ = [
     "MAX_FIELD",
@@ -62,9 +64,9 @@ def rich(text: str, *, image: ImageUrl | None = None, block: bool = False) -> st
 # --- drawing ------------------------------------------------------------------------------------
 
 
-def _choice_texts(question: MultipleChoice | SpotTheError, variant: Variant) -> list[str]:
-    order = list(variant.order) if variant.order else list(range(len(question.choices)))
-    return [question.choices[i].text for i in order]
+def _choice_texts(options: ChoiceInteraction, variant: Variant) -> list[str]:
+    order = list(variant.order) if variant.order else list(range(len(options.choices)))
+    return [options.choices[i].text for i in order]
 
 
 def _options(
@@ -91,14 +93,16 @@ def _true_false(slot: Slot, variant: Variant, value: str, image: ImageUrl | None
 
 
 def _choice(slot: Slot, variant: Variant, value: str, image: ImageUrl | None) -> str:
-    question = slot.question
-    assert isinstance(question, MultipleChoice | SpotTheError)
-    multiple = isinstance(question, MultipleChoice) and question.multiple
+    options = choices_of(slot.question, slot.part)
+    assert options is not None
+    multiple = options.multiple
     texts = [
         (LETTERS[k], f"{LETTERS[k]}. {rich(text, image=image)}")
-        for k, text in enumerate(_choice_texts(question, variant))
+        for k, text in enumerate(_choice_texts(options, variant))
     ]
     legend = "Choose every right answer" if multiple else "Choose one answer"
+    if slot.part is not None:  # a matching item: its text, over the answers it is paired with
+        legend = rich(slot.prompt, image=image)
     return _options(
         slot, slot.id, texts, set(value.split()), kind="checkbox" if multiple else "radio",
         legend=legend,
@@ -129,13 +133,17 @@ def _numeric(slot: Slot, variant: Variant, value: str, image: ImageUrl | None) -
     )
 
 
-_DRAW: dict[str, Callable[[Slot, Variant, str, ImageUrl | None], str]] = {
-    "true_false": _true_false,
-    "multiple_choice": _choice,
-    "spot_the_error": _choice,
-    "free_text": _free_text,
-    "numeric": _numeric,
-}
+def _field(slot: Slot, variant: Variant, value: str, image: ImageUrl | None) -> str:
+    """A slot's labelled field, as its interaction asks: two boxes, lettered options, a text
+    area or a number's input."""
+    options = choices_of(slot.question, slot.part)
+    if options is not None:
+        draw = _true_false if options.boolean else _choice
+    elif text_of(slot.question) is not None:
+        draw = _free_text
+    else:
+        draw = _numeric
+    return draw(slot, variant, value, image)
 
 
 def draw_question(
@@ -153,13 +161,12 @@ def draw_question(
     by slot id) follow their slots."""
     parts = [f'<section class="q" id="q-{attr(question.id)}"><h2>{escape(heading)}</h2>']
     parts.append(rich(variant.fill(question.prompt), image=image, block=True))
-    if isinstance(question, SpotTheError):
-        parts.append(
-            f"<blockquote>{rich(question.statement, image=image, block=True)}</blockquote>"
-        )
+    statement = statement_of(question)
+    if statement is not None:
+        parts.append(f"<blockquote>{rich(statement, image=image, block=True)}</blockquote>")
     for slot in book.slots_of(question):
         text = (values or {}).get(slot.id) or ""
-        parts.append(_DRAW[slot.kind](slot, variant, text, image))
+        parts.append(_field(slot, variant, text, image))
         if verdicts and slot.id in verdicts:
             parts.append(verdicts[slot.id])
     parts.append("</section>")
@@ -208,17 +215,12 @@ def _read_multiple(slot: Slot, values: list[str]) -> str:
     return " ".join(dict.fromkeys(v.strip() for v in values if v.strip()))
 
 
-_READ: dict[str, Callable[[Slot, list[str]], str]] = {
-    "true_false": _one,
-    "multiple_choice": lambda slot, values: (
-        _read_multiple(slot, values)
-        if isinstance(slot.question, MultipleChoice) and slot.question.multiple
-        else _one(slot, values)
-    ),
-    "spot_the_error": _one,
-    "free_text": _one,
-    "numeric": _one,
-}
+def _read(slot: Slot, values: list[str]) -> str:
+    """A slot's answer text from the values its field sent: several boxes ticked for a choice
+    of several, one value for any other field."""
+    options = choices_of(slot.question, slot.part)
+    multiple = options is not None and options.multiple
+    return _read_multiple(slot, values) if multiple else _one(slot, values)
 
 
 def read_answers(
@@ -253,6 +255,6 @@ def read_answers(
         if not values:
             out[slot_id] = None
             continue
-        text = _READ[slot.kind](slot, values)
+        text = _read(slot, values)
         out[slot_id] = text if text.strip() else None
     return out

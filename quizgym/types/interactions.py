@@ -153,6 +153,72 @@ class PairingInteraction:
         )
         return ChoiceInteraction(choices, shuffle=self.shuffle)
 
+    def split(self, text: str) -> dict[str, str] | None:
+        """A whole question answered in one text, as each item's answer as typed (an item the
+        text does not name is left out); None when the items cannot be told apart.
+
+        Items are named by their number on the sheet (1, 2, … in bank order), their id or their
+        text; answers by their letter in the student's order or their text, read later as the
+        item's own answer is. Pairs are written number then letter or letter then number
+        (``1C 2A``, ``1-C, 2-A``, ``A-2, B-1``, ``1) C``), or one per piece separated by ``,``,
+        ``;`` or a line, item then answer (``Sodium: Na; potassium -> K``). An item named twice,
+        or one the question does not have, makes the text unreadable: nothing is guessed.
+        """
+        compact = _COMPACT.fullmatch(text)
+        if compact is not None:
+            found: list[tuple[str, str]] = []
+            for number_first, letter, letter_first, number in _PAIR.findall(text):
+                at = int(number_first or number) - 1
+                if not 0 <= at < len(self.items):
+                    return None
+                found.append((self.items[at].id, letter or letter_first))
+            return _distinct(found)
+        names: dict[str, str] = {}
+        for k, pair in enumerate(self.items):
+            for name in (str(k + 1), pair.id, pair.item):
+                names.setdefault(_fold(name), pair.id)
+        for separators in (r"[;,\n]", r"[;\n]"):  # a comma may be in an item's or answer's text
+            found = []
+            for piece in re.split(separators, text):
+                if not piece.strip():
+                    continue
+                sides = _ARROW.split(piece.strip(), maxsplit=1)
+                left = sides[0].strip(" .")
+                item = names.get(_fold(left)) or names.get(_fold(left.rstrip(")")))
+                if len(sides) != 2:
+                    item = None
+                if item is None or not sides[1].strip():
+                    break
+                found.append((item, sides[1].strip()))
+            else:
+                if found:
+                    return _distinct(found)
+        return None
+
+
+def _fold(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def _distinct(found: list[tuple[str, str]]) -> dict[str, str] | None:
+    out = dict(found)
+    return out if len(out) == len(found) else None
+
+
+_LINK = r"\s*(?:->|=>|→|[-–—:=.)])?\s*"
+_PAIR = re.compile(
+    rf"([0-9]{{1,3}}){_LINK}([A-Za-z])(?![A-Za-z0-9])|([A-Za-z]){_LINK}([0-9]{{1,3}})"
+)
+"""One pair of the compact form: a number and a letter, either way round (``1C``, ``A-2``)."""
+_COMPACT = re.compile(
+    rf"\s*(?:[0-9]{{1,3}}{_LINK}[A-Za-z]|[A-Za-z]{_LINK}[0-9]{{1,3}})(?![A-Za-z0-9])"
+    rf"(?:[\s,;/]+(?:[0-9]{{1,3}}{_LINK}[A-Za-z]|[A-Za-z]{_LINK}[0-9]{{1,3}})(?![A-Za-z0-9]))*"
+    r"[\s,;.]*"
+)
+"""A text of compact pairs only (``1C 2A``, ``A-2, B-1``, ``1:c; 2:a.``)."""
+_ARROW = re.compile(r"\s*(?:->|=>|→|:|=|\s-\s|\s–\s|(?<=[0-9])[.)])\s*")
+"""What joins an item to its answer in a piece (``Sodium: Na``, ``1 -> K``, ``2) K``)."""
+
 
 LINE = "\\_" * 10
 """A blank's line on a worksheet, in Markdown (escaped underscores)."""

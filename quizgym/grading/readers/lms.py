@@ -16,6 +16,13 @@ and ``Question N`` (the text of the question each student was given in slot N) w
 was downloaded with the question text. Without ``Question N`` the slot order comes from the
 manifest; without either, the file is refused. A column that matches nothing is reported on the
 header line and ignored; a file none of whose columns match is refused.
+
+A matching question is one LMS question, answered in one cell, that maps back onto its items'
+slots (``question.item``) by their texts, never by position: Canvas writes every item in the
+question's order as ``item=>answer`` joined by ``,`` (``=>`` and ``,`` of a text escaped with a
+backslash; an item left unanswered ``item=>``), Moodle the answered ones in the order shown as
+``item -> answer`` joined by ``; ``. An item the cell does not name is blank; a cell whose items
+cannot be told is given whole to each item, so each is graded unreadable, never guessed.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from quizgym.answers import is_blank
 from quizgym.errors import SubmissionError
 from quizgym.grading.readers.layout import CANVAS_QUESTION, MOODLE_RESPONSE
 from quizgym.grading.readers.text import Record
@@ -47,7 +55,7 @@ from quizgym.grading.rows import (
 from quizgym.grading.table import ClassAnswers
 from quizgym.issued import Issued
 from quizgym.model import AnyQuestion, Bank, slot_id
-from quizgym.types import choices_of, statement_of
+from quizgym.types import PairingInteraction, choices_of, pairing_of, statement_of
 
 __all__ = ["Matcher", "read_canvas", "read_moodle"]
 
@@ -88,6 +96,8 @@ class Found:
     slot: str
     version: int | None = None
     """Index into the manifest's versions of the question (None: no manifest)."""
+    whole: bool = False
+    """``slot`` is a matching question whose items one cell answers (see the module docs)."""
 
 
 class Matcher:
@@ -102,22 +112,24 @@ class Matcher:
                 question = _question(bank, item.question)
                 if question is None:
                     continue
-                if question.part_ids() and item.part is None:
+                whole = pairing_of(question) is not None
+                if question.part_ids() and item.part is None and not whole:
                     why = f"{item.question} is one multi-part item in this export (cloze)"
                     self._entries.append((_fold(item.text), why))
                     continue
-                found = Found(slot_id(item.question, item.part), item.version)
+                found = Found(slot_id(item.question, item.part), item.version, whole)
                 self._entries.append((_fold(item.text), found))
         else:
             for question in bank.questions:
-                if question.part_ids():
+                whole = pairing_of(question) is not None
+                if question.part_ids() and not whole:
                     continue  # one LMS item per part is not a layout we can recognise unissued
                 body = question.prompt
                 statement = statement_of(question)
                 if statement is not None:
                     body = f"{statement}\n{question.prompt}"
                 for form in _shown_forms(body):
-                    self._entries.append((form, Found(question.id)))
+                    self._entries.append((form, Found(question.id, whole=whole)))
 
     def find(self, text: str) -> Found | str:
         """The slot a text is, or the reason it cannot be told.
@@ -209,6 +221,96 @@ class _Answers:
         return text
 
 
+class _Pairings:
+    """Matching cells of an LMS export read back onto their items (see the module docs), each
+    question's item and answer texts folded once."""
+
+    def __init__(self, bank: Bank) -> None:
+        self.bank = bank
+        self._known: dict[str, tuple[PairingInteraction, dict[str, str], dict[str, str]]] = {}
+
+    def _texts(self, qid: str) -> tuple[PairingInteraction, dict[str, str], dict[str, str]]:
+        """The question's pairing, its item ids and its answers by their folded shown forms."""
+        if qid not in self._known:
+            pairing = pairing_of(self.bank.question(qid))
+            assert pairing is not None
+            items: dict[str, str] = {}
+            for pair in pairing.items:
+                for form in _shown_forms(pair.item):
+                    items.setdefault(form, pair.id)
+            answers: dict[str, str] = {}
+            for text in pairing.answers:
+                for form in _shown_forms(text):
+                    answers.setdefault(form, text)
+            self._known[qid] = (pairing, items, answers)
+        return self._known[qid]
+
+    def slots(self, qid: str) -> list[str]:
+        """The item slots of a matching question, in bank order."""
+        return [slot_id(qid, pair.id) for pair in self._texts(qid)[0].items]
+
+    def canvas(self, qid: str, cell: str) -> list[tuple[str, str | None]]:
+        """(slot, answer) of each item of a Canvas cell: ``item=>answer,…``."""
+        pairing, items, answers = self._texts(qid)
+        if not cell.strip():
+            return [(slot, None) for slot in self.slots(qid)]
+        out: dict[str, str | None] = {}
+        for piece in re.split(r"(?<!\\),", cell):
+            sides = re.split(r"(?<!\\)=>", piece.replace("\\,", ","))
+            if len(sides) != 2:
+                return self._whole(qid, cell)
+            left, right = (side.replace("\\=>", "=>").strip() for side in sides)
+            item = items.get(_fold(left))
+            if item is None or item in out:
+                return self._whole(qid, cell)
+            out[item] = answers.get(_fold(right), right) if right else None
+        return [(slot_id(qid, p.id), out.get(p.id)) for p in pairing.items]
+
+    def moodle(self, qid: str, cell: str) -> list[tuple[str, str | None]]:
+        """(slot, answer) of each item of a Moodle cell: ``item -> answer; …`` (the items
+        answered, in the order shown); the known texts tell the pieces apart, so a text may
+        hold ``;`` or ``->``."""
+        pairing, items, answers = self._texts(qid)
+        if is_blank(cell):
+            return [(slot, None) for slot in self.slots(qid)]
+        found = _known_pairs(_fold(cell), 0, items, answers)
+        if found is None:  # texts the LMS changed: the pieces as written, items still by text
+            found = []
+            for piece in cell.split(";"):
+                left, arrow, right = piece.partition("->")
+                item = items.get(_fold(left))
+                if not arrow or item is None:
+                    return self._whole(qid, cell)
+                found.append((item, answers.get(_fold(right), right.strip())))
+        out = dict(found)
+        if len(out) < len(found):  # an item named twice
+            return self._whole(qid, cell)
+        return [(slot_id(qid, p.id), out.get(p.id)) for p in pairing.items]
+
+    def _whole(self, qid: str, cell: str) -> list[tuple[str, str | None]]:
+        """A cell whose items cannot be told, given to each item (each is graded unreadable)."""
+        return [(slot, cell) for slot in self.slots(qid)]
+
+
+def _known_pairs(
+    cell: str, at: int, items: dict[str, str], answers: dict[str, str]
+) -> list[tuple[str, str]] | None:
+    """A folded Moodle cell from ``at`` on as (item id, answer) pairs of known texts, or None."""
+    if at >= len(cell):
+        return []
+    for form, item in items.items():
+        if not cell.startswith(form + "->", at):
+            continue
+        start = at + len(form) + 2
+        for text_form, text in answers.items():
+            end = start + len(text_form)
+            if cell.startswith(text_form, start) and (end == len(cell) or cell[end] == ";"):
+                rest = _known_pairs(cell, end + 1, items, answers)
+                if rest is not None:
+                    return [(item, text), *rest]
+    return None
+
+
 def _by_text(bank: Bank, answers: ClassAnswers, slot: str) -> None:
     """A choice slot read from an LMS export: its answers are choice texts, not letters."""
     qid, _, part = slot.partition(".")
@@ -233,6 +335,8 @@ def read_canvas(
     matcher = Matcher(bank, issued)
     columns: dict[str, list[tuple[int, int | None, int | None]]] = {}
     answer = _Answers(bank)
+    pairings = _Pairings(bank)
+    wholes: set[str] = set()
     ambiguous: list[str] = []
     for index, name in enumerate(header):
         match = CANVAS_QUESTION.match(name)
@@ -246,8 +350,11 @@ def read_canvas(
             continue
         points = index + 1 if index + 1 < len(header) and _POINTS.match(header[index + 1]) else None
         columns.setdefault(found.slot, []).append((index, points, found.version))
-        answers.mark_present(found.slot)
-        _by_text(bank, answers, found.slot)
+        if found.whole:
+            wholes.add(found.slot)
+        for slot in pairings.slots(found.slot) if found.whole else [found.slot]:
+            answers.mark_present(slot)
+            _by_text(bank, answers, slot)
     if not columns:
         if ambiguous:  # say what is ambiguous, not that nothing matches
             raise SubmissionError(
@@ -290,9 +397,12 @@ def read_canvas(
         if at is None:
             continue
         for slot, (index, version) in chosen.items():
-            answers.mark_present(slot)[at] = answer(slot, _cell(row, index))
-            if version is not None:
-                answers.set_version(slot, at, version)
+            cell = _cell(row, index)
+            read = pairings.canvas(slot, cell) if slot in wholes else [(slot, answer(slot, cell))]
+            for one, value in read:
+                answers.mark_present(one)[at] = value
+                if version is not None:
+                    answers.set_version(one, at, version)
 
 
 def read_moodle(
@@ -323,6 +433,7 @@ def read_moodle(
     responses = {int(m[1]): k for k, h in enumerate(header) if (m := MOODLE_RESPONSE.match(h))}
     matcher = Matcher(bank, issued)
     answer = _Answers(bank)
+    pairings = _Pairings(bank)
     fixed: dict[int, Found] = {}  # Response N without Question N: from the manifest's slot order
     missing = [n for n in responses if n not in texts]
     if missing and issued is None:
@@ -335,17 +446,21 @@ def read_moodle(
         )
     if missing and issued is not None:
         order = _slot_order(issued)
+        slots = set(bank.slot_ids())
         for n in missing:
             column = f"Response {n}"
             if n > len(order):
                 answers.ignore_column(source, header_line, moodle_beyond(column, len(order)))
-            elif order[n - 1][0] not in answers.slots:
-                answers.ignore_column(source, header_line, moodle_cloze(column, order[n - 1][0]))
-            elif len(order[n - 1][1]) > 1:
-                answers.ignore_column(source, header_line, moodle_pool(column, order[n - 1][0]))
+                continue
+            slot, versions = order[n - 1]
+            question = _question(bank, slot) if slot not in slots else None
+            whole = question is not None and pairing_of(question) is not None
+            if slot not in slots and not whole:
+                answers.ignore_column(source, header_line, moodle_cloze(column, slot))
+            elif len(versions) > 1:
+                answers.ignore_column(source, header_line, moodle_pool(column, slot))
             else:
-                slot, versions = order[n - 1]
-                fixed[n] = Found(slot, next(iter(versions)))
+                fixed[n] = Found(slot, next(iter(versions)), whole)
     data = list(rows)
     reported: set[tuple[int, str]] = set()
     width = len(header)
@@ -389,10 +504,17 @@ def read_moodle(
         if at is None:
             continue
         for found, index in cells:
-            answers.mark_present(found.slot)[at] = answer(found.slot, _cell(row, index))
-            _by_text(bank, answers, found.slot)
-            if found.version is not None:
-                answers.set_version(found.slot, at, found.version)
+            cell = _cell(row, index)
+            read = (
+                pairings.moodle(found.slot, cell)
+                if found.whole
+                else [(found.slot, answer(found.slot, cell))]
+            )
+            for slot, value in read:
+                answers.mark_present(slot)[at] = value
+                _by_text(bank, answers, slot)
+                if found.version is not None:
+                    answers.set_version(slot, at, found.version)
     if not mapped and responses:
         raise SubmissionError(
             source, "no response column of this Moodle export matches the bank", header_line

@@ -16,6 +16,7 @@ from quizgym.grading.readers.layout import layout_of
 from quizgym.grading.readers.lms import read_canvas, read_moodle
 from quizgym.grading.readers.long import read_long
 from quizgym.grading.readers.text import csv_head, csv_records, survey, utf8_copy, wide_encoding
+from quizgym.grading.readers.whole import answer_columns, split_wholes
 from quizgym.grading.readers.wide import abandon, read_wide, read_wide_arrow, start_wide_arrow
 from quizgym.grading.table import ClassAnswers
 from quizgym.issued import Issued
@@ -62,7 +63,7 @@ def read_submissions(
     Raises:
         SubmissionError: a file is missing or in no format we recognise.
     """
-    answers = ClassAnswers(bank.slot_ids())
+    answers = ClassAnswers(answer_columns(bank))
     for given in paths:
         source = str(given)
         if not Path(given).is_file():
@@ -77,6 +78,7 @@ def read_submissions(
             copy = utf8_copy(Path(given), wide, Path(folder))
             answers.notes.append(f"{source}: read as {wide.upper()} (its byte-order mark)")
             _read_file(bank, answers, copy, source, issued=issued)
+    split_wholes(bank, answers)
     return answers
 
 

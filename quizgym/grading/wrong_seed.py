@@ -2,10 +2,10 @@
 much better than their own (and the seed cells an issue manifest contradicts) out, for review.
 
 A typo in a seed cell (``u002,4`` for ``u002,3``) grades a student against numbers they never
-saw: their right answers score 0, and nothing else looks wrong. :mod:`~quizgym.grading.fit`
-asks of a whole slot whether it fits another version; this asks it of each student, and never
-changes a score (the teacher decides: the flag is a row of ``review.csv``, a line of the report
-and of the run's summary).
+saw: their right answers score 0, and nothing else looks wrong.
+:mod:`~quizgym.grading.wrong_version` asks of a whole slot whether it fits another version; this
+asks it of each student, and never changes a score (the teacher decides: the flag is a row of
+``review.csv``, a line of the report and of the run's summary).
 
 **Candidates.** Each is a seed, drawn for the student as ``render --roster`` draws (their id and
 the seed): the class's seeds (the most used, at most :data:`MOST_COMMON`, each on two rows or
@@ -19,10 +19,11 @@ candidates are then the seed cell, the manifest's seeds (the student's and the c
 class's seeds; a seed cell that differs from the seed the manifest issued to the student, or
 that draws other versions than it issued, is reported either way.
 
-**Counts**, per student and candidate, over the slots that vary (numeric, and choice questions
-with shuffled choices), where the two versions' right answers differ and the student answered:
-``other``, answers right for the candidate and not for their own version; ``own``, the reverse.
-Answers are read and compared as :mod:`~quizgym.grading.fit` does (the grader's own readings and
+**Counts**, per student and candidate, over the slots that vary (numeric, and lettered choices
+in a shuffled order: choice questions, matching items), where the two versions' right answers
+differ and the student answered: ``other``, answers right for the candidate and not for their
+own version; ``own``, the reverse. Answers are read and compared as
+:mod:`~quizgym.grading.wrong_version` does (the grader's own readings and
 :func:`~quizgym.tolerance.compare_array`), and "right for their own version" is the grader's
 verdict, so the check and the grades cannot disagree.
 
@@ -60,23 +61,23 @@ import numpy.typing as npt
 from quizgym.answers import Status
 from quizgym.arrays import group
 from quizgym.grading.batch import GradedPartition, GradedSlot
-from quizgym.grading.fit import Numbers, picks_right, read_numbers, right_choices
 from quizgym.grading.table import Coded
 from quizgym.grading.verdicts import STATUS_CODES
 from quizgym.grading.versions import Versions
-from quizgym.model import MultipleChoice, SpotTheError
+from quizgym.grading.wrong_version import Numbers, lettered, picks_right, read_numbers
 from quizgym.solver import CompiledBank, Variant
 from quizgym.solver.variants import student_keys
 from quizgym.tolerance import KIND_CODES, compare_array
+from quizgym.types import ChoiceInteraction
 
 __all__ = [
     "ALPHA",
-    "StudentFit",
+    "SeedEvidence",
     "StudentFlag",
     "common_seeds",
     "near_misses",
     "poisson_binomial_tail",
-    "student_fit",
+    "seed_evidence",
 ]
 
 MIN_OTHER = 3
@@ -174,7 +175,7 @@ class StudentFlag:
 
 
 @dataclass
-class StudentFit:
+class SeedEvidence:
     """The evidence of a partition, or of a class once merged (see the module docs)."""
 
     rows: list[Evidence] = field(default_factory=list)
@@ -189,7 +190,7 @@ class StudentFit:
     """slot → its question (a question's parts are one trial)."""
     rule: str = ""
 
-    def absorb(self, other: StudentFit) -> None:
+    def absorb(self, other: SeedEvidence) -> None:
         """Add a later partition's evidence and counts to these, in place."""
         self.rows += other.rows
         self.trials.update(other.trials)
@@ -273,13 +274,13 @@ def poisson_binomial_tail(p: Sequence[float], k: int) -> float:
 # --- one partition --------------------------------------------------------------------------------
 
 
-def student_fit(
+def seed_evidence(
     bank: CompiledBank,
     graded: GradedPartition,
     versions: Versions,
     *,
     seeds: Sequence[int] = (),
-) -> StudentFit:
+) -> SeedEvidence:
     """The evidence of one graded partition (see the module docs).
 
     Args:
@@ -288,7 +289,7 @@ def student_fit(
         versions: the run's rule for versions.
         seeds: the class's seeds that are candidates for every student (:func:`common_seeds`).
     """
-    out = StudentFit(rule=versions.rule)
+    out = SeedEvidence(rule=versions.rule)
     answers = graded.answers
     issued = versions.issued
     if not len(answers) or (issued is not None and issued.mode == "pools"):
@@ -315,13 +316,14 @@ def student_fit(
 
 
 def _held(bank: CompiledBank, g: GradedSlot) -> bool:
-    """Whether a slot takes part: it varies, is numeric (with few enough versions) or a choice."""
+    """Whether a slot takes part: it varies, is numeric (with few enough versions) or answered
+    with a letter (a choice, a matching item)."""
     question = g.slot.question
     if not bank.varies(question) or not len(g.codes):
         return False
     if g.slot.is_numeric:
         return bank.draw(question).count() <= MOST_KEYED
-    return isinstance(question, MultipleChoice | SpotTheError)
+    return lettered(g.slot) is not None
 
 
 def _own_label(versions: Versions, cell: int | None) -> tuple[str, int | None]:
@@ -375,7 +377,7 @@ def _suspects(
     versions: Versions,
     rows: npt.NDArray[np.int64],
     common: Sequence[int],
-    out: StudentFit,
+    out: SeedEvidence,
 ) -> dict[int, list[Suspect]]:
     """Per looked-at row: the candidates that pass the rule at the least chances (the class's
     chances, known once every piece is in, can only be higher)."""
@@ -451,9 +453,9 @@ def _suspects(
 
 
 def _floor(g: GradedSlot) -> float:
-    question = g.slot.question
-    if isinstance(question, MultipleChoice | SpotTheError):
-        return 1.0 / max(1, len(question.choices) - 1)
+    options = lettered(g.slot)
+    if options is not None:
+        return 1.0 / max(1, len(options.choices) - 1)
     return NUMERIC_CHANCE
 
 
@@ -500,14 +502,14 @@ def _slot(
         alt_right = _numeric_right(numbers, theirs, inverse)
         readable = numbers.readable[inverse]
     else:
-        question = g.slot.question
-        assert isinstance(question, MultipleChoice | SpotTheError)
-        right = right_choices(question)
+        options = lettered(g.slot)
+        assert options is not None
+        right = options.right
         # one judgement per distinct (own version, candidate version)
         combos, first_pair, combo_of = group(own_codes * len(variants) + codes)
         alike = [
-            _positions(question, right, g.variants[int(own_codes[k])])
-            == _positions(question, right, variants[int(codes[k])])
+            _positions(options, right, g.variants[int(own_codes[k])])
+            == _positions(options, right, variants[int(codes[k])])
             for k in first_pair.tolist()
         ]
         same = np.array(alike, dtype=bool)[combo_of] if len(combos) else np.zeros(0, dtype=bool)
@@ -521,7 +523,7 @@ def _slot(
                 continue
             a = int(codes[p])
             if (text_at, a) not in memo:
-                memo[text_at, a] = _choice_reading(question, right, text, variants[a])
+                memo[text_at, a] = _choice_reading(options, right, text, variants[a])
             readable[p], alt_right[p] = memo[text_at, a]
     differ = ~same & answered & readable
     trial = differ & ~own_right
@@ -545,20 +547,18 @@ def _numeric_right(
 
 
 def _choice_reading(
-    question: MultipleChoice | SpotTheError, right: list[int], text: str, variant: Variant
+    options: ChoiceInteraction, right: list[int], text: str, variant: Variant
 ) -> tuple[bool, bool]:
     """(readable as choices, right for ``variant``)."""
     from quizgym.answers import read_choices
 
-    readable = not isinstance(read_choices(text, question, variant), str)
-    return readable, readable and picks_right(question, right, text, variant)
+    readable = not isinstance(read_choices(text, options, variant), str)
+    return readable, readable and picks_right(options, right, text, variant)
 
 
-def _positions(
-    question: MultipleChoice | SpotTheError, right: list[int], variant: Variant
-) -> frozenset[int]:
+def _positions(options: ChoiceInteraction, right: list[int], variant: Variant) -> frozenset[int]:
     """Where a version shows the right choices (two versions alike here read letters alike)."""
-    order = variant.order or tuple(range(len(question.choices)))
+    order = variant.order or tuple(range(len(options.choices)))
     return frozenset(k for k, i in enumerate(order) if i in right)
 
 

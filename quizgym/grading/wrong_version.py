@@ -40,11 +40,12 @@ from quizgym.grading.plain import PlainColumn, read_plain_column, reads_as_unit
 from quizgym.grading.table import Coded
 from quizgym.grading.verdicts import STATUS_CODES
 from quizgym.grading.versions import Versions
-from quizgym.model import AnyQuestion, MultipleChoice, SpotTheError, Tolerance
+from quizgym.model import AnyQuestion, Tolerance
 from quizgym.solver import CompiledBank, Slot, Variant
 from quizgym.tolerance import KIND_CODES, compare_array
+from quizgym.types import ChoiceInteraction, choices_of
 
-__all__ = ["Fit", "Numbers", "picks_right", "read_numbers", "right_choices", "version_fit"]
+__all__ = ["VersionCounts", "Numbers", "lettered", "picks_right", "read_numbers", "version_counts"]
 
 _MOST_ALTERNATIVES = 64
 """A question with at most this many possible versions is held against each of them."""
@@ -57,15 +58,15 @@ from the student's own: a few coincidences among many wrong answers are no sign.
 
 
 @dataclass
-class Fit:
+class VersionCounts:
     """Per slot and alternative version: (own, other) counts (see the module docs)."""
 
     counts: dict[str, Counter[tuple[str, str]]] = field(default_factory=dict)
     """slot id → Counter of ((alternative label, "own" | "other")) → answers."""
     kinds: dict[str, str] = field(default_factory=dict)
-    """slot id → "numeric" or "choice"."""
+    """slot id → "number" or "choice" (the kind of its interaction)."""
 
-    def absorb(self, other: Fit) -> None:
+    def absorb(self, other: VersionCounts) -> None:
         """Add another partition's counts to these, in place (its counters are not shared)."""
         for slot, counter in other.counts.items():
             self.counts.setdefault(slot, Counter()).update(counter)
@@ -103,12 +104,14 @@ class Fit:
 def _clearly(kind: str, *, own: int, other: int, answered: int) -> bool:
     if other < MIN_SHARE * answered:
         return False  # a few coincidences among many answers that fit neither
-    if kind == "numeric":
+    if kind == "number":
         return other >= 3 and other > 2 * own
     return other >= 5 and other - own > 2.33 * math.sqrt(other + own)
 
 
-def version_fit(bank: CompiledBank, graded: GradedPartition, versions: Versions) -> Fit:
+def version_counts(
+    bank: CompiledBank, graded: GradedPartition, versions: Versions
+) -> VersionCounts:
     """The (own, other) counts of one graded partition.
 
     Each distinct (version, answer) pair is one verdict of the batch grader, so the counts are
@@ -116,23 +119,23 @@ def version_fit(bank: CompiledBank, graded: GradedPartition, versions: Versions)
     the pairs (numbers are compared with :func:`~quizgym.tolerance.compare_array`, the
     comparator the grader uses), and whether two versions share a key once per pair of versions.
     """
-    fit = Fit()
+    counts = VersionCounts()
     for g in graded.slots:
         slot = g.slot
         question = slot.question
         if not bank.varies(question) or not len(g.codes):
             continue
         if slot.is_numeric:
-            kind = "numeric"
-        elif isinstance(question, MultipleChoice | SpotTheError):
+            kind = "number"
+        elif lettered(slot) is not None:
             kind = "choice"
         else:
-            continue
+            continue  # true or false reads the same under every version; a text has no key
         counter = _slot_counts(bank, slot, g, graded.answers.column(slot.id), versions, kind)
         if counter:
-            fit.counts[slot.id] = counter
-            fit.kinds[slot.id] = kind
-    return fit
+            counts.counts[slot.id] = counter
+            counts.kinds[slot.id] = kind
+    return counts
 
 
 def _slot_counts(
@@ -160,7 +163,7 @@ def _slot_counts(
     same = _same_keys(
         bank, slot, [g.variants[v] for v in given], [a for _, a in alternatives], kind
     )
-    if kind == "numeric":  # the texts as the grader read them, when it kept its reading
+    if kind == "number":  # the texts as the grader read them, when it kept its reading
         known = g.numbers.take(pairs) if g.numbers is not None else None
         right_under = _numeric_tests(slot, texts, known, given=answered)
     else:
@@ -181,7 +184,7 @@ def _slot_counts(
             counter[label, "own"] += count
         if count := int(weight[other & ~own].sum()):
             counter[label, "other"] += count
-    if kind == "numeric" and compared.any():
+    if kind == "number" and compared.any():
         # Against every other version at once: students given one another's numbers.
         counter[ANOTHER, "answered"] += int(weight[compared].sum())
         if count := int(weight[compared & own].sum()):
@@ -221,7 +224,7 @@ def _same_keys(
     """``[v, a]``: whether version ``owns[v]`` and ``alternatives[a]`` have the same right
     answer (so an answer cannot tell them apart). A version whose key cannot be worked out (its
     students' verdicts say why) is told apart from none: nothing is counted against it."""
-    if kind == "numeric":
+    if kind == "number":
         assert slot.tolerance is not None
         own, alt = _numbers(bank, slot, owns), _numbers(bank, slot, alternatives)
         ok, _ = compare_array(
@@ -236,13 +239,13 @@ def _same_keys(
         same[np.isnan(own), :] = True
         same[:, np.isnan(alt)] = True
         return same
-    question = slot.question
-    assert isinstance(question, MultipleChoice | SpotTheError)
-    right = {i for i, c in enumerate(question.choices) if c.correct}
+    options = lettered(slot)
+    assert options is not None
+    right = set(options.right)
 
     def positions(v: Variant) -> frozenset[int]:
         return frozenset(
-            k for k, i in enumerate(v.order or range(len(question.choices))) if i in right
+            k for k, i in enumerate(v.order or range(len(options.choices))) if i in right
         )
 
     held = [positions(v) for v in alternatives]
@@ -361,9 +364,9 @@ def _choice_tests(
     slot: Slot, texts: list[str | None]
 ) -> Callable[[CompiledBank, Variant], npt.NDArray[np.bool_]]:
     """Per version, which of the texts pick exactly its right choices."""
-    question = slot.question
-    assert isinstance(question, MultipleChoice | SpotTheError)
-    right = right_choices(question)
+    options = lettered(slot)
+    assert options is not None
+    right = options.right
 
     def picks(bank: CompiledBank, variant: Variant) -> npt.NDArray[np.bool_]:
         memo: dict[str, bool] = {}
@@ -372,22 +375,23 @@ def _choice_tests(
             if text is None:
                 continue
             if text not in memo:
-                memo[text] = picks_right(question, right, text, variant)
+                memo[text] = picks_right(options, right, text, variant)
             out[k] = memo[text]
         return out
 
     return picks
 
 
-def right_choices(question: MultipleChoice | SpotTheError) -> list[int]:
-    """The bank indices of a choice question's right choices, sorted."""
-    return sorted(i for i, c in enumerate(question.choices) if c.correct)
+def lettered(slot: Slot) -> ChoiceInteraction | None:
+    """The options of a slot answered with a letter, whose meaning a version's order of the
+    options changes (a choice, a matching item); None for any other slot (true or false, a
+    number, a text)."""
+    options = choices_of(slot.question, slot.part)
+    return options if options is not None and options.lettered else None
 
 
-def picks_right(
-    question: MultipleChoice | SpotTheError, right: list[int], text: str, variant: Variant
-) -> bool:
-    """Whether ``text`` picks exactly the ``right`` choices (:func:`right_choices`) in the
-    order ``variant`` showed them, as the grader reads letters."""
-    picked = read_choices(text, question, variant)
+def picks_right(options: ChoiceInteraction, right: list[int], text: str, variant: Variant) -> bool:
+    """Whether ``text`` picks exactly the ``right`` options (:attr:`ChoiceInteraction.right`)
+    in the order ``variant`` showed them, as the grader reads letters."""
+    picked = read_choices(text, options, variant)
     return not isinstance(picked, str) and sorted(picked) == right

@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from quizgym.cli import cli
 from quizgym.grading.run import grade_submissions
-from quizgym.grading.student_fit import (
-    StudentFit,
+from quizgym.grading.wrong_seed import (
+    SeedEvidence,
     common_seeds,
     near_misses,
     poisson_binomial_tail,
@@ -220,7 +220,7 @@ def test_a_seed_typo_is_flagged_with_both_fits_and_no_score_moves(
     assert float(grades["u002"]["score"]) == len(book.slot_ids()) - len(differ)
     import quizgym.grading.pieces as pieces
 
-    monkeypatch.setattr(pieces, "student_fit", lambda *a, **k: StudentFit())
+    monkeypatch.setattr(pieces, "seed_evidence", lambda *a, **k: SeedEvidence())
     plain = tmp_path / "plain"
     again = CliRunner().invoke(cli, ["grade", str(bank_path), str(data), "-o", str(plain)])
     assert again.exit_code == 0 and "flagged:" not in again.output

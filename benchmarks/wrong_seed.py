@@ -11,7 +11,7 @@ seed cell. Grades it with :func:`quizgym.grading.run.grade_submissions` in this 
 many honest and typo students were flagged. Most students answer at least 3 slots wrong, so
 nearly the whole class is held against the seed's 19 near misses: the check's worst case.
 
-Run: ``.venv/bin/python benchmarks/student_fit.py --students 3000``.
+Run: ``.venv/bin/python benchmarks/wrong_seed.py --students 3000``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ SEED = 2026
 def generate(path: Path, students: int, seed: int = 20260102) -> dict[str, int]:
     """Write the class; return the students whose seed cell holds a typo, and how many right
     answers it costs them (answers right for their sheet, and not for the typo's versions)."""
-    from quizgym.grading.student_fit import near_misses
+    from quizgym.grading.wrong_seed import near_misses
     from quizgym.loader import load_bank
     from quizgym.solver import compile_bank
 
@@ -82,7 +82,7 @@ def timed_run(path: Path, out: Path) -> tuple[float, float, list[str]]:
     from quizgym.grading.run import grade_submissions
 
     spent = [0.0]
-    saved = pieces.student_fit
+    saved = pieces.seed_evidence
 
     def timed(*args: Any, **kwargs: Any) -> Any:
         start = time.perf_counter()
@@ -91,13 +91,13 @@ def timed_run(path: Path, out: Path) -> tuple[float, float, list[str]]:
         finally:
             spent[0] += time.perf_counter() - start
 
-    pieces.student_fit = timed
+    pieces.seed_evidence = timed
     try:
         start = time.perf_counter()
         result = grade_submissions("bert-mlm", [path], out_dir=out)
         total = time.perf_counter() - start
     finally:
-        pieces.student_fit = saved
+        pieces.seed_evidence = saved
     return total, spent[0], result.flags
 
 
