@@ -284,3 +284,34 @@ def test_the_bundled_bank_s_cloze_items_state_the_80_10_10_rule_by_the_solver() 
     assert grade_response(book, tokens, "[CLS]", part="first").status is Status.CORRECT
     assert grade_response(book, tokens, "next sentence prediction", part="head").is_correct
     assert grade_response(book, tokens, "[MASK]", part="end").tag == "sep-role"
+
+
+def test_the_web_form_numbers_the_blanks_and_asks_each_by_its_slot(bank_path: Path) -> None:
+    pytest.importorskip("starlette")
+    from quizgym.serve.forms import draw_question, read_answers
+
+    book = compile_bank(load_bank(bank_path))
+    water = book.bank.question("water")
+    html = draw_question(book, water, book.variant(water), heading="Question 1")
+    assert "{{" not in html
+    assert html.count("(1)") >= 1 and "(4)" in html
+    for blank in ("mass", "ph", "gas"):
+        assert f'name="water.{blank}"' in html
+    assert html.count('name="water.bond"') == 3  # one radio button per option
+    assert '<span class="units">(in g/mol)</span>' in html
+    for key in ("18.015", "hydrogen gas", "H2", "Oxygen pulls"):
+        assert key not in html
+    read = read_answers(
+        book, [water], [("water.mass", "18 g/mol"), ("water.bond", "B"), ("water.gas", "H2")]
+    )
+    assert read == {
+        "water.mass": "18 g/mol",
+        "water.ph": None,
+        "water.bond": "B",
+        "water.gas": "H2",
+    }
+    verdicts = {
+        part: grade_response(book, water, read[f"water.{part}"], part=part).status
+        for part in ("mass", "bond", "gas")
+    }
+    assert verdicts == dict.fromkeys(("mass", "bond", "gas"), Status.CORRECT)

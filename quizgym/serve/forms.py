@@ -19,7 +19,7 @@ from quizgym.richtext import parse
 from quizgym.richtext.html import HtmlStyle, attr, escape, to_html
 from quizgym.richtext.tree import Image
 from quizgym.solver import CompiledBank, Slot, Variant
-from quizgym.types import ChoiceInteraction, choices_of, statement_of, text_of
+from quizgym.types import ChoiceInteraction, blanks_of, choices_of, statement_of, text_of
 
 __all__ = [
     "MAX_FIELD",
@@ -160,7 +160,11 @@ def draw_question(
     labelled field per slot (named by the slot id), filled with ``values``; ``verdicts`` (HTML
     by slot id) follow their slots."""
     parts = [f'<section class="q" id="q-{attr(question.id)}"><h2>{escape(heading)}</h2>']
-    parts.append(rich(variant.fill(question.prompt), image=image, block=True))
+    prompt = variant.fill(question.prompt)
+    blanks = blanks_of(question)
+    if blanks is not None:  # a cloze: each blank a numbered line, its field below
+        prompt = blanks.drawn(prompt)
+    parts.append(rich(prompt, image=image, block=True))
     statement = statement_of(question)
     if statement is not None:
         parts.append(f"<blockquote>{rich(statement, image=image, block=True)}</blockquote>")
