@@ -336,7 +336,10 @@ def test_canvas_qti12_is_valid_and_scores_every_probe_as_quizgym_does(bank_path:
     question = bank.question("fixed")
     assert isinstance(question, Matching)
     answers = question.answers
-    # Canvas's score: the SCORE each respcondition whose varequal holds adds, out of 100.
+    # Canvas's score: the SCORE each respcondition whose varequal holds adds, out of 100; so
+    # that a QTI 1.2 reader other than Canvas adds them too, none stops the processing.
+    scoring = [c for c in item.iter("respcondition") if c.find("setvar") is not None]
+    assert scoring and {c.get("continue") for c in scoring} == {"Yes"}
     for picks in itertools.product(range(len(answers)), repeat=len(question.pairs)):
         given = {
             f"response_{p.id}": labels[f"response_{p.id}"][answers[k]]

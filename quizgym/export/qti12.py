@@ -304,7 +304,8 @@ class Qti12Exporter(Exporter):
         share = decimal_text(100 / len(pairing.items))
         for pair, response in zip(pairing.items, responses, strict=True):
             right = answers[pairing.answers.index(pair.answer)][0]
-            condition = sub(processing, "respcondition")
+            # every item adds its share: QTI 1.2 stops at the first true condition without this
+            condition = sub(processing, "respcondition", **{"continue": "Yes"})
             sub(sub(condition, "conditionvar"), "varequal", right, respident=response)
             sub(condition, "setvar", share, varname="SCORE", action="Add")
         if item.feedback:
