@@ -8,6 +8,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from quizgym import expr
+from quizgym.expr import normalize, read
 from quizgym.grading import plain as plain_module
 from quizgym.grading.batch import grade_partition
 from quizgym.grading.plain import read_plain_column
@@ -34,8 +35,8 @@ a lone separator, a decimal comma with three digits (refused as ambiguous); afte
 @example("999999999999999.999999999999999")
 @example(" " * 300 + "5")  # too long: refused, however plain
 def test_the_fast_path_reads_a_plain_decimal_as_the_parser_does(text: str) -> None:
-    fast = expr._read_plain(text)
-    slow = expr._read_parsed(text)
+    fast = read._read_plain(text)
+    slow = read._read_parsed(text)
     if fast is None:
         # Only what the fast path does not claim: more than 15 digits, no digit before the
         # separator or after it, or a comma that may be a thousands separator.
@@ -55,27 +56,27 @@ def test_the_fast_path_reads_a_plain_decimal_as_the_parser_does(text: str) -> No
 
 @given(st.text(max_size=12))
 def test_anything_else_is_left_to_the_parser(text: str) -> None:
-    fast = expr._read_plain(text)
+    fast = read._read_plain(text)
     if fast is not None:
-        assert fast == expr._read_parsed(text)
+        assert fast == read._read_parsed(text)
 
 
 def test_read_answer_takes_the_fast_path_for_plain_decimals_only() -> None:
-    assert expr._read_plain("2.30") is not None
+    assert read._read_plain("2.30") is not None
     for text in ("2.3e-3", "ln 10", "12,345.6", "2,400", ".5", "5.", "10 m/s", "15%", "1/2"):
-        assert expr._read_plain(text) is None, text
+        assert read._read_plain(text) is None, text
 
 
 @given(st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=80))
 def test_printable_ascii_folds_to_itself(text: str) -> None:
     # The premise of _normalize's shortcut for printable ASCII: superscripts, NFKC and the
     # character map leave every such character as it is, at its own offset.
-    assert expr._fold(text) == (text, list(range(len(text))))
+    assert normalize._fold(text) == (text, list(range(len(text))))
 
 
 def test_every_printable_ascii_character_folds_to_itself() -> None:
     for code in range(0x20, 0x7F):
-        assert expr._fold(chr(code)) == (chr(code), [0]), hex(code)
+        assert normalize._fold(chr(code)) == (chr(code), [0]), hex(code)
 
 
 @settings(max_examples=300, deadline=None)
@@ -84,7 +85,7 @@ def test_a_column_reads_every_plain_decimal_as_the_fast_path_does(texts: list[st
     column = read_plain_column(texts)
     assert column is not None
     for k, text in enumerate(texts):
-        reading = None if text is None else expr._read_plain(text)
+        reading = None if text is None else read._read_plain(text)
         assert bool(column.plain[k]) == (reading is not None), text
         if reading is not None:
             got = (column.decimals[k], column.sigfigs[k], column.zeros[k], column.read_as[k])

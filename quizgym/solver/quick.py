@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from quizgym.expr import (
+from quizgym.expr import STUDENT_FUNCTIONS
+from quizgym.expr.base import (
     DPS,
     EXACT_BITS,
     MAX_LOG2,
-    STUDENT_FUNCTIONS,
     Parsed,
     _Binary,
     _Call,
