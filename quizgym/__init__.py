@@ -11,9 +11,9 @@ docs/architecture.md shows how the modules behind them are arranged.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from quizgym.lazy import names_from
 from quizgym.version import __version__
 
 _PUBLIC: dict[str, str] = {
@@ -83,8 +83,4 @@ if TYPE_CHECKING:
     from quizgym.solver import CompiledBank, compile_bank, solve
 
 
-def __getattr__(name: str) -> Any:
-    module = _PUBLIC.get(name)
-    if module is None:
-        raise AttributeError(f"module 'quizgym' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = names_from(__name__, _PUBLIC)

@@ -8,8 +8,13 @@ so that ``quizgym --help`` stays fast.
 
 from __future__ import annotations
 
+import gc
+import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Literal
 
 import click
@@ -67,8 +72,6 @@ def _columns() -> int:
     """The terminal's width as :func:`shutil.get_terminal_size` finds it ($COLUMNS, else the
     terminal of standard output, else 80), without importing shutil (and the compression
     modules it pulls in) for ``--help``."""
-    import os
-    import sys
 
     try:
         columns = int(os.environ["COLUMNS"])
@@ -159,7 +162,6 @@ def check(
     With no PATHS, checks the bundled banks. A folder checks every *.yaml in it. With --issued,
     also lists every issued question whose key, numbers or choice order an edit would change.
     """
-    from pathlib import Path
 
     from quizgym.check import check_banks
 
@@ -327,7 +329,6 @@ def _render_defaults() -> dict[str, Any]:
 @contextmanager
 def _progress(label: str) -> Iterator[Callable[[int, int], None] | None]:
     """A progress bar on stderr when it is a terminal; nothing at all when piped."""
-    import sys
 
     if not sys.stderr.isatty():
         yield None
@@ -418,7 +419,6 @@ def render(
 
     PDFs are laid out on every core at once; --combine adds one PDF of the whole class.
     """
-    from pathlib import Path
 
     from quizgym.render import render_files
     from quizgym.solver.cache import open_bank, save
@@ -594,7 +594,6 @@ def grade(
     again with --review. Exits 1 when any row was rejected (listed in rejected.csv) or a grade
     may be wrong (warnings, also in report.html).
     """
-    from pathlib import Path
 
     from quizgym.grading.run import grade_submissions
 
@@ -662,7 +661,6 @@ def serve() -> None:
 
 
 def _when(text: str | None) -> Any:
-    from datetime import UTC, datetime
 
     if not text:
         return None
@@ -716,8 +714,6 @@ def serve_start(
     **options: Any,
 ) -> None:
     """Serve BANKS to the roster's students until Ctrl-C (the default of quizgym serve)."""
-    import os
-    from pathlib import Path
 
     from quizgym.serve import serve as run
 
@@ -737,7 +733,6 @@ def serve_start(
 @_example("quizgym serve export --data quizgym-serve -o attempts.jsonl")
 def serve_export(ctx: click.Context, data: str, db: str | None, output: str) -> None:
     """Write the quiz's answers (the last one to each slot) as JSON Lines for quizgym grade."""
-    from pathlib import Path
 
     from quizgym.serve import export_attempts
 
@@ -863,7 +858,6 @@ def _leaving() -> None:
     modules are cleared, only reference cycles are left to the system, and every file the
     commands write is closed by then (``with`` blocks), so nothing is lost.
     """
-    import gc
 
     gc.freeze()
 

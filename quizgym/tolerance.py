@@ -28,7 +28,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from quizgym.lazy import lazy
+from quizgym import lazy
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,8 +36,6 @@ if TYPE_CHECKING:
 
     FloatArray = npt.NDArray[np.float64]
     BoolArray = npt.NDArray[np.bool_]
-else:
-    np = lazy("numpy")  # the array forms only: one answer is compared without numpy
 
 from quizgym.model import (
     AbsTolerance,
@@ -94,7 +92,7 @@ _P10: list[float] = [float(f"1e{k}") for k in range(_P10_LOW, _P10_HIGH + 1)]
 
 @functools.cache
 def _p10_array() -> FloatArray:
-    return np.array(_P10, dtype=np.float64)
+    return lazy.numpy.array(_P10, dtype=lazy.numpy.float64)
 
 
 @dataclass(frozen=True)
@@ -116,7 +114,7 @@ def _pow10(k: int) -> float:
 
 
 def _pow10_array(k: npt.NDArray[np.int64]) -> FloatArray:
-    result: FloatArray = _p10_array()[np.clip(k, _P10_LOW, _P10_HIGH) - _P10_LOW]
+    result: FloatArray = _p10_array()[lazy.numpy.clip(k, _P10_LOW, _P10_HIGH) - _P10_LOW]
     return result
 
 
@@ -127,10 +125,10 @@ def _order(a: float) -> int:
 
 
 def _order_array(a: FloatArray) -> npt.NDArray[np.int64]:
-    k = np.floor(np.log10(a)).astype(np.int64)
+    k = lazy.numpy.floor(lazy.numpy.log10(a)).astype(lazy.numpy.int64)
     corrected: npt.NDArray[np.int64] = (
         k - (_pow10_array(k) > a) + (_pow10_array(k + 1) <= a)
-    ).astype(np.int64)
+    ).astype(lazy.numpy.int64)
     return corrected
 
 
@@ -293,22 +291,22 @@ def compare(
 
 def _rounds_to_array(s: FloatArray, t: FloatArray, decimals: npt.NDArray[np.int64]) -> BoolArray:
     scale = _pow10_array(decimals)
-    units = np.abs(t) * scale
-    usable = (np.abs(decimals) <= _MAX_SHIFT) & (units < _UNIT_LIMIT)
-    typed = np.floor(np.abs(s) * scale + 0.5)
-    rounded = np.floor(units + 0.5 + _ROUND_SLACK)
+    units = lazy.numpy.abs(t) * scale
+    usable = (lazy.numpy.abs(decimals) <= _MAX_SHIFT) & (units < _UNIT_LIMIT)
+    typed = lazy.numpy.floor(lazy.numpy.abs(s) * scale + 0.5)
+    rounded = lazy.numpy.floor(units + 0.5 + _ROUND_SLACK)
     same_sign = (typed == 0) | ((s < 0) == (t < 0))
     result: BoolArray = usable & (typed == rounded) & same_sign
     return result
 
 
 def _edge_array(band: FloatArray | float, t: FloatArray) -> FloatArray:
-    result: FloatArray = band + _SLACK * (band + np.abs(t))
+    result: FloatArray = band + _SLACK * (band + lazy.numpy.abs(t))
     return result
 
 
 def _within_rel_array(s: FloatArray, t: FloatArray, rel: float, atol: float) -> BoolArray:
-    result: BoolArray = np.abs(s - t) <= _edge_array(atol + rel * np.abs(t), t)
+    result: BoolArray = lazy.numpy.abs(s - t) <= _edge_array(atol + rel * lazy.numpy.abs(t), t)
     return result
 
 
@@ -342,56 +340,60 @@ def compare_array(
         ``(ok, hint)``: a bool array, and an int8 array of hint codes (:data:`HINT_NONE`,
         :data:`HINT_SIGFIGS`, :data:`HINT_DECIMALS`), nonzero only where not ok.
     """
-    raw_values, raw_keys = np.asarray(values), np.asarray(keys)
-    shape = np.broadcast_shapes(
+    raw_values, raw_keys = lazy.numpy.asarray(values), lazy.numpy.asarray(keys)
+    shape = lazy.numpy.broadcast_shapes(
         raw_values.shape,
         raw_keys.shape,
-        np.shape(kinds),
-        np.shape(decimals),
-        np.shape(sigfigs),
-        np.shape(zeros),
+        lazy.numpy.shape(kinds),
+        lazy.numpy.shape(decimals),
+        lazy.numpy.shape(sigfigs),
+        lazy.numpy.shape(zeros),
     )
-    if np.iscomplexobj(raw_values) or np.iscomplexobj(raw_keys):
-        return np.zeros(shape, dtype=np.bool_), np.zeros(shape, dtype=np.int8)
-    s = np.broadcast_to(raw_values.astype(np.float64), shape)
-    t = np.broadcast_to(raw_keys.astype(np.float64), shape)
-    kind = np.broadcast_to(np.asarray(kinds, dtype=np.int64), shape)
-    dec = np.broadcast_to(np.asarray(decimals, dtype=np.int64), shape)
-    sig = np.broadcast_to(np.asarray(sigfigs, dtype=np.int64), shape)
-    zer = np.broadcast_to(np.asarray(zeros, dtype=np.int64), shape)
+    if lazy.numpy.iscomplexobj(raw_values) or lazy.numpy.iscomplexobj(raw_keys):
+        return lazy.numpy.zeros(shape, dtype=lazy.numpy.bool_), lazy.numpy.zeros(
+            shape, dtype=lazy.numpy.int8
+        )
+    s = lazy.numpy.broadcast_to(raw_values.astype(lazy.numpy.float64), shape)
+    t = lazy.numpy.broadcast_to(raw_keys.astype(lazy.numpy.float64), shape)
+    kind = lazy.numpy.broadcast_to(lazy.numpy.asarray(kinds, dtype=lazy.numpy.int64), shape)
+    dec = lazy.numpy.broadcast_to(lazy.numpy.asarray(decimals, dtype=lazy.numpy.int64), shape)
+    sig = lazy.numpy.broadcast_to(lazy.numpy.asarray(sigfigs, dtype=lazy.numpy.int64), shape)
+    zer = lazy.numpy.broadcast_to(lazy.numpy.asarray(zeros, dtype=lazy.numpy.int64), shape)
     typed = kind == KIND_CODES["decimal"]
-    with np.errstate(all="ignore"):  # inf - inf and log10(0) are masked below
-        finite = np.isfinite(s) & np.isfinite(t)
-        exact = np.abs(s - t) <= EXACT_REL * np.abs(t) + EXACT_ABS
-        no_hint = np.zeros(shape, dtype=np.int8)
+    with lazy.numpy.errstate(all="ignore"):  # inf - inf and log10(0) are masked below
+        finite = lazy.numpy.isfinite(s) & lazy.numpy.isfinite(t)
+        exact = lazy.numpy.abs(s - t) <= EXACT_REL * lazy.numpy.abs(t) + EXACT_ABS
+        no_hint = lazy.numpy.zeros(shape, dtype=lazy.numpy.int8)
         if tolerance == "auto":
             near = _within_rel_array(s, t, AUTO_REL, AUTO_ABS)
             short = typed & (sig < AUTO_SIGFIGS)
             close = _rounds_to_array(s, t, dec)
-            places = dec - np.minimum(zer, np.maximum(0, sig - AUTO_SIGFIGS))
+            places = dec - lazy.numpy.minimum(zer, lazy.numpy.maximum(0, sig - AUTO_SIGFIGS))
             decimal_ok = ~short & (near | _rounds_to_array(s, t, places))
             mixed_ok = (kind == KIND_CODES["mixed"]) & near
-            ok = np.where(typed, decimal_ok, mixed_ok)
-            hint = np.where(short & close, HINT_SIGFIGS, no_hint)
+            ok = lazy.numpy.where(typed, decimal_ok, mixed_ok)
+            hint = lazy.numpy.where(short & close, HINT_SIGFIGS, no_hint)
         elif isinstance(tolerance, RelTolerance):
             ok, hint = _within_rel_array(s, t, tolerance.rel, tolerance.abs), no_hint
         elif isinstance(tolerance, AbsTolerance):
-            ok, hint = np.abs(s - t) <= _edge_array(tolerance.abs, t), no_hint
+            ok, hint = lazy.numpy.abs(s - t) <= _edge_array(tolerance.abs, t), no_hint
         elif isinstance(tolerance, SigfigsTolerance):
             digits = tolerance.sigfigs
-            magnitude = np.abs(t)
-            order = _order_array(np.where(magnitude > 0, magnitude, 1.0))
-            exponent = np.where(magnitude > 0, order - digits + 1, -(digits - 1))
+            magnitude = lazy.numpy.abs(t)
+            order = _order_array(lazy.numpy.where(magnitude > 0, magnitude, 1.0))
+            exponent = lazy.numpy.where(magnitude > 0, order - digits + 1, -(digits - 1))
             ok = _strictly_within(s, t, 0.51 * _pow10_array(exponent))
             close = _rounds_to_array(s, t, dec)
-            hint = np.where(typed & (sig < digits) & close, HINT_SIGFIGS, no_hint)
+            hint = lazy.numpy.where(typed & (sig < digits) & close, HINT_SIGFIGS, no_hint)
         else:
-            eps = np.full(shape, 0.51 * _pow10(-tolerance.decimals))
+            eps = lazy.numpy.full(shape, 0.51 * _pow10(-tolerance.decimals))
             ok = _strictly_within(s, t, eps)
             close = _rounds_to_array(s, t, dec)
-            hint = np.where(typed & (dec < tolerance.decimals) & close, HINT_DECIMALS, no_hint)
+            hint = lazy.numpy.where(
+                typed & (dec < tolerance.decimals) & close, HINT_DECIMALS, no_hint
+            )
         accepted: BoolArray = finite & (exact | ok)
-    hints = np.where(accepted | ~finite, no_hint, hint).astype(np.int8)
+    hints = lazy.numpy.where(accepted | ~finite, no_hint, hint).astype(lazy.numpy.int8)
     return accepted, hints
 
 

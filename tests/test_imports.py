@@ -206,3 +206,21 @@ def test_the_first_run_does_the_work_with_sympy(tmp_path: Path) -> None:
     assert "bert-mlm, 70 questions" in out
     again, out_again = _run(["check", "bert-mlm"], tmp_path, env)
     assert "sympy" not in again and out_again == out
+
+
+def test_a_heavy_library_is_imported_when_it_is_first_read() -> None:
+    probe = (
+        "import sys\n"
+        "from quizgym import lazy\n"
+        "before = 'sympy' in sys.modules\n"
+        "two = lazy.sympy.Integer(4) / 2\n"
+        "print(before, 'sympy' in sys.modules, lazy.sympy is sys.modules['sympy'], two)\n"
+        "try:\n"
+        "    lazy.pandas\n"
+        "except AttributeError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout == ("False True True 2\nmodule 'quizgym.lazy' has no attribute 'pandas'\n")

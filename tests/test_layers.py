@@ -58,8 +58,15 @@ def imports(source: str, module: str) -> set[str]:
                 parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*parts, base] if base else parts)
             if base.split(".")[0] == "quizgym":
-                found.add(base)
+                # from quizgym import lazy: the module quizgym.lazy, not the package's face
+                found |= {_module_or(f"{base}.{a.name}", base) for a in node.names}
     return found
+
+
+def _module_or(name: str, package: str) -> str:
+    """``name`` when it is a module or package of quizgym, else ``package`` (a name in it)."""
+    path = PACKAGE.parent.joinpath(*name.split("."))
+    return name if path.with_suffix(".py").exists() or (path / "__init__.py").exists() else package
 
 
 def graph(root: Path = PACKAGE) -> dict[str, set[str]]:

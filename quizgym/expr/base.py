@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -13,21 +14,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
+from quizgym import lazy
 from quizgym.errors import AnswerParseError
-from quizgym.lazy import lazy
 
 if TYPE_CHECKING:
-    import signal
-
-    import mpmath
     import sympy
     from mpmath import mpf
-else:
-    signal = lazy("signal")  # the alarm of an exact budget (sympy's work), not for reading
-    # Imported when a value is first computed to 30 digits: parsing, and plain arithmetic
-    # worked out with exact fractions (``quizgym solve 2.30``), need no mpmath.
-    mpmath = lazy("mpmath")
-    sympy = lazy("sympy")  # exact keys only: reading and evaluating answers never needs it
 
 
 # Threat model (why this package looks the way it does):
@@ -83,19 +75,19 @@ ROOT_COST = 2**16
 
 @functools.cache
 def _big() -> mpf:
-    return mpmath.ldexp(1, MAX_LOG2)
+    return lazy.mpmath.ldexp(1, MAX_LOG2)
 
 
 @functools.cache
 def _tiny() -> mpf:
-    return mpmath.ldexp(1, -MAX_LOG2)
+    return lazy.mpmath.ldexp(1, -MAX_LOG2)
 
 
 @functools.cache
 def _at_53_bits(make: Callable[[], mpf]) -> mpf:
     """A limit made at mpmath's default precision (53 bits), as it was when this module made
     its limits on import: the same number whatever precision is in force on first use."""
-    with mpmath.workprec(53):
+    with lazy.mpmath.workprec(53):
         return make()
 
 
@@ -264,8 +256,8 @@ class Constant:
     def sym(self) -> sympy.Expr:
         """The exact constant."""
         if self.exact is not None:
-            return sympy.Rational(self.exact.numerator, self.exact.denominator)
-        value: sympy.Expr = getattr(sympy, self.symbol)
+            return lazy.sympy.Rational(self.exact.numerator, self.exact.denominator)
+        value: sympy.Expr = getattr(lazy.sympy, self.symbol)
         return value
 
 
@@ -426,15 +418,15 @@ def format_value(x: mpf | float, digits: int = 7) -> str:
 
     ``2.302585``, ``0.1053605``, ``1e8``, ``1.234568e-7``: always text our language reads back.
     """
-    with mpmath.workdps(max(DPS, digits + 5)):
-        value = mpmath.mpf(x)
-        if mpmath.isnan(value):
+    with lazy.mpmath.workdps(max(DPS, digits + 5)):
+        value = lazy.mpmath.mpf(x)
+        if lazy.mpmath.isnan(value):
             return "nan"
-        if mpmath.isinf(value):
+        if lazy.mpmath.isinf(value):
             return "inf" if value > 0 else "-inf"
         if not value:
             return "0"
-        text: str = mpmath.nstr(value, digits)
+        text: str = lazy.mpmath.nstr(value, digits)
     return tidy_digits(text)
 
 

@@ -7,21 +7,16 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from quizgym import lazy
 from quizgym.errors import AnswerParseError
 from quizgym.expr.base import DPS, MAX_LENGTH, Constant, Function, Parsed, _at_53_bits
 from quizgym.expr.evaluate import evaluate
 from quizgym.expr.exact import exact_sign, rational_value, to_sympy
 from quizgym.expr.parse import parse
 from quizgym.expr.vocabulary import STUDENT_FUNCTIONS
-from quizgym.lazy import lazy
 
 if TYPE_CHECKING:
-    import mpmath
     from mpmath import mpf
-else:
-    # Imported when a value is first computed to 30 digits: parsing, and plain arithmetic
-    # worked out with exact fractions (``quizgym solve 2.30``), need no mpmath.
-    mpmath = lazy("mpmath")
 
 
 _COMPARISONS = {"<=": "<=", ">=": ">=", "==": "==", "!=": "!=", "<": "<", ">": ">",
@@ -93,7 +88,7 @@ def _close() -> mpf:
 
 
 def _close_53() -> mpf:
-    return mpmath.mpf(10) ** (5 - DPS)
+    return lazy.mpmath.mpf(10) ** (5 - DPS)
 
 
 def holds(
@@ -113,7 +108,7 @@ def holds(
     numbers = [evaluate(side, values) for side in condition.sides]
     for k, op in enumerate(condition.ops):
         a, b = numbers[k], numbers[k + 1]
-        with mpmath.workdps(DPS):
+        with lazy.mpmath.workdps(DPS):
             near = abs(a - b) <= (abs(a) + abs(b)) * _close()
             sign = 0 if near else (1 if a > b else -1)
         if near and exact is not None:

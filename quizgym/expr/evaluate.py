@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from quizgym import lazy
 from quizgym.errors import AnswerParseError
 from quizgym.expr.base import (
     _TOO_BIG,
@@ -25,25 +26,19 @@ from quizgym.expr.base import (
     _Unary,
     _walk,
 )
-from quizgym.lazy import lazy
 
 if TYPE_CHECKING:
-    import mpmath
     from mpmath import mpf
-else:
-    # Imported when a value is first computed to 30 digits: parsing, and plain arithmetic
-    # worked out with exact fractions (``quizgym solve 2.30``), need no mpmath.
-    mpmath = lazy("mpmath")
 
 
 def _guard(x: Any, offset: int | None) -> mpf:
     """Every intermediate value: a real, finite mpf with 2**-4096 <= |x| < 2**4096 (or 0)."""
-    if not isinstance(x, mpmath.mpf):
+    if not isinstance(x, lazy.mpmath.mpf):
         if isinstance(x, int | float):
-            x = mpmath.mpf(x)
+            x = lazy.mpmath.mpf(x)
         else:
             raise AnswerParseError("The result is not a real number.", offset)
-    if not mpmath.isfinite(x):
+    if not lazy.mpmath.isfinite(x):
         raise AnswerParseError("The result is not a finite number.", offset)
     if x and not _tiny() <= abs(x) < _big():
         raise AnswerParseError(_TOO_BIG, offset)
@@ -52,8 +47,8 @@ def _guard(x: Any, offset: int | None) -> mpf:
 
 def _literal(node: _Num) -> mpf:
     if node.exponent >= 0:
-        return mpmath.mpf(node.mantissa * 10**node.exponent)
-    return mpmath.mpf(node.mantissa) / 10 ** (-node.exponent)
+        return lazy.mpmath.mpf(node.mantissa * 10**node.exponent)
+    return lazy.mpmath.mpf(node.mantissa) / 10 ** (-node.exponent)
 
 
 def _mp_binary(op: str, a: mpf, b: mpf, offset: int) -> mpf:
@@ -76,13 +71,13 @@ def _mp_power(a: mpf, b: mpf, offset: int) -> mpf:
     if not a:
         if b <= 0:
             raise AnswerParseError("0 cannot be raised to a zero or negative power.", offset)
-        return mpmath.mpf(0)
-    if a < 0 and not mpmath.isint(b):
+        return lazy.mpmath.mpf(0)
+    if a < 0 and not lazy.mpmath.isint(b):
         raise AnswerParseError("A negative number cannot be raised to a fractional power.", offset)
     # Bound the result before computing it: |a^b| = 2^(b·log2|a|).
-    if abs(b) * abs(mpmath.log(abs(a), 2)) > MAX_LOG2:
+    if abs(b) * abs(lazy.mpmath.log(abs(a), 2)) > MAX_LOG2:
         raise AnswerParseError(_TOO_BIG, offset)
-    return mpmath.power(a, b)
+    return lazy.mpmath.power(a, b)
 
 
 def _mp_call(function: Function, args: list[mpf], offset: int) -> mpf:
@@ -103,8 +98,8 @@ def _mp_env(env: Mapping[str, Any] | None) -> dict[str, mpf]:
     for name, value in (env or {}).items():
         try:
             if isinstance(value, Fraction):  # exact: the division rounds once, at 30 digits
-                value = mpmath.mpf(value.numerator) / value.denominator
-            number = value if isinstance(value, mpmath.mpf) else mpmath.mpf(value)
+                value = lazy.mpmath.mpf(value.numerator) / value.denominator
+            number = value if isinstance(value, lazy.mpmath.mpf) else lazy.mpmath.mpf(value)
             values[name] = _guard(number, None)
         except (TypeError, ValueError) as exc:
             raise AnswerParseError(f"{name} has no numeric value.", None) from exc
@@ -155,5 +150,5 @@ def evaluate(parsed: Parsed, env: Mapping[str, mpf] | None = None) -> mpf:
         AnswerParseError: a name has no value, an operation is undefined (``ln(-1)``,
             ``1/0``, ``0^0``), or a value leaves the range 2**-4096 .. 2**4096.
     """
-    with mpmath.workdps(DPS):
+    with lazy.mpmath.workdps(DPS):
         return _mp_eval(parsed.tree, _mp_env(env))

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from quizgym import lazy
 from quizgym.errors import AnswerParseError
 from quizgym.expr.base import (
     _ROOT_BITS,
@@ -27,24 +28,17 @@ from quizgym.expr.base import (
     format_value,
 )
 from quizgym.expr.evaluate import _guard, _literal, _mp_binary, _mp_call
-from quizgym.lazy import lazy
 
 if TYPE_CHECKING:
-    import mpmath
     import sympy
     from mpmath import mpf
-else:
-    # Imported when a value is first computed to 30 digits: parsing, and plain arithmetic
-    # worked out with exact fractions (``quizgym solve 2.30``), need no mpmath.
-    mpmath = lazy("mpmath")
-    sympy = lazy("sympy")  # exact keys only: reading and evaluating answers never needs it
 
 
 def _exp_guard(x: sympy.Expr, offset: int | None) -> None:
     """exp(c·ln a) evaluates to the power a^c: hold it to the guards of a power first."""
-    for term in sympy.Add.make_args(sympy.expand_mul(x) if x.is_Mul else x):
+    for term in lazy.sympy.Add.make_args(lazy.sympy.expand_mul(x) if x.is_Mul else x):
         coefficient, rest = term.as_coeff_Mul()
-        logs = [f for f in sympy.Mul.make_args(rest) if isinstance(f, sympy.log)]
+        logs = [f for f in lazy.sympy.Mul.make_args(rest) if isinstance(f, lazy.sympy.log)]
         for log in logs:
             _power_guard(log.args[0], coefficient, offset)
 
@@ -57,7 +51,7 @@ def exact_sign(x: sympy.Expr, what: str) -> int:
             it zero, which can take unbounded time).
     """
     if x.is_Rational:
-        return int(sympy.sign(x))
+        return int(lazy.sympy.sign(x))
     check_budget()
     try:
         value = x.evalf(DPS, strict=True)
@@ -85,7 +79,8 @@ def exact_node(parsed: Parsed, env: Mapping[str, Any]) -> sympy.Expr:
 def exact_bits(expr: sympy.Expr) -> int:
     """Size of the largest exact rational inside ``expr``, in bits."""
     sizes = [
-        max(abs(int(r.p)).bit_length(), int(r.q).bit_length()) for r in expr.atoms(sympy.Rational)
+        max(abs(int(r.p)).bit_length(), int(r.q).bit_length())
+        for r in expr.atoms(lazy.sympy.Rational)
     ]
     return max(sizes, default=1)
 
@@ -102,7 +97,7 @@ def root_size(*exprs: sympy.Expr) -> int:
     degree, bits = 1, 0
     bases: set[sympy.Expr] = set()
     for expr in exprs:
-        for power in expr.atoms(sympy.Pow):
+        for power in expr.atoms(lazy.sympy.Pow):
             base, exponent = power.args
             if base.is_Rational and exponent.is_Rational and not exponent.is_Integer:
                 degree = math.lcm(degree, int(exponent.q))
@@ -130,13 +125,13 @@ def _sympy_root_bits(m: int, p: int, q: int) -> int:
     (m ≥ 1, p/q in lowest terms, q > 1): its own algorithm (``Integer._eval_power``: factor m
     up to 2^15, reduce each prime's exponent p·e modulo q, take out their common divisor),
     mirrored so that the size is known before sympy builds it. 0 when nothing is built."""
-    if m <= 1 or sympy.integer_nthroot(m, q)[1]:
+    if m <= 1 or lazy.sympy.integer_nthroot(m, q)[1]:
         return 0
-    power = sympy.perfect_power(m)
+    power = lazy.sympy.perfect_power(m)
     factors = (
         {int(power[0]): int(power[1])}
         if power
-        else {int(k): int(v) for k, v in sympy.Integer(m).factors(limit=2**15).items()}
+        else {int(k): int(v) for k, v in lazy.sympy.Integer(m).factors(limit=2**15).items()}
     )
     left = {}
     for prime, exponent in factors.items():
@@ -171,7 +166,7 @@ def _root_guard(a: sympy.Expr, b: sympy.Expr, offset: int | None) -> None:
     if not (b.is_Rational and not b.is_Integer):
         return
     # A product splits over its factors ((pi/N)^r = pi^r·N^(-r)), powers of rationals among them.
-    for factor in sympy.Mul.make_args(a):
+    for factor in lazy.sympy.Mul.make_args(a):
         base, exponent = factor.as_base_exp()
         if base.is_Rational and exponent.is_Rational:
             combined = exponent * b
@@ -186,8 +181,8 @@ def _merge_guard(a: sympy.Expr, b: sympy.Expr, op: str, offset: int) -> None:
     """sympy merges roots as it multiplies: 2^(1/3)·2^(1/5) = 2^(8/15), √2·√3 = √6. Hold each
     merge it would make to the guard of the root it produces."""
     sign = 1 if op == "*" else -1
-    left = [f.as_base_exp() for f in sympy.Mul.make_args(a) if f.is_Pow]
-    right = [f.as_base_exp() for f in sympy.Mul.make_args(b) if f.is_Pow]
+    left = [f.as_base_exp() for f in lazy.sympy.Mul.make_args(a) if f.is_Pow]
+    right = [f.as_base_exp() for f in lazy.sympy.Mul.make_args(b) if f.is_Pow]
     for base, exponent in left:
         for other, power in right:
             if not (base.is_Rational and other.is_Rational):
@@ -219,13 +214,13 @@ def _power_guard(a: sympy.Expr, b: sympy.Expr, offset: int | None) -> None:
     else:
         # sympy still does exact arithmetic on the rationals inside an irrational exponent
         # ((x^(1/3))^(y^r) can become a root of degree r.q): hold each one to the root guard.
-        for r in b.atoms(sympy.Rational):
+        for r in b.atoms(lazy.sympy.Rational):
             _root_guard(a, r, offset)
     # (e^u)^b is e^(u·b), and e^(c·ln a) is a^c: (exp(0.5918))^ln(N) becomes N^0.5918.
-    for factor in sympy.Mul.make_args(a):
-        if factor is sympy.E:
+    for factor in lazy.sympy.Mul.make_args(a):
+        if factor is lazy.sympy.E:
             _exp_guard(b, offset)
-        elif isinstance(factor, sympy.exp):
+        elif isinstance(factor, lazy.sympy.exp):
             _exp_guard(factor.args[0] * b, offset)
 
 
@@ -235,7 +230,7 @@ def _checked(expr: sympy.Expr, offset: int) -> sympy.Expr:
     if root_size(expr) > ROOT_COST:
         degree = max(
             int(power.args[1].q)
-            for power in expr.atoms(sympy.Pow)
+            for power in expr.atoms(lazy.sympy.Pow)
             if power.args[0].is_Rational and power.args[1].is_Rational
         )
         raise _root_refusal(degree, offset)
@@ -249,15 +244,15 @@ def _sym_power(a: sympy.Expr, b: sympy.Expr, offset: int) -> sympy.Expr:
 
 def _sym_value(name: str, value: Any, offset: int) -> tuple[sympy.Expr, mpf | None]:
     if isinstance(value, Fraction):  # a variant's parameter or rational derived value
-        value = sympy.Rational(value.numerator, value.denominator)
-    if isinstance(value, bool) or not isinstance(value, sympy.Basic | int):
+        value = lazy.sympy.Rational(value.numerator, value.denominator)
+    if isinstance(value, bool) or not isinstance(value, lazy.sympy.Basic | int):
         raise AnswerParseError(f"{name} has no exact value.", offset)
-    expr = sympy.Integer(value) if isinstance(value, int) else value
+    expr = lazy.sympy.Integer(value) if isinstance(value, int) else value
     if not expr.free_symbols:
         approx = expr.evalf(DPS)
         if not (approx.is_Number and approx.is_finite and approx.is_extended_real):
             raise AnswerParseError(f"{name} is not a finite real number.", offset)
-        return expr, _guard(mpmath.mpf(approx), offset)
+        return expr, _guard(lazy.mpmath.mpf(approx), offset)
     return expr, None
 
 
@@ -265,7 +260,7 @@ def _sym_eval(node: _Node, env: Mapping[str, Any]) -> tuple[sympy.Expr, mpf | No
     """The exact form of a node, and its guarded mpmath value (None if it has free symbols)."""
     check_budget(node.offset)
     if isinstance(node, _Num):
-        exact = sympy.Rational(
+        exact = lazy.sympy.Rational(
             node.mantissa * 10 ** max(node.exponent, 0), 10 ** max(-node.exponent, 0)
         )
         return exact, _guard(_literal(node), node.offset)
@@ -335,9 +330,9 @@ def to_sympy(parsed: Parsed, env: Mapping[str, sympy.Expr] | None = None) -> sym
     Raises:
         AnswerParseError: as :func:`evaluate`, or the exact form would be too large.
     """
-    with mpmath.workdps(DPS):
+    with lazy.mpmath.workdps(DPS):
         exact, _ = _sym_eval(parsed.tree, env or {})
-    if exact.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+    if exact.has(lazy.sympy.zoo, lazy.sympy.nan, lazy.sympy.oo, -lazy.sympy.oo):
         raise AnswerParseError("The result is not a finite number.", 0)
     return exact
 
@@ -403,9 +398,8 @@ def _rational(node: _Node, env: Mapping[str, object]) -> Fraction | None:
 @functools.cache
 def _printer() -> type:
     """sympy's str printer in our notation (made on first use: it subclasses a sympy class)."""
-    from sympy.printing.str import StrPrinter
 
-    class _Printer(StrPrinter):  # type: ignore[misc]  # sympy is untyped
+    class _Printer(lazy.sympy.printing.str.StrPrinter):  # type: ignore[misc]  # sympy is untyped
         """sympy's str printer in our notation: ln, e, ^, abs.
 
         sympy dispatches on ``_print_<ClassName>``, hence the method names.

@@ -10,14 +10,9 @@ from typing import TYPE_CHECKING
 
 from quizgym.errors import AnswerParseError
 from quizgym.expr.base import _MAX_NORMALIZED, MAX_LENGTH
-from quizgym.lazy import lazy
 
 if TYPE_CHECKING:
-    import mpmath
-else:
-    # Imported when a value is first computed to 30 digits: parsing, and plain arithmetic
-    # worked out with exact fractions (``quizgym solve 2.30``), need no mpmath.
-    mpmath = lazy("mpmath")
+    pass
 
 
 _SUPERSCRIPTS = {

@@ -30,14 +30,9 @@ from quizgym.expr.base import (
 from quizgym.expr.normalize import _normalize
 from quizgym.expr.tokens import _Token, _Tokenizer
 from quizgym.expr.vocabulary import _NAME_RE, CONSTANTS, STUDENT_FUNCTIONS
-from quizgym.lazy import lazy
 
 if TYPE_CHECKING:
-    import mpmath
-else:
-    # Imported when a value is first computed to 30 digits: parsing, and plain arithmetic
-    # worked out with exact fractions (``quizgym solve 2.30``), need no mpmath.
-    mpmath = lazy("mpmath")
+    pass
 
 
 _ATOM_START = frozenset({"num", "name", "func", "const", "("})

@@ -7,6 +7,7 @@ import functools
 import re
 from typing import TYPE_CHECKING
 
+from quizgym import lazy
 from quizgym.errors import AnswerParseError
 from quizgym.expr.base import (
     DPS,
@@ -23,15 +24,9 @@ from quizgym.expr.evaluate import evaluate
 from quizgym.expr.normalize import _normalize
 from quizgym.expr.parse import parse
 from quizgym.expr.vocabulary import CONSTANTS
-from quizgym.lazy import lazy
 
 if TYPE_CHECKING:
-    import mpmath
     from mpmath import mpf
-else:
-    # Imported when a value is first computed to 30 digits: parsing, and plain arithmetic
-    # worked out with exact fractions (``quizgym solve 2.30``), need no mpmath.
-    mpmath = lazy("mpmath")
 
 
 def _pointer(source: str, offset: int | None, width: int = 12) -> str:
@@ -110,8 +105,10 @@ def _read_plain(text: str) -> Reading | None:
     scale = 10 ** len(fraction)
     reading = Reading(
         parsed,
-        mpmath.mp.make_mpf(
-            mpmath.libmp.from_rational(signed, scale, _PLAIN_PREC, mpmath.libmp.round_nearest)
+        lazy.mpmath.mp.make_mpf(
+            lazy.mpmath.libmp.from_rational(
+                signed, scale, _PLAIN_PREC, lazy.mpmath.libmp.round_nearest
+            )
         ),
         canonical,
     )
@@ -156,8 +153,8 @@ def _plain_read_as(parsed: Parsed, value: mpf) -> str:
         read_as = parsed.canonical
     else:
         shown = format_value(value)
-        with mpmath.workdps(DPS):
-            same = mpmath.mpf(shown) == value  # our own digits, not the student's text
+        with lazy.mpmath.workdps(DPS):
+            same = lazy.mpmath.mpf(shown) == value  # our own digits, not the student's text
         read_as = f"{parsed.canonical} {'=' if same else '≈'} {shown}"
     return read_as
 

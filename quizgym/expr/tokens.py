@@ -21,14 +21,9 @@ from quizgym.expr.base import (
     _Num,
 )
 from quizgym.expr.vocabulary import CONSTANTS
-from quizgym.lazy import lazy
 
 if TYPE_CHECKING:
-    import mpmath
-else:
-    # Imported when a value is first computed to 30 digits: parsing, and plain arithmetic
-    # worked out with exact fractions (``quizgym solve 2.30``), need no mpmath.
-    mpmath = lazy("mpmath")
+    pass
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from quizgym import lazy
 from quizgym.errors import AnswerParseError
 from quizgym.expr.base import (
     _ROOT_BITS,
@@ -31,17 +32,10 @@ from quizgym.expr.exact import (
     exact_sign,
     root_size,
 )
-from quizgym.lazy import lazy
 
 if TYPE_CHECKING:
-    import mpmath
     import sympy
     from mpmath import mpf
-else:
-    # Imported when a value is first computed to 30 digits: parsing, and plain arithmetic
-    # worked out with exact fractions (``quizgym solve 2.30``), need no mpmath.
-    mpmath = lazy("mpmath")
-    sympy = lazy("sympy")  # exact keys only: reading and evaluating answers never needs it
 
 
 def _positive(name: str, x: mpf) -> mpf:
@@ -55,7 +49,7 @@ def _mp_sqrt(x: mpf) -> mpf:
         raise AnswerParseError(
             f"sqrt needs a number that is not negative, but got {format_value(x)}."
         )
-    return mpmath.sqrt(x)
+    return lazy.mpmath.sqrt(x)
 
 
 def _exp_limit() -> mpf:
@@ -64,7 +58,7 @@ def _exp_limit() -> mpf:
 
 
 def _exp_limit_53() -> mpf:
-    return MAX_LOG2 * mpmath.log(2)
+    return MAX_LOG2 * lazy.mpmath.log(2)
 
 
 def _mp_exp(x: mpf) -> mpf:
@@ -72,32 +66,38 @@ def _mp_exp(x: mpf) -> mpf:
         raise AnswerParseError(
             f"exp argument too large: exp(x) needs |x| < 2839, but got {format_value(x)}."
         )
-    return mpmath.exp(x)
+    return lazy.mpmath.exp(x)
 
 
 def _sym_sqrt(x: sympy.Expr) -> sympy.Expr:
     if exact_bits(x) > _ROOT_BITS:
         raise ExactLimitError("sqrt of a number this large cannot be taken exactly.")
-    _root_guard(x, sympy.Rational(1, 2), None)
-    return sympy.sqrt(x)
+    _root_guard(x, lazy.sympy.Rational(1, 2), None)
+    return lazy.sympy.sqrt(x)
 
 
 def _sym_abs(x: sympy.Expr) -> sympy.Expr:
     # sympy.Abs decides the sign through its assumptions, which for a number too close to zero
     # to tell by evaluation compute its minimal polynomial (unbounded time for a high root).
     if x.free_symbols:
-        return sympy.Abs(x)
+        return lazy.sympy.Abs(x)
     return x if exact_sign(x, "abs") >= 0 else -x
 
 
 def _sym_exp(x: sympy.Expr) -> sympy.Expr:
     _exp_guard(x, None)
-    return sympy.exp(x)
+    return lazy.sympy.exp(x)
 
 
-_LN = Function("ln", 1, 1, lambda x: mpmath.log(_positive("ln", x)), lambda x: sympy.log(x))
+_LN = Function(
+    "ln", 1, 1, lambda x: lazy.mpmath.log(_positive("ln", x)), lambda x: lazy.sympy.log(x)
+)
 _LOG10 = Function(
-    "log10", 1, 1, lambda x: mpmath.log10(_positive("log10", x)), lambda x: sympy.log(x, 10)
+    "log10",
+    1,
+    1,
+    lambda x: lazy.mpmath.log10(_positive("log10", x)),
+    lambda x: lazy.sympy.log(x, 10),
 )
 
 
@@ -115,12 +115,12 @@ def _ln2() -> mpf:
 
 
 def _ln2_53() -> mpf:
-    return mpmath.log(2)
+    return lazy.mpmath.log(2)
 
 
 def _whole(name: str, x: mpf, *, least: int = 0) -> int:
     """The integer value of an argument that must be a whole number of at least ``least``."""
-    if not mpmath.isint(x) or x < least:
+    if not lazy.mpmath.isint(x) or x < least:
         raise AnswerParseError(f"{name} needs a whole number ≥ {least}, but got {format_value(x)}.")
     return int(x)
 
@@ -134,11 +134,11 @@ def _bounded_log2(name: str, log_e: mpf) -> None:
 
 
 def _mp_tan(x: mpf) -> mpf:
-    if abs(mpmath.cos(x)) < mpmath.mpf(10) ** (5 - DPS):
+    if abs(lazy.mpmath.cos(x)) < lazy.mpmath.mpf(10) ** (5 - DPS):
         raise AnswerParseError(
             f"tan is undefined at odd multiples of pi/2 (got {format_value(x)})."
         )
-    return mpmath.tan(x)
+    return lazy.mpmath.tan(x)
 
 
 _QUARTER = {0: (0, 1), 1: (1, 0), 2: (0, -1), 3: (-1, 0)}  # sin and cos at k·90°
@@ -146,12 +146,12 @@ _QUARTER = {0: (0, 1), 1: (1, 0), 2: (0, -1), 3: (-1, 0)}  # sin and cos at k·9
 
 def _degrees(name: str, x: mpf) -> tuple[mpf, mpf]:
     """sin and cos of x degrees, exact at multiples of 90° (sind(180) is 0, not 1e-31)."""
-    turn = mpmath.fmod(x, 360)
-    if mpmath.isint(turn / 90):
+    turn = lazy.mpmath.fmod(x, 360)
+    if lazy.mpmath.isint(turn / 90):
         s, c = _QUARTER[int(turn / 90) % 4]
-        return mpmath.mpf(s), mpmath.mpf(c)
-    angle = mpmath.radians(turn)
-    return mpmath.sin(angle), mpmath.cos(angle)
+        return lazy.mpmath.mpf(s), lazy.mpmath.mpf(c)
+    angle = lazy.mpmath.radians(turn)
+    return lazy.mpmath.sin(angle), lazy.mpmath.cos(angle)
 
 
 def _mp_tand(x: mpf) -> mpf:
@@ -170,23 +170,23 @@ def _unit_interval(name: str, x: mpf) -> mpf:
 def _mp_atan2(y: mpf, x: mpf) -> mpf:
     if not x and not y:
         raise AnswerParseError("atan2(0, 0) is undefined.")
-    return mpmath.atan2(y, x)
+    return lazy.mpmath.atan2(y, x)
 
 
 def _sym_atan2(y: sympy.Expr, x: sympy.Expr) -> sympy.Expr:
     # sympy's atan2 decides the quadrant through assumptions; the signs decided by evaluation
     # (exact_sign) give the same closed forms without them.
     if y.free_symbols or x.free_symbols:
-        return sympy.atan2(y, x)
+        return lazy.sympy.atan2(y, x)
     sx = 0 if x.is_zero else exact_sign(x, "atan2")
     sy = 0 if y.is_zero else exact_sign(y, "atan2")
     if sx > 0:
-        return sympy.atan(y / x)
+        return lazy.sympy.atan(y / x)
     if sx < 0:
-        return sympy.atan(y / x) + (sympy.pi if sy >= 0 else -sympy.pi)
+        return lazy.sympy.atan(y / x) + (lazy.sympy.pi if sy >= 0 else -lazy.sympy.pi)
     if sy == 0:
         raise AnswerParseError("atan2(0, 0) is undefined.")
-    return sympy.pi / 2 if sy > 0 else -sympy.pi / 2
+    return lazy.sympy.pi / 2 if sy > 0 else -lazy.sympy.pi / 2
 
 
 def _mp_hyperbolic(name: str, f: Callable[[mpf], mpf]) -> Callable[[mpf], mpf]:
@@ -218,12 +218,12 @@ def _sym_integer(name: str, x: sympy.Expr, *, least: int = 0) -> sympy.Integer:
 
 def _mp_factorial(n: mpf) -> mpf:
     k = _whole("factorial", n)
-    _bounded_log2("factorial", mpmath.loggamma(k + 1))
-    return mpmath.factorial(k)
+    _bounded_log2("factorial", lazy.mpmath.loggamma(k + 1))
+    return lazy.mpmath.factorial(k)
 
 
 def _sym_factorial(n: sympy.Expr) -> sympy.Expr:
-    return sympy.factorial(_sym_integer("factorial", n))
+    return lazy.sympy.factorial(_sym_integer("factorial", n))
 
 
 def _counting(name: str, n: mpf, k: mpf) -> tuple[int, int]:
@@ -239,44 +239,44 @@ def _comb_log2_below(whole: int, pick: int) -> float:
 def _mp_comb(n: mpf, k: mpf) -> mpf:
     whole, pick = _counting("comb", n, k)
     if pick > whole:
-        return mpmath.mpf(0)
+        return lazy.mpmath.mpf(0)
     pick = min(pick, whole - pick)
     if _comb_log2_below(whole, pick) > MAX_LOG2:
-        _bounded_log2("comb", mpmath.mpf(2 * MAX_LOG2))
+        _bounded_log2("comb", lazy.mpmath.mpf(2 * MAX_LOG2))
     # Within the bound, k ≤ 4096 and C(n, k) < 2^(4096 + 1.45·k): quick as an integer.
-    return mpmath.mpf(math.comb(whole, pick))
+    return lazy.mpmath.mpf(math.comb(whole, pick))
 
 
 def _mp_perm(n: mpf, k: mpf) -> mpf:
     whole, pick = _counting("perm", n, k)
     if pick > whole:
-        return mpmath.mpf(0)
+        return lazy.mpmath.mpf(0)
     # n!/(n-k)! ≥ (n - k + 1)^k, computed without cancellation.
     if pick and pick * math.log2(whole - pick + 1) > MAX_LOG2:
-        _bounded_log2("perm", mpmath.mpf(2 * MAX_LOG2))
-    return mpmath.mpf(math.perm(whole, pick))
+        _bounded_log2("perm", lazy.mpmath.mpf(2 * MAX_LOG2))
+    return lazy.mpmath.mpf(math.perm(whole, pick))
 
 
 def _sym_comb(n: sympy.Expr, k: sympy.Expr) -> sympy.Expr:
-    return sympy.binomial(_sym_integer("comb", n), _sym_integer("comb", k))
+    return lazy.sympy.binomial(_sym_integer("comb", n), _sym_integer("comb", k))
 
 
 def _sym_perm(n: sympy.Expr, k: sympy.Expr) -> sympy.Expr:
     whole, pick = _sym_integer("perm", n), _sym_integer("perm", k)
     if pick > whole:
-        return sympy.Integer(0)
-    return sympy.ff(whole, pick)
+        return lazy.sympy.Integer(0)
+    return lazy.sympy.ff(whole, pick)
 
 
 def _mp_gamma(x: mpf) -> mpf:
-    if x <= 0 and mpmath.isint(x):
+    if x <= 0 and lazy.mpmath.isint(x):
         raise AnswerParseError(
             f"gamma is undefined at 0 and the negative whole numbers (got {format_value(x)})."
         )
     # |Γ(x)| from log-gamma, by reflection below 1/2: π / (|sin πx| · Γ(1 − x)).
-    size = mpmath.loggamma(x) if x >= mpmath.mpf("0.5") else -mpmath.loggamma(1 - x)
-    _bounded_log2("gamma", mpmath.re(size))
-    return mpmath.gamma(x)
+    size = lazy.mpmath.loggamma(x) if x >= lazy.mpmath.mpf("0.5") else -lazy.mpmath.loggamma(1 - x)
+    _bounded_log2("gamma", lazy.mpmath.re(size))
+    return lazy.mpmath.gamma(x)
 
 
 def _mp_erfc(x: mpf) -> mpf:
@@ -284,14 +284,14 @@ def _mp_erfc(x: mpf) -> mpf:
         raise AnswerParseError(
             f"erfc({format_value(x)}) is too small to work with (below 2^-4096)."
         )
-    return mpmath.erfc(x)
+    return lazy.mpmath.erfc(x)
 
 
 def _normal_args(name: str, args: tuple[mpf, ...]) -> mpf:
     """z = (x - mu) / sigma of normal_cdf(x[, mu[, sigma]]) (mu 0 and sigma 1 by default)."""
     x = args[0]
-    mu = args[1] if len(args) > 1 else mpmath.mpf(0)
-    sigma = args[2] if len(args) > 2 else mpmath.mpf(1)
+    mu = args[1] if len(args) > 1 else lazy.mpmath.mpf(0)
+    sigma = args[2] if len(args) > 2 else lazy.mpmath.mpf(1)
     if sigma <= 0:
         raise AnswerParseError(f"{name} needs sigma > 0, but got {format_value(sigma)}.")
     return (x - mu) / sigma
@@ -301,21 +301,21 @@ def _mp_normal_cdf(*args: mpf) -> mpf:
     z = _normal_args("normal_cdf", args)
     if z < -64:
         raise AnswerParseError("normal_cdf: the result is too small to work with (below 2^-4096).")
-    return mpmath.erfc(-z / mpmath.sqrt(2)) / 2
+    return lazy.mpmath.erfc(-z / lazy.mpmath.sqrt(2)) / 2
 
 
 def _mp_normal_pdf(*args: mpf) -> mpf:
     z = _normal_args("normal_pdf", args)
-    sigma = args[2] if len(args) == 3 else mpmath.mpf(1)
+    sigma = args[2] if len(args) == 3 else lazy.mpmath.mpf(1)
     if abs(z) > 75:
         raise AnswerParseError("normal_pdf: the result is too small to work with (below 2^-4096).")
-    return mpmath.exp(-(z**2) / 2) / (sigma * mpmath.sqrt(2 * mpmath.pi))
+    return lazy.mpmath.exp(-(z**2) / 2) / (sigma * lazy.mpmath.sqrt(2 * lazy.mpmath.pi))
 
 
 def _sym_normal(args: tuple[sympy.Expr, ...]) -> tuple[sympy.Expr, sympy.Expr]:
     x = args[0]
-    mu = args[1] if len(args) > 1 else sympy.Integer(0)
-    sigma = args[2] if len(args) > 2 else sympy.Integer(1)
+    mu = args[1] if len(args) > 1 else lazy.sympy.Integer(0)
+    sigma = args[2] if len(args) > 2 else lazy.sympy.Integer(1)
     return (x - mu) / sigma, sigma
 
 
@@ -323,7 +323,7 @@ def _sym_normal(args: tuple[sympy.Expr, ...]) -> tuple[sympy.Expr, sympy.Expr]:
 def _normal_cdf_class() -> type:
     """The class of Φ in exact forms (made on first use: it subclasses a sympy class)."""
 
-    class NormalCDF(sympy.Function):  # type: ignore[misc]  # sympy is untyped
+    class NormalCDF(lazy.sympy.Function):  # type: ignore[misc]  # sympy is untyped
         """Φ(z), the standard normal distribution function, kept whole in exact forms so that a
         key reads ``normal_cdf(49/25) ≈ 0.975`` rather than a sum with ``erfc``."""
 
@@ -334,11 +334,11 @@ def _normal_cdf_class() -> type:
             # sympy's hook for simplifying Φ(z) on construction (not Python's eval): z is a
             # sympy object built from quizgym's own parse tree, never text.
             if z.is_zero:
-                return sympy.Rational(1, 2)
+                return lazy.sympy.Rational(1, 2)
             return None
 
         def _eval_evalf(self, prec: int) -> sympy.Expr:
-            return (sympy.erfc(-self.args[0] / sympy.sqrt(2)) / 2)._eval_evalf(prec)
+            return (lazy.sympy.erfc(-self.args[0] / lazy.sympy.sqrt(2)) / 2)._eval_evalf(prec)
 
         def _eval_is_real(self) -> bool | None:
             real: bool | None = self.args[0].is_real
@@ -359,8 +359,8 @@ def _sym_normal_cdf(*args: sympy.Expr) -> sympy.Expr:
 
 def _sym_normal_pdf(*args: sympy.Expr) -> sympy.Expr:
     z, sigma = _sym_normal(args)
-    _power_guard(z, sympy.Integer(2), None)
-    return sympy.exp(-(z**2) / 2) / (sigma * sympy.sqrt(2 * sympy.pi))
+    _power_guard(z, lazy.sympy.Integer(2), None)
+    return lazy.sympy.exp(-(z**2) / 2) / (sigma * lazy.sympy.sqrt(2 * lazy.sympy.pi))
 
 
 def _probability(name: str, p: mpf) -> mpf:
@@ -375,28 +375,30 @@ def _mp_binom_pmf(k: mpf, n: mpf, p: mpf) -> mpf:
     trials, hits = _whole("binom_pmf", n), _whole("binom_pmf", k)
     p = _probability("binom_pmf", p)
     if hits > trials:
-        return mpmath.mpf(0)
+        return lazy.mpmath.mpf(0)
     if p in (0, 1):
-        return mpmath.mpf(1 if hits == (0 if p == 0 else trials) else 0)
+        return lazy.mpmath.mpf(1 if hits == (0 if p == 0 else trials) else 0)
     # A probability is at most 1: only "too small" can happen. C(n, k) ≤ (e·n/k)^k bounds it
     # from above without the cancellation of a difference of huge log-gammas.
     pick = min(hits, trials - hits)
     comb_above = pick * math.log2(math.e * trials / pick) if pick else 0.0
-    log2_p = float((hits * mpmath.log(p) + (trials - hits) * mpmath.log(1 - p)) / _ln2())
+    log2_p = float((hits * lazy.mpmath.log(p) + (trials - hits) * lazy.mpmath.log(1 - p)) / _ln2())
     if comb_above + log2_p < -MAX_LOG2:
-        _bounded_log2("binom_pmf", mpmath.mpf(2 * MAX_LOG2))
+        _bounded_log2("binom_pmf", lazy.mpmath.mpf(2 * MAX_LOG2))
     return (
-        mpmath.binomial(trials, hits) * mpmath.power(p, hits) * mpmath.power(1 - p, trials - hits)
+        lazy.mpmath.binomial(trials, hits)
+        * lazy.mpmath.power(p, hits)
+        * lazy.mpmath.power(1 - p, trials - hits)
     )
 
 
 def _sym_binom_pmf(k: sympy.Expr, n: sympy.Expr, p: sympy.Expr) -> sympy.Expr:
     trials, hits = _sym_integer("binom_pmf", n), _sym_integer("binom_pmf", k)
     if hits > trials:
-        return sympy.Integer(0)
+        return lazy.sympy.Integer(0)
     _power_guard(p, hits, None)
     _power_guard(1 - p, trials - hits, None)
-    return sympy.binomial(trials, hits) * p**hits * (1 - p) ** (trials - hits)
+    return lazy.sympy.binomial(trials, hits) * p**hits * (1 - p) ** (trials - hits)
 
 
 def _mp_extreme(name: str) -> Callable[..., mpf]:
@@ -411,7 +413,7 @@ def _mp_extreme(name: str) -> Callable[..., mpf]:
 def _sym_extreme(name: str) -> Callable[..., sympy.Expr]:
     def sym(*args: sympy.Expr) -> sympy.Expr:
         if any(a.free_symbols for a in args):
-            return (sympy.Max if name == "max" else sympy.Min)(*args)
+            return (lazy.sympy.Max if name == "max" else lazy.sympy.Min)(*args)
         best = args[0]
         for other in args[1:]:
             difference = other - best
@@ -424,8 +426,8 @@ def _sym_extreme(name: str) -> Callable[..., sympy.Expr]:
 
 
 def _round_digits(digits: mpf | sympy.Expr) -> int:
-    if isinstance(digits, mpmath.mpf):
-        whole = bool(mpmath.isint(digits))
+    if isinstance(digits, lazy.mpmath.mpf):
+        whole = bool(lazy.mpmath.isint(digits))
     else:
         whole = bool(getattr(digits, "is_Integer", 0))
     if not whole:
@@ -439,30 +441,30 @@ def _round_digits(digits: mpf | sympy.Expr) -> int:
 def _snap(x: mpf) -> mpf:
     """x, or the integer it is within 30-digit noise of: 2.345·100 + 0.5 is 234.99999… in
     binary, and must round as the exact 235 does (the exact side decides keys exactly)."""
-    nearest = mpmath.nint(x)
-    return nearest if abs(x - nearest) <= (abs(x) + 1) * mpmath.mpf(10) ** (5 - DPS) else x
+    nearest = lazy.mpmath.nint(x)
+    return nearest if abs(x - nearest) <= (abs(x) + 1) * lazy.mpmath.mpf(10) ** (5 - DPS) else x
 
 
 def _mp_floor(x: mpf) -> mpf:
-    return mpmath.floor(_snap(x))
+    return lazy.mpmath.floor(_snap(x))
 
 
 def _mp_ceil(x: mpf) -> mpf:
-    return mpmath.ceil(_snap(x))
+    return lazy.mpmath.ceil(_snap(x))
 
 
 def _mp_round(x: mpf, digits: mpf | None = None) -> mpf:
     if digits is None:
-        return _mp_floor(x + mpmath.mpf("0.5"))
-    scale = mpmath.mpf(10) ** _round_digits(digits)
-    return _mp_floor(x * scale + mpmath.mpf("0.5")) / scale
+        return _mp_floor(x + lazy.mpmath.mpf("0.5"))
+    scale = lazy.mpmath.mpf(10) ** _round_digits(digits)
+    return _mp_floor(x * scale + lazy.mpmath.mpf("0.5")) / scale
 
 
 def _sym_round(x: sympy.Expr, digits: sympy.Expr | None = None) -> sympy.Expr:
-    half = sympy.Rational(1, 2)
+    half = lazy.sympy.Rational(1, 2)
     if digits is None:
         return _integer_part(x + half, "round", up=False)
-    scale = sympy.Integer(10) ** _round_digits(digits)
+    scale = lazy.sympy.Integer(10) ** _round_digits(digits)
     return _integer_part(x * scale + half, "round", up=False) / scale
 
 
@@ -480,21 +482,24 @@ def _integer_part(x: sympy.Expr, name: str, *, up: bool) -> sympy.Expr:
         ExactLimitError: which side of an integer the number lies on cannot be decided.
     """
     if x.free_symbols:
-        return sympy.ceiling(x) if up else sympy.floor(x)
+        return lazy.sympy.ceiling(x) if up else lazy.sympy.floor(x)
     if x.is_Rational:
         p, q = int(x.p), int(x.q)
-        return sympy.Integer(-(-p // q) if up else p // q)
+        return lazy.sympy.Integer(-(-p // q) if up else p // q)
     check_budget()
     try:
-        size = mpmath.mpf(sympy.N(x, 15))
-        whole = 0 if not size else max(0, int(mpmath.log10(abs(size))) + 1)
+        size = lazy.mpmath.mpf(lazy.sympy.N(x, 15))
+        whole = 0 if not size else max(0, int(lazy.mpmath.log10(abs(size))) + 1)
         digits = whole + DPS + 10
         value = x.evalf(digits, strict=True)
-        with mpmath.workdps(digits + 5):
-            number = mpmath.mpf(value)
-            below = int(mpmath.floor(number))
+        with lazy.mpmath.workdps(digits + 5):
+            number = lazy.mpmath.mpf(value)
+            below = int(lazy.mpmath.floor(number))
             fraction = number - below
-            decided = fraction > mpmath.mpf(10) ** -DPS and 1 - fraction > mpmath.mpf(10) ** -DPS
+            decided = (
+                fraction > lazy.mpmath.mpf(10) ** -DPS
+                and 1 - fraction > lazy.mpmath.mpf(10) ** -DPS
+            )
     except _precision_exhausted() as exc:
         raise ExactLimitError(
             f"{name}(...) cannot be decided exactly: its argument cannot be told apart from 0."
@@ -503,12 +508,13 @@ def _integer_part(x: sympy.Expr, name: str, *, up: bool) -> sympy.Expr:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ExactLimitError(f"{name}(...) cannot be decided exactly here ({reason}).") from exc
     if decided:
-        return sympy.Integer(below + 1 if up else below)
+        return lazy.sympy.Integer(below + 1 if up else below)
     if (
         root_size(x) <= 16
-        and max((abs(int(r.p)).bit_length() for r in x.atoms(sympy.Rational)), default=1) <= 256
+        and max((abs(int(r.p)).bit_length() for r in x.atoms(lazy.sympy.Rational)), default=1)
+        <= 256
     ):
-        exact = sympy.ceiling(x) if up else sympy.floor(x)
+        exact = lazy.sympy.ceiling(x) if up else lazy.sympy.floor(x)
         check_budget()
         if exact.is_Integer:
             return exact
@@ -519,9 +525,7 @@ def _integer_part(x: sympy.Expr, name: str, *, up: bool) -> sympy.Expr:
 
 
 def _precision_exhausted() -> type[Exception]:
-    from sympy.core.evalf import PrecisionExhausted
-
-    exception: type[Exception] = PrecisionExhausted
+    exception: type[Exception] = lazy.sympy.core.evalf.PrecisionExhausted
     return exception
 
 
@@ -529,7 +533,7 @@ def _sympy(name: str) -> Callable[..., sympy.Expr]:
     """sympy's function ``name``, looked up when a key is solved (not when the table is made)."""
 
     def call(*args: sympy.Expr) -> sympy.Expr:
-        value: sympy.Expr = getattr(sympy, name)(*args)
+        value: sympy.Expr = getattr(lazy.sympy, name)(*args)
         return value
 
     return call
@@ -539,7 +543,7 @@ def _mp(name: str) -> Callable[..., mpf]:
     """mpmath's function ``name``, looked up when it is called (mpmath is imported on first use)."""
 
     def call(*args: mpf) -> mpf:
-        value: mpf = getattr(mpmath, name)(*args)
+        value: mpf = getattr(lazy.mpmath, name)(*args)
         return value
 
     return call
@@ -551,7 +555,7 @@ def _fn(name: str, mp: Callable[..., mpf], sym: Callable[..., sympy.Expr], low: 
 
 
 def _deg(f: Callable[[sympy.Expr], sympy.Expr]) -> Callable[[sympy.Expr], sympy.Expr]:
-    return lambda x: f(sympy.pi * x / 180)
+    return lambda x: f(lazy.sympy.pi * x / 180)
 
 
 _SIN, _COS, _TAN = _sympy("sin"), _sympy("cos"), _sympy("tan")
@@ -564,7 +568,9 @@ STUDENT_FUNCTIONS: Mapping[str, Function] = MappingProxyType(
         "log10": _LOG10,
         "lg": _LOG10,
         "log2": _fn(
-            "log2", lambda x: mpmath.log(_positive("log2", x), 2), lambda x: sympy.log(x, 2)
+            "log2",
+            lambda x: lazy.mpmath.log(_positive("log2", x), 2),
+            lambda x: lazy.sympy.log(x, 2),
         ),
         "exp": _fn("exp", _mp_exp, _sym_exp),
         "sqrt": _fn("sqrt", _mp_sqrt, _sym_sqrt),
@@ -573,8 +579,8 @@ STUDENT_FUNCTIONS: Mapping[str, Function] = MappingProxyType(
         "sin": _fn("sin", _mp("sin"), _SIN),
         "cos": _fn("cos", _mp("cos"), _COS),
         "tan": _fn("tan", _mp_tan, _TAN),
-        "asin": _fn("asin", lambda x: mpmath.asin(_unit_interval("asin", x)), _sympy("asin")),
-        "acos": _fn("acos", lambda x: mpmath.acos(_unit_interval("acos", x)), _sympy("acos")),
+        "asin": _fn("asin", lambda x: lazy.mpmath.asin(_unit_interval("asin", x)), _sympy("asin")),
+        "acos": _fn("acos", lambda x: lazy.mpmath.acos(_unit_interval("acos", x)), _sympy("acos")),
         "atan": _fn("atan", _mp("atan"), _sympy("atan")),
         "atan2": _fn("atan2", _mp_atan2, _sym_atan2, 2, 2),
         "sind": _fn("sind", lambda x: _degrees("sind", x)[0], _deg(_SIN)),
@@ -608,8 +614,8 @@ STEP_FUNCTIONS = frozenset({"round", "floor", "ceil"})
 
 CONSTANTS: Mapping[str, Constant] = MappingProxyType(
     {
-        "e": Constant("e", lambda: +mpmath.e, "E"),
-        "pi": Constant("pi", lambda: +mpmath.pi, "pi"),
+        "e": Constant("e", lambda: +lazy.mpmath.e, "E"),
+        "pi": Constant("pi", lambda: +lazy.mpmath.pi, "pi"),
     }
 )
 

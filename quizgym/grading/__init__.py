@@ -9,7 +9,9 @@ earlier releases spell it. A whole class is graded by :func:`grade_submissions`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from quizgym.lazy import names_from
 
 if TYPE_CHECKING:
     from quizgym.answers import Status, Verdict, grade_question, grade_response
@@ -18,13 +20,12 @@ if TYPE_CHECKING:
 __all__ = ["GradeRun", "Status", "Verdict", "grade_question", "grade_response", "grade_submissions"]
 
 
-def __getattr__(name: str) -> Any:
-    if name in {"GradeRun", "grade_submissions"}:
-        from quizgym.grading import run
-
-        return getattr(run, name)
-    if name in {"Status", "Verdict", "grade_question", "grade_response"}:
-        import quizgym.answers as engine
-
-        return getattr(engine, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = names_from(
+    __name__,
+    {
+        **dict.fromkeys(["GradeRun", "grade_submissions"], "run"),
+        **dict.fromkeys(
+            ["Status", "Verdict", "grade_question", "grade_response"], "quizgym.answers"
+        ),
+    },
+)

@@ -9,7 +9,9 @@
 - :mod:`~quizgym.render.report`: ``report.html`` after grading.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from quizgym.lazy import names_from
 
 if TYPE_CHECKING:
     from quizgym.render.documents import (
@@ -57,36 +59,21 @@ __all__ = [
     "today",
 ]
 
-_DOCUMENTS = {"FORMATS", "PAPERS", "Rendered", "html_to_pdf", "render_files", "render_key"}
-_DOCUMENTS |= {"render_worksheet", "today"}
-_MARKUP = {"escape_markdown", "math_html", "math_markdown", "math_plain", "parse_math"}
+_HOMES = {
+    **dict.fromkeys(
+        ["FORMATS", "PAPERS", "Rendered", "html_to_pdf", "render_files", "render_key"], "documents"
+    ),
+    **dict.fromkeys(["render_worksheet", "today"], "documents"),
+    "make_env": "env",
+    **dict.fromkeys(
+        ["escape_markdown", "math_html", "math_markdown", "math_plain", "parse_math"], "markup"
+    ),
+    **dict.fromkeys(["RosterError", "Student", "read_roster"], "roster"),
+    **dict.fromkeys(["key_view", "question_view"], "views"),
+    "select_questions": "quizgym.selection",
+}
+"""The module each name lives in, imported when the name is first asked for: the grading report
+(:mod:`quizgym.render.report`) needs the environment and the markup filters, not the worksheets'
+modules."""
 
-
-def __getattr__(name: str) -> Any:
-    # Each name is loaded on first use: the grading report (quizgym.render.report) needs the
-    # environment and the markup filters, not the worksheets' modules.
-    if name in _DOCUMENTS:
-        from quizgym.render import documents
-
-        return getattr(documents, name)
-    if name == "make_env":
-        from quizgym.render import env
-
-        return env.make_env
-    if name in _MARKUP:
-        from quizgym.render import markup
-
-        return getattr(markup, name)
-    if name in {"RosterError", "Student", "read_roster"}:
-        from quizgym.render import roster
-
-        return getattr(roster, name)
-    if name in {"key_view", "question_view"}:
-        from quizgym.render import views
-
-        return getattr(views, name)
-    if name == "select_questions":
-        from quizgym.selection import select_questions
-
-        return select_questions
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = names_from(__name__, _HOMES)

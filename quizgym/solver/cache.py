@@ -48,10 +48,14 @@ import importlib
 import importlib.util
 import json
 import os
+import sys
 import threading
+import typing
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from quizgym import lazy
 from quizgym.places import CACHE_ENV, OFF_ENV, cache_dir, library_stamp
 from quizgym.version import __version__
 
@@ -253,8 +257,6 @@ def _record(name: str) -> type:
 
 
 def _add_records(todo: list[Any]) -> None:
-    import typing
-
     while todo:
         item = todo.pop()
         if not isinstance(item, type) or typing.get_origin(item) is not None:  # what it names
@@ -276,6 +278,25 @@ def _kept(field: dataclasses.Field[Any]) -> bool:
     return bool(field.metadata.get("stored", True))
 
 
+class _Libraries(Mapping[str, Any]):
+    """The heavy libraries an annotation names (``mpmath.mpf``), each imported only when an
+    annotation that names it is read (a module reaches them as ``lazy.mpmath``)."""
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in lazy.LIBRARIES:
+            raise KeyError(name)
+        return getattr(lazy, name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+_HEAVY_NAMES = _Libraries()
+
+
 def _field_type(cls: type, field: dataclasses.Field[Any]) -> Any:
     """A stored field's type, its annotation read as ``typing.get_type_hints`` reads it, field
     by field: a field left out (a key's sympy form) is not evaluated, so sympy is not imported.
@@ -285,10 +306,8 @@ def _field_type(cls: type, field: dataclasses.Field[Any]) -> Any:
     """
     if not isinstance(field.type, str):
         return field.type
-    import sys
-
     try:  # the annotation is quizgym's own source text, evaluated as typing would
-        return eval(field.type, vars(sys.modules[cls.__module__]))  # noqa: S307
+        return eval(field.type, vars(sys.modules[cls.__module__]), _HEAVY_NAMES)  # noqa: S307
     except NameError as exc:
         where = f"{_qualified(cls)}.{field.name}"
         raise TypeError(f"{where}: its type cannot be found: {exc}") from None
@@ -338,11 +357,9 @@ def decode(data: Any) -> Any:
             raise TypeError(f"not an enum's value: {data['enum']}")
         return kind(value)  # a member looked up by its value: nothing is built
     if "mpf" in data:
-        import mpmath
-
         sign, man, exp, bits = data["mpf"]
-        with mpmath.workprec(max(int(bits), 53)):  # every bit as stored, none rounded off
-            return mpmath.mpf((int(sign), int(man), int(exp), int(bits)))
+        with lazy.mpmath.workprec(max(int(bits), 53)):  # every bit as stored, none rounded off
+            return lazy.mpmath.mpf((int(sign), int(man), int(exp), int(bits)))
     if "dataclass" in data:
         cls: type = _record(data["dataclass"])
         if not dataclasses.is_dataclass(cls):

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import mpmath
 
+from quizgym import lazy
 from quizgym.errors import AnswerParseError, BankError, Finding, QuizgymError
 from quizgym.expr import (
     Condition,
@@ -40,7 +41,6 @@ from quizgym.expr import (
     to_sympy,
     work_seconds,
 )
-from quizgym.lazy import lazy
 from quizgym.model import (
     FUNCTION_HEAD,
     AnyQuestion,
@@ -67,8 +67,6 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
     import sympy
-else:
-    sympy = lazy("sympy")  # solving keys exactly; keys read back from the cache need none
 
 __all__ = [
     "Budget",
@@ -542,7 +540,7 @@ _MISSING = object()
 def exact_params(variant: Variant) -> dict[str, sympy.Expr]:
     """A variant's parameter and derived values as exact sympy numbers, for solving its keys."""
     return {
-        name: sympy.Rational(value.numerator, value.denominator)
+        name: lazy.sympy.Rational(value.numerator, value.denominator)
         if isinstance(value, Fraction)
         else value
         for name, value in variant.values.items()

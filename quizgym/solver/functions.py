@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from quizgym import lazy
 from quizgym.errors import AnswerParseError
 from quizgym.expr import (
     CONSTANTS,
@@ -38,19 +39,14 @@ from quizgym.expr import (
     parse,
     parse_condition,
 )
-from quizgym.lazy import lazy
 
 # The bank format (pydantic) is imported by the functions that read it: ``quizgym solve`` and a
 # warm command use the table without it.
 if TYPE_CHECKING:
-    import mpmath
     import sympy
     from mpmath import mpf
 
     from quizgym.model import FunctionDef
-else:
-    sympy = lazy("sympy")  # exact keys only
-    mpmath = lazy("mpmath")  # 30-digit values: ``quizgym solve 2.30`` needs none
 
 __all__ = [
     "BUILTINS",
@@ -82,11 +78,15 @@ def _probability_sym(p: sympy.Expr) -> sympy.Expr:
 
 
 def _mlm_mp(*ps: mpf) -> mpf:
-    return -mpmath.fsum(mpmath.log(_probability_mp(p)) for p in ps) if ps else mpmath.mpf(0)
+    return (
+        -lazy.mpmath.fsum(lazy.mpmath.log(_probability_mp(p)) for p in ps)
+        if ps
+        else lazy.mpmath.mpf(0)
+    )
 
 
 def _mlm_sym(*ps: sympy.Expr) -> sympy.Expr:
-    return -sympy.Add(*(sympy.log(_probability_sym(p)) for p in ps))
+    return -lazy.sympy.Add(*(lazy.sympy.log(_probability_sym(p)) for p in ps))
 
 
 BUILTINS: Mapping[str, Function] = {
@@ -135,8 +135,8 @@ class FunctionTable:
 def bank_constant(name: str, value: float) -> Constant:
     """A named constant of a bank or pack: its decimal, exact (9.81 is 981/100)."""
     exact = Fraction(repr(float(value))) if not float(value).is_integer() else Fraction(int(value))
-    with mpmath.workdps(30):
-        number = mpmath.mpf(exact.numerator) / exact.denominator
+    with lazy.mpmath.workdps(30):
+        number = lazy.mpmath.mpf(exact.numerator) / exact.denominator
     return Constant(name, lambda: number, exact=exact)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from quizgym import lazy
 from quizgym.errors import AnswerParseError
 from quizgym.expr import (
     DPS,
@@ -31,7 +32,6 @@ from quizgym.expr import (
     to_sympy,
     to_text,
 )
-from quizgym.lazy import lazy
 from quizgym.solver.functions import STEP_FUNCTIONS, FunctionTable
 from quizgym.solver.quick import (
     LogForm,
@@ -45,9 +45,6 @@ from quizgym.solver.quick import (
 if TYPE_CHECKING:
     import mpmath
     import sympy
-else:
-    sympy = lazy("sympy")  # solving exactly; a key read back from the cache needs none
-    mpmath = lazy("mpmath")  # 30-digit values; plain arithmetic is shown from its fraction
 
 __all__ = [
     "Key",
@@ -190,34 +187,34 @@ def tidy(expr: sympy.Expr) -> sympy.Expr:
     log of a rational (``ln(125/24)``); products and quotients are tidied factor by factor, so
     a ratio of losses reads ``ln(10/9)/ln(100/99)``.
     """
-    if not expr.has(sympy.log):
-        return sympy.nsimplify(expr) if expr.is_Float else expr
+    if not expr.has(lazy.sympy.log):
+        return lazy.sympy.nsimplify(expr) if expr.is_Float else expr
     if _is_log_term(expr):
         # Already one logarithm: ln 40000 stays ln 40000 (not 2 ln 200); −ln(9/10) reads ln(10/9).
         coefficient, log = expr.as_coeff_Mul()
-        if isinstance(log, sympy.log) and log.args[0].is_Rational and 0 < log.args[0] < 1:
-            return -coefficient * sympy.log(1 / log.args[0])
+        if isinstance(log, lazy.sympy.log) and log.args[0].is_Rational and 0 < log.args[0] < 1:
+            return -coefficient * lazy.sympy.log(1 / log.args[0])
         return expr
     check_budget()
-    if isinstance(expr, sympy.Mul | sympy.Pow):
+    if isinstance(expr, lazy.sympy.Mul | lazy.sympy.Pow):
         return expr.func(*(tidy(arg) for arg in expr.args))
     if not _logs_factor_quickly(expr):
         return expr  # expand_log factors the integers in ln(a)/ln(b): not for large ones
-    expanded = sympy.expand_log(expr, force=True)
-    if not isinstance(expanded, sympy.Add):
+    expanded = lazy.sympy.expand_log(expr, force=True)
+    if not isinstance(expanded, lazy.sympy.Add):
         return expanded
     if not _combines_small(expr):
         return expr  # tidying is for reading: a form too large to combine stays as written
     check_budget()
-    combined = sympy.logcombine(expr, force=True)
-    if isinstance(combined, sympy.log):
+    combined = lazy.sympy.logcombine(expr, force=True)
+    if isinstance(combined, lazy.sympy.log):
         return combined
     if (
-        isinstance(combined, sympy.Mul)
+        isinstance(combined, lazy.sympy.Mul)
         and combined.args[0] == -1
-        and isinstance(combined.args[1], sympy.log)
+        and isinstance(combined.args[1], lazy.sympy.log)
     ):
-        return sympy.log(1 / combined.args[1].args[0], evaluate=True)
+        return lazy.sympy.log(1 / combined.args[1].args[0], evaluate=True)
     return expr
 
 
@@ -227,7 +224,7 @@ _FACTOR_BITS = 64
 
 def _logs_factor_quickly(expr: sympy.Expr) -> bool:
     """Whether every logarithm's argument is built from integers below 2^64."""
-    return all(exact_bits(log.args[0]) <= _FACTOR_BITS for log in expr.atoms(sympy.log))
+    return all(exact_bits(log.args[0]) <= _FACTOR_BITS for log in expr.atoms(lazy.sympy.log))
 
 
 def _combines_small(expr: sympy.Expr) -> bool:
@@ -237,10 +234,10 @@ def _combines_small(expr: sympy.Expr) -> bool:
     :func:`~quizgym.expr.root_size`.
     """
     bits = 0
-    for term in sympy.Add.make_args(expr):
+    for term in lazy.sympy.Add.make_args(expr):
         coefficient, rest = term.as_coeff_Mul()
-        for factor in sympy.Mul.make_args(rest):
-            if not isinstance(factor, sympy.log):
+        for factor in lazy.sympy.Mul.make_args(rest):
+            if not isinstance(factor, lazy.sympy.log):
                 continue
             size = exact_bits(factor.args[0]) + root_size(factor.args[0])
             if coefficient.is_Rational:
@@ -254,12 +251,12 @@ def _combines_small(expr: sympy.Expr) -> bool:
 
 def _is_log_term(expr: sympy.Expr) -> bool:
     """``c * ln(x)``: a number times one logarithm."""
-    if isinstance(expr, sympy.log):
+    if isinstance(expr, lazy.sympy.log):
         return True
-    if isinstance(expr, sympy.Mul):
-        logs = [a for a in expr.args if isinstance(a, sympy.log)]
+    if isinstance(expr, lazy.sympy.Mul):
+        logs = [a for a in expr.args if isinstance(a, lazy.sympy.log)]
         return len(logs) == 1 and all(
-            a.is_number and not a.has(sympy.log) for a in expr.args if a not in logs
+            a.is_number and not a.has(lazy.sympy.log) for a in expr.args if a not in logs
         )
     return False
 
@@ -268,14 +265,14 @@ def _is_log_term(expr: sympy.Expr) -> bool:
 def _largest() -> mpmath.mpf:
     """Keys are compared as floats (binary64 ends near 1.8e308): a larger key could not be
     graded. Made at mpmath's default precision, as when it was made on import."""
-    with mpmath.workprec(53):
-        return mpmath.mpf("1e300")
+    with lazy.mpmath.workprec(53):
+        return lazy.mpmath.mpf("1e300")
 
 
 def to_mpf(expr: sympy.Expr) -> mpmath.mpf:
     """An exact expression as a 30-digit mpmath number (the conversion keeps all 30 digits)."""
-    with mpmath.workdps(DPS):
-        return mpmath.mpf(sympy.N(expr, DPS))
+    with lazy.mpmath.workdps(DPS):
+        return lazy.mpmath.mpf(lazy.sympy.N(expr, DPS))
 
 
 def exact_key(parsed: Parsed, env: Mapping[str, sympy.Expr], *, decimal: int | None = None) -> Key:
@@ -289,7 +286,7 @@ def exact_key(parsed: Parsed, env: Mapping[str, sympy.Expr], *, decimal: int | N
     exact = tidy(exact)  # bounded on its own: it skips a combination that would be too large
     check_budget()
     value = to_mpf(exact) if exact.is_real else None
-    if value is None or not mpmath.isfinite(value):
+    if value is None or not lazy.mpmath.isfinite(value):
         raise AnswerParseError(f"the key evaluates to {exact}, not a finite real number")
     in_range(value, "the key")
     return Key.of(exact, value=value, decimal=decimal)
@@ -330,8 +327,8 @@ class Solution:
     def value(self) -> mpmath.mpf:
         """The value to 30 digits."""
         if isinstance(self.raw, Fraction):
-            with mpmath.workdps(DPS):
-                return mpmath.mpf(self.raw.numerator) / self.raw.denominator
+            with lazy.mpmath.workdps(DPS):
+                return lazy.mpmath.mpf(self.raw.numerator) / self.raw.denominator
         if isinstance(self.raw, LogForm):
             return self.raw.value()
         return self.raw
@@ -397,8 +394,8 @@ def solve(text: str, *, table: FunctionTable | None = None) -> Solution:
     approx = evaluate(parsed)
     rational = rational_value(parsed)
     if rational is not None:  # plain arithmetic on decimals: exact without sympy
-        with mpmath.workdps(DPS):
-            value = mpmath.mpf(rational.numerator) / rational.denominator
+        with lazy.mpmath.workdps(DPS):
+            value = lazy.mpmath.mpf(rational.numerator) / rational.denominator
         shown = str(rational)  # as sympy prints a rational: 23/10, -3, 1/3
     else:
         try:
@@ -437,5 +434,5 @@ def _reads_as(text: str, value: mpmath.mpf, table: FunctionTable) -> bool:
         again = evaluate(table.parse(text))
     except AnswerParseError:
         return False
-    with mpmath.workdps(DPS):
-        return bool(abs(again - value) <= abs(value) * mpmath.mpf(10) ** -25)
+    with lazy.mpmath.workdps(DPS):
+        return bool(abs(again - value) <= abs(value) * lazy.mpmath.mpf(10) ** -25)

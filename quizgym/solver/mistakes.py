@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import mpmath
 
+from quizgym import lazy
 from quizgym.errors import AnswerParseError
 from quizgym.expr import Parsed, evaluate, tree_call
 from quizgym.solver.functions import FunctionTable
@@ -81,9 +82,8 @@ class CompiledRule:
         if self.uses:
             if key.exact is None:  # a key read back from storage: the caller solves it again
                 return None
-            import sympy  # the key's exact form is a sympy expression: imported already
-
-            if not all(key.exact.has(getattr(sympy, u)) for u in self.uses):
+            # the key's exact form is a sympy expression: sympy is imported already
+            if not all(key.exact.has(getattr(lazy.sympy, u)) for u in self.uses):
                 return None
         n_args = 0
         if rule.key_calls is not None:

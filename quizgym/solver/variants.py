@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, overload
 
 import mpmath
 
+from quizgym import lazy
 from quizgym.errors import AnswerParseError
 from quizgym.expr import (
     DPS,
@@ -40,7 +41,6 @@ from quizgym.expr import (
     rational_value,
     to_sympy,
 )
-from quizgym.lazy import lazy
 from quizgym.model import (
     LETTERS,
     PLACEHOLDER,
@@ -73,8 +73,6 @@ if TYPE_CHECKING:
 
     Exact: TypeAlias = Fraction | sympy.Expr
     """An exact value: a Fraction when rational, else sympy's exact form (``sqrt(2)``)."""
-else:
-    np = lazy("numpy")  # a whole class's draws only
 
 __all__ = [
     "Draw",
@@ -267,24 +265,24 @@ def student_keys(
 def keys_of(digests: bytes) -> npt.NDArray[np.uint64]:
     """The keys of :func:`student_digests`' digests, one after another."""
     # Each 32-byte digest is four big-endian 64-bit words; the key is the first.
-    return np.frombuffer(digests, dtype=">u8")[::4].astype(np.uint64)
+    return lazy.numpy.frombuffer(digests, dtype=">u8")[::4].astype(lazy.numpy.uint64)
 
 
 def _mix_array(z: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(MIX1)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(MIX2)
-    return z ^ (z >> np.uint64(31))
+    z = (z ^ (z >> lazy.numpy.uint64(30))) * lazy.numpy.uint64(MIX1)
+    z = (z ^ (z >> lazy.numpy.uint64(27))) * lazy.numpy.uint64(MIX2)
+    return z ^ (z >> lazy.numpy.uint64(31))
 
 
 def _draw_array(states: npt.NDArray[np.uint64], k: int) -> npt.NDArray[np.uint64]:
-    step = np.array([((k + 1) * GAMMA) & MASK], dtype=np.uint64)
+    step = lazy.numpy.array([((k + 1) * GAMMA) & MASK], dtype=lazy.numpy.uint64)
     return _mix_array(states + step)
 
 
 def _attempt_array(states: npt.NDArray[np.uint64], attempt: int) -> npt.NDArray[np.uint64]:
     if not attempt:
         return states
-    return _mix_array(states + np.uint64((attempt * ATTEMPT) & MASK))
+    return _mix_array(states + lazy.numpy.uint64((attempt * ATTEMPT) & MASK))
 
 
 @dataclass(frozen=True)
@@ -469,22 +467,27 @@ class Draw:
         """
         count = len(students)
         if not self.varies:
-            return [self.variant()], np.zeros(count, dtype=np.int64)
+            return [self.variant()], lazy.numpy.zeros(count, dtype=lazy.numpy.int64)
         table = self.params
         choices = self.choices if self.shuffled else 0
-        defaults = np.zeros(count, dtype=np.bool_)  # no student and no seed: the default variant
+        defaults = lazy.numpy.zeros(
+            count, dtype=lazy.numpy.bool_
+        )  # no student and no seed: the default variant
         if None in students:
-            defaults = np.fromiter(
+            defaults = lazy.numpy.fromiter(
                 (s is None and d is None for s, d in zip(students, seeds, strict=True)),
-                dtype=np.bool_,
+                dtype=lazy.numpy.bool_,
                 count=count,
             )
         if keys is None:
             keys = student_keys(self.bank, students, seeds)
-        states = keys ^ np.uint64(self.salt)
+        states = keys ^ lazy.numpy.uint64(self.salt)
         draws = self._rows(states)
-        default_row = np.concatenate(
-            [np.zeros(len(table), dtype=np.uint64), np.arange(choices, dtype=np.uint64)]
+        default_row = lazy.numpy.concatenate(
+            [
+                lazy.numpy.zeros(len(table), dtype=lazy.numpy.uint64),
+                lazy.numpy.arange(choices, dtype=lazy.numpy.uint64),
+            ]
         )
         draws[defaults] = default_row
         if self.where:
@@ -492,41 +495,46 @@ class Draw:
         # One integer per student (mixed radix over the draws), grouped in O(n) where it fits.
         radices = [len(values) for _, values in table] + [choices] * (draws.shape[1] - len(table))
         if math.prod(radices) < 2**62:
-            flat = np.zeros(count, dtype=np.int64)
+            flat = lazy.numpy.zeros(count, dtype=lazy.numpy.int64)
             for column, radix in zip(draws.T, radices, strict=True):
-                flat = flat * radix + column.astype(np.int64)
+                flat = flat * radix + column.astype(lazy.numpy.int64)
             from quizgym.arrays import group
 
             _, first, inverse = group(flat)
             unique, codes = draws[first], inverse
         else:
-            unique, codes = np.unique(draws, axis=0, return_inverse=True)
+            unique, codes = lazy.numpy.unique(draws, axis=0, return_inverse=True)
         variants = []
         for row in unique:
             params = {name: values[int(row[k])] for k, (name, values) in enumerate(table)}
             order = tuple(int(x) for x in row[len(table) :]) or tuple(range(self.choices))
             variants.append(self._variant(params, order))
-        return variants, np.asarray(codes, dtype=np.int64).reshape(-1)
+        return variants, lazy.numpy.asarray(codes, dtype=lazy.numpy.int64).reshape(-1)
 
     def _rows(self, states: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
         """Each state's draw: one row of parameter picks, then the choice order if shuffled."""
         count, table = len(states), self.params
         choices = self.choices if self.shuffled else 0
         columns = [
-            _draw_array(states, k) % np.uint64(len(values)) for k, (_, values) in enumerate(table)
+            _draw_array(states, k) % lazy.numpy.uint64(len(values))
+            for k, (_, values) in enumerate(table)
         ]
         if self.shuffled:
-            orders = np.tile(np.arange(choices, dtype=np.uint64), (count, 1))
-            rows = np.arange(count)
+            orders = lazy.numpy.tile(
+                lazy.numpy.arange(choices, dtype=lazy.numpy.uint64), (count, 1)
+            )
+            rows = lazy.numpy.arange(count)
             for position, i in enumerate(range(choices - 1, 0, -1)):
-                j = (_draw_array(states, len(table) + position) % np.uint64(i + 1)).astype(np.intp)
+                j = (_draw_array(states, len(table) + position) % lazy.numpy.uint64(i + 1)).astype(
+                    lazy.numpy.intp
+                )
                 swapped = orders[rows, j].copy()
                 orders[rows, j] = orders[:, i]
                 orders[:, i] = swapped
             columns.extend(orders[:, c] for c in range(choices))
         if not columns:
-            return np.zeros((count, 0), dtype=np.uint64)
-        return np.stack(columns, axis=1)
+            return lazy.numpy.zeros((count, 0), dtype=lazy.numpy.uint64)
+        return lazy.numpy.stack(columns, axis=1)
 
     def _redraw(
         self,
@@ -541,17 +549,17 @@ class Draw:
         pending = pending.copy()
         width = len(self.params)
         for attempt in range(ATTEMPTS):
-            rows = np.flatnonzero(pending)
+            rows = lazy.numpy.flatnonzero(pending)
             if not len(rows):
                 return
-            unique, inverse = np.unique(draws[rows, :width], axis=0, return_inverse=True)
+            unique, inverse = lazy.numpy.unique(draws[rows, :width], axis=0, return_inverse=True)
             verdicts = []
             for row in unique:
                 picks = tuple(int(x) for x in row)
                 if picks not in judged:
                     judged[picks] = self.accepts(self._pick(picks))
                 verdicts.append(judged[picks])
-            accepted = np.array(verdicts, dtype=np.bool_)[inverse.reshape(-1)]
+            accepted = lazy.numpy.array(verdicts, dtype=lazy.numpy.bool_)[inverse.reshape(-1)]
             pending[rows[accepted]] = False
             rejected = rows[~accepted]
             if len(rejected) and attempt + 1 < ATTEMPTS:

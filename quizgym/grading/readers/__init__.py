@@ -18,7 +18,9 @@ its pieces with the same readers (:mod:`quizgym.grading.pieces`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from quizgym.lazy import names_from
 
 if TYPE_CHECKING:
     from quizgym.grading.readers.layout import Layout, layout_of
@@ -37,22 +39,13 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    # Each name is loaded on first use: the text and layout readers need none of the others.
-    if name in {"Layout", "layout_of"}:
-        from quizgym.grading.readers import layout
-
-        return getattr(layout, name)
-    if name == "read_long":
-        from quizgym.grading.readers import long
-
-        return long.read_long
-    if name in {"read_submissions", "recognised", "slot_ids"}:
-        from quizgym.grading.readers import submissions
-
-        return getattr(submissions, name)
-    if name == "read_wide":
-        from quizgym.grading.readers import wide
-
-        return wide.read_wide
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Each name is loaded on first use: the text and layout readers need none of the others.
+__getattr__ = names_from(
+    __name__,
+    {
+        **dict.fromkeys(["Layout", "layout_of"], "layout"),
+        "read_long": "long",
+        **dict.fromkeys(["read_submissions", "recognised", "slot_ids"], "submissions"),
+        "read_wide": "wide",
+    },
+)
