@@ -1,13 +1,13 @@
-"""quizgym: one plain-text question bank, checked like code.
+"""quizgym's public library surface: a bank's file or text in; the bank, its compiled form,
+verdicts, documents, exports and a class's grades out."""
 
-The public library surface is listed here, and only here::
-
-    from quizgym import load_bank, compile_bank, grade_response   # recommended
-    from quizgym.grading.batch import grade_partition              # internals: may change
-
-Each name is imported on first use, so ``import quizgym`` (and ``quizgym --help``) stays light.
-docs/architecture.md shows how the modules behind them are arranged.
-"""
+# The public library surface is listed here, and only here:
+#
+#     from quizgym import load_bank, compile_bank, grade_response   # recommended
+#     from quizgym.grading.batch import grade_partition              # internals: may change
+#
+# Each name is imported on first use, so ``import quizgym`` (and ``quizgym --help``) stays light.
+# docs/architecture.md shows how the modules behind them are arranged.
 
 from __future__ import annotations
 

@@ -1,3 +1,5 @@
+"""``python -m quizgym``: the command line's arguments in, the ``quizgym`` command run out."""
+
 from quizgym.cli import main
 
 if __name__ == "__main__":

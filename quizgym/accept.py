@@ -1,21 +1,5 @@
-"""What the engine accepts for one numeric blank, as closed runs of decimals an LMS can hold.
-
-An LMS compares a number with ranges; the engine compares a typed text with a key. The two
-agree when the ranges hold exactly the decimals the engine accepts, so the ranges are found by
-asking the engine itself (:func:`quizgym.tolerance.compare` on the text a student would type),
-one grid step at a time near each edge, never by re-deriving its rules here:
-
-- ``auto``: the band ``key ± (1e-3·|key| + 1e-9)`` and, when it lies outside the band, the key
-  rounded to 3 significant figures (ln 10 → 2.30 and [2.300283, 2.304888], but not 2.3001);
-- ``rel``, ``abs``, ``sigfigs``, ``decimals``: one interval, with the engine's own edges (strict
-  for sigfigs and decimals, whatever its float arithmetic says at the exact edge);
-- every policy: the exact band (relative 1e-9), which matters only for tiny tolerances.
-
-The grid is what the LMS tells apart: the 12th significant digit for an LMS that compares
-numbers as typed (Moodle, QTI 2.1 players), 4 decimal places for Canvas, whose quiz page rounds
-every numeric answer to 4 places before it is scored. A typed answer with more digits than the
-grid counts as its nearest grid point.
-"""
+"""One numeric blank (its key and tolerance) in, the closed runs of decimals the answer engine
+accepts out, as ranges an LMS can hold."""
 
 from __future__ import annotations
 
@@ -119,6 +103,22 @@ def engine_accepts(text: str, *, target: float, tolerance: Tolerance) -> bool:
 
 def accepted_runs(*, target: float, tolerance: Tolerance, grid: Grid) -> tuple[Run, ...]:
     """The runs of grid decimals the engine accepts for ``target``, sorted, disjoint.
+
+    An LMS compares a number with ranges; the engine compares a typed text with a key. The two agree
+    when the ranges hold exactly the decimals the engine accepts, so the ranges are found by asking
+    the engine itself (:func:`quizgym.tolerance.compare` on the text a student would type), one grid
+    step at a time near each edge, never by re-deriving its rules here:
+
+    - ``auto``: the band ``key ± (1e-3·|key| + 1e-9)`` and, when it lies outside the band, the key
+      rounded to 3 significant figures (ln 10 → 2.30 and [2.300283, 2.304888], but not 2.3001);
+    - ``rel``, ``abs``, ``sigfigs``, ``decimals``: one interval, with the engine's own edges (strict
+      for sigfigs and decimals, whatever its float arithmetic says at the exact edge);
+    - every policy: the exact band (relative 1e-9), which matters only for tiny tolerances.
+
+    The grid is what the LMS tells apart: the 12th significant digit for an LMS that compares
+    numbers as typed (Moodle, QTI 2.1 players), 4 decimal places for Canvas, whose quiz page rounds
+    every numeric answer to 4 places before it is scored. A typed answer with more digits than the
+    grid counts as its nearest grid point.
 
     Args:
         target: the key (or a mistake's value, which the engine compares the same way).

@@ -1,26 +1,5 @@
-"""Item and test statistics: Moodle's quiz statistics, Canvas's point-biserials, distractors.
-
-Conventions (stated again in the report, because instructors compare with both LMSs):
-
-- item statistics follow Moodle (``question/classes/statistics/questions/calculator.php``):
-  variances and covariances divide by s − 1; the discrimination index is the **item–rest**
-  Pearson correlation (the item's mark against the rest of the test), ×100; discriminative
-  efficiency divides the item–rest covariance by the largest one the two marginal distributions
-  allow; effective weight uses cov(item, total);
-- test statistics follow Moodle's quiz calculator: sample SD, skewness k3/k2^1.5 and excess
-  kurtosis k4/k2² with small-sample corrections, CIC (Cronbach's α, = KR-20 for 0/1 items),
-  error ratio and standard error;
-- ``pbis`` is the **item–total** Pearson correlation (the item included), Canvas's convention;
-  per-option point-biserials follow Canvas's formula with population SDs, over the students who
-  answered the item, against the total (``rpb_total``) and against the rest (``rpb_rest``);
-- score groups are Canvas's top and bottom 27 % by total, ties going to the higher group;
-- agreement between the rubric's suggested scores and a teacher's is Cohen's κ
-  (:func:`cohens_kappa`), unweighted or with linear weights for ordered scores.
-
-Everything is computed from :class:`Sums`: per slot, counts of (mark, total) pairs, of
-(option, mark, total) and of (tag, total), plus a histogram of totals. Sums of partitions merge by
-adding counts, in any order, so the statistics of a class graded in chunks are those of the whole.
-"""
+"""Per-slot counts (:class:`Sums`) in; item and test statistics as Moodle's and Canvas's quiz
+reports define them, distractors and rubric agreement out."""
 
 from __future__ import annotations
 
@@ -591,7 +570,29 @@ def _coupled(
 
 
 def combine(sums: Sums) -> Statistics:
-    """Compute every statistic from the (merged) sums of a class."""
+    """Compute every statistic from the (merged) sums of a class.
+
+    Conventions (stated again in the report, because instructors compare with both LMSs):
+
+    - item statistics follow Moodle (``question/classes/statistics/questions/calculator.php``):
+      variances and covariances divide by s − 1; the discrimination index is the **item–rest**
+      Pearson correlation (the item's mark against the rest of the test), ×100; discriminative
+      efficiency divides the item–rest covariance by the largest one the two marginal distributions
+      allow; effective weight uses cov(item, total);
+    - test statistics follow Moodle's quiz calculator: sample SD, skewness k3/k2^1.5 and excess
+      kurtosis k4/k2² with small-sample corrections, CIC (Cronbach's α, = KR-20 for 0/1 items),
+      error ratio and standard error;
+    - ``pbis`` is the **item–total** Pearson correlation (the item included), Canvas's convention;
+      per-option point-biserials follow Canvas's formula with population SDs, over the students who
+      answered the item, against the total (``rpb_total``) and against the rest (``rpb_rest``);
+    - score groups are Canvas's top and bottom 27 % by total, ties going to the higher group;
+    - agreement between the rubric's suggested scores and a teacher's is Cohen's κ
+      (:func:`cohens_kappa`), unweighted or with linear weights for ordered scores.
+
+    Everything is computed from :class:`Sums`: per slot, counts of (mark, total) pairs, of (option,
+    mark, total) and of (tag, total), plus a histogram of totals. Sums of partitions merge by adding
+    counts, in any order, so the statistics of a class graded in chunks are those of the whole.
+    """
     s = sums.n
     max_total = float(sum(slot.points for slot in sums.slots))
     moments = [_item_moments(m, s) if s > 1 else (math.nan,) * 6 for m in sums.marks]

@@ -1,11 +1,5 @@
-"""The answer engine: one response → one :class:`Verdict`, the single source of truth for what
-counts as right.
-
-It sits just above the solver, below everything that shows or grades answers: the drill, the
-worksheets' keys, the exports and the batch grader all defer to this module (the batch grader
-re-implements only the numeric comparison in NumPy, and a property test holds the two paths to
-the same verdict on every response).
-"""
+"""One response and its slot in, one :class:`Verdict` out: the single source of truth for what
+counts as right."""
 
 from __future__ import annotations
 
@@ -784,6 +778,11 @@ def grade_response(
     variant: Variant | None = None,
 ) -> Verdict:
     """Grade one response to one question (or one part of it).
+
+    The answer engine sits just above the solver, below everything that shows or grades answers: the
+    drill, the worksheets' keys, the exports and the batch grader all defer to this module (the
+    batch grader re-implements only the numeric comparison in NumPy, and a property test holds the
+    two paths to the same verdict on every response).
 
     Args:
         bank: the bank the question belongs to, compiled (a plain bank is compiled for this

@@ -1,4 +1,5 @@
-"""Small NumPy helpers shared by the variant draws, the batch grader and the item analysis."""
+"""Arrays in, their groups, distinct values and Arrow forms out: small NumPy and pyarrow helpers
+shared by the variant draws, the batch grader and the item analysis."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def arrow_compute() -> Any:
 
     They come from ``pyarrow._compute``, the extension that ``pyarrow.compute`` re-exports:
     importing ``pyarrow.compute`` builds a Python wrapper and its docstring for each of its 286
-    functions (about 25 ms of every grading run). ``pyarrow.compute`` is the fallback.
+    functions, at every grading run. ``pyarrow.compute`` is the fallback.
 
     Raises:
         ImportError: pyarrow is not installed.
@@ -59,7 +60,7 @@ def arrow_call(name: str, *args: Any, options: Any = None) -> Any:
 
 def arrow_strings(pa: Any, words: Sequence[str]) -> Any:
     """A pyarrow string array of ``words`` (``pa`` is the pyarrow module), built from its buffers:
-    ``pa.array`` imports pandas (0.4 s) when it is installed, only to check whether its argument
+    ``pa.array`` imports pandas when it is installed, only to check whether its argument
     is a pandas object."""
     joined = "".join(words)
     data = joined.encode()  # one encode; a text's length in bytes is its length in characters,
@@ -86,8 +87,8 @@ def arrow_bools(pa: Any, mask: npt.NDArray[np.bool_]) -> Any:
 
 def sorted_unique(values: npt.ArrayLike) -> npt.NDArray[Any]:
     """``np.unique(values)``: asked for with counts, which are dropped. Asked for alone, NumPy
-    (2.3 and later) first checks whether the array is masked, which imports ``numpy.ma``: 7 ms
-    of the first call in every process."""
+    (2.3 and later) first checks whether the array is masked, which imports ``numpy.ma`` at the
+    first call in every process."""
     unique: npt.NDArray[Any] = np.unique(values, return_counts=True)[0]
     return unique
 

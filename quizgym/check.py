@@ -1,8 +1,5 @@
-"""Bank lint: schema, keys against stated values, variant stress test, mistake collisions.
-
-``check_banks`` validates every bank it is given and returns all findings at once; it never stops at
-the first problem. Findings carry ``path:line:col`` so editors can jump to them.
-"""
+"""Banks in; every finding at once (schema, keys against stated values, variant stress test, mistake
+collisions), each at its ``path:line:col``, out."""
 
 from __future__ import annotations
 
@@ -247,6 +244,9 @@ def check_banks(
     names: Iterable[str], *, variant_seeds: int = 200, issued: Path | None = None
 ) -> list[BankReport]:
     """Check every bank named (see :func:`expand_paths`); with ``issued``, exactly one.
+
+    It validates every bank it is given and returns all findings at once; it never
+    stops at the first problem. Findings carry ``path:line:col`` so editors can jump to them.
 
     Raises:
         QuizgymError: ``issued`` with other than one bank, or an unreadable manifest.

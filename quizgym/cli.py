@@ -1,10 +1,4 @@
-"""The ``quizgym`` command: thin click wrappers over the library.
-
-Each command parses its options, calls one library function, prints, and maps
-:class:`~quizgym.errors.QuizgymError` to a one-line message and an exit code: 0 clean, 1 findings,
-2 usage or unreadable input. Heavy libraries (sympy, numpy, jinja2) are imported inside commands
-so that ``quizgym --help`` stays fast.
-"""
+"""The ``quizgym`` command: options in, one library function called, its result printed out."""
 
 from __future__ import annotations
 
@@ -72,7 +66,6 @@ def _columns() -> int:
     """The terminal's width as :func:`shutil.get_terminal_size` finds it ($COLUMNS, else the
     terminal of standard output, else 80), without importing shutil (and the compression
     modules it pulls in) for ``--help``."""
-
     try:
         columns = int(os.environ["COLUMNS"])
     except (KeyError, ValueError):
@@ -162,7 +155,6 @@ def check(
     With no PATHS, checks the bundled banks. A folder checks every *.yaml in it. With --issued,
     also lists every issued question whose key, numbers or choice order an edit would change.
     """
-
     from quizgym.check import check_banks
 
     with _errors(ctx):
@@ -329,7 +321,6 @@ def _render_defaults() -> dict[str, Any]:
 @contextmanager
 def _progress(label: str) -> Iterator[Callable[[int, int], None] | None]:
     """A progress bar on stderr when it is a terminal; nothing at all when piped."""
-
     if not sys.stderr.isatty():
         yield None
         return
@@ -419,7 +410,6 @@ def render(
 
     PDFs are laid out on every core at once; --combine adds one PDF of the whole class.
     """
-
     from quizgym.render import render_files
     from quizgym.solver.cache import open_bank, save
 
@@ -594,7 +584,6 @@ def grade(
     again with --review. Exits 1 when any row was rejected (listed in rejected.csv) or a grade
     may be wrong (warnings, also in report.html).
     """
-
     from quizgym.grading.run import grade_submissions
 
     with _errors(ctx), _progress("grading") as tick:
@@ -714,7 +703,6 @@ def serve_start(
     **options: Any,
 ) -> None:
     """Serve BANKS to the roster's students until Ctrl-C (the default of quizgym serve)."""
-
     from quizgym.serve import serve as run
 
     with _errors(ctx):
@@ -733,7 +721,6 @@ def serve_start(
 @_example("quizgym serve export --data quizgym-serve -o attempts.jsonl")
 def serve_export(ctx: click.Context, data: str, db: str | None, output: str) -> None:
     """Write the quiz's answers (the last one to each slot) as JSON Lines for quizgym grade."""
-
     from quizgym.serve import export_attempts
 
     with _errors(ctx):
@@ -841,7 +828,13 @@ def serve_lti_regrade(ctx: click.Context, grades: str, data: str, db: str | None
 def main() -> None:
     """Entry point of the ``quizgym`` command and of ``python -m quizgym``: the process ends
     when it returns (it freezes the collector, see :func:`_leaving`); a program that runs
-    commands and goes on calls :func:`cli` (click's group) instead."""
+    commands and goes on calls :func:`cli` (click's group) instead.
+
+    Each command parses its options, calls one library function, prints, and maps
+    :class:`~quizgym.errors.QuizgymError` to a one-line message and an exit code: 0 clean, 1
+    findings, 2 usage or unreadable input. Heavy libraries (sympy, numpy, jinja2) are imported
+    inside commands so that ``quizgym --help`` stays fast.
+    """
     try:
         cli(prog_name="quizgym")
     finally:
@@ -852,13 +845,12 @@ def _leaving() -> None:
     """What the process does once its command is done, whether it succeeded or not.
 
     The interpreter's finalization runs the garbage collector over every object left, more than
-    once, only to free memory the system takes back at exit anyway: after grading a class of
-    200,000 students that was 0.1-0.15 s of a 2 s run (the objects lie scattered over a large
-    heap). Frozen objects are not walked: they are still freed by their reference counts as the
-    modules are cleared, only reference cycles are left to the system, and every file the
-    commands write is closed by then (``with`` blocks), so nothing is lost.
+    once, only to free memory the system takes back at exit anyway, which after grading a large
+    class is a measurable part of the run (the objects lie scattered over a large heap). Frozen
+    objects are not walked: they are still freed by their reference counts as the modules are
+    cleared, only reference cycles are left to the system, and every file the commands write is
+    closed by then (``with`` blocks), so nothing is lost.
     """
-
     gc.freeze()
 
 

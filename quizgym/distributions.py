@@ -1,13 +1,5 @@
 """Tail probabilities and quantiles of the chi-square and F distributions, and Holm's correction:
-numbers in, probabilities (or adjusted p-values) out, in pure Python.
-
-``quizgym grade`` needs these for every run (a reliability interval, tests of whether variants
-differ); scipy would add its import (0.1–1 s) to each run for four functions. They follow the
-textbook methods: the regularized incomplete gamma function by its series and continued fraction,
-the regularized incomplete beta function by Lentz's continued fraction (Press et al., *Numerical
-Recipes*, 3rd ed., §6.2 and §6.4), and an F quantile by bisection on the CDF. A test holds them
-to scipy's to 1e-9.
-"""
+numbers in, probabilities (or adjusted p-values) out, in pure Python."""
 
 from __future__ import annotations
 
@@ -56,7 +48,15 @@ def _gamma_fraction(a: float, x: float) -> float:
 
 
 def chi2_sf(x: float, df: float) -> float:
-    """P(X ≥ x) for X chi-square distributed with ``df`` degrees of freedom."""
+    """P(X ≥ x) for X chi-square distributed with ``df`` degrees of freedom.
+
+    ``quizgym grade`` needs these for every run (a reliability interval, tests of whether variants
+    differ); scipy would add its import to each run for four functions. They follow the textbook
+    methods: the regularized incomplete gamma function by its series and continued fraction, the
+    regularized incomplete beta function by Lentz's continued fraction (Press et al., *Numerical
+    Recipes*, 3rd ed., §6.2 and §6.4), and an F quantile by bisection on the CDF. A test holds them
+    to scipy's to 1e-9.
+    """
     if df <= 0:
         raise ValueError(f"degrees of freedom must be positive, not {df}")
     if x <= 0:

@@ -1,9 +1,5 @@
-"""The small exception hierarchy of quizgym.
-
-Two audiences, two channels: student input problems are returned as values by the answer engine
-(and raised as :class:`AnswerParseError` inside it); author and user problems are exceptions that
-name the file, the line and the field.
-"""
+"""quizgym's exceptions: what went wrong in, one message that names the file, line and field (or the
+answer's offset) out."""
 
 from __future__ import annotations
 
@@ -15,7 +11,12 @@ if TYPE_CHECKING:
 
 
 class QuizgymError(Exception):
-    """Base class of every error quizgym reports to a user."""
+    """Base class of every error quizgym reports to a user.
+
+    Two audiences, two channels: student input problems are returned as values by the answer engine
+    (and raised as :class:`AnswerParseError` inside it); author and user problems are exceptions
+    that name the file, the line and the field.
+    """
 
 
 class AnswerParseError(QuizgymError):

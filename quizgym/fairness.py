@@ -1,25 +1,6 @@
-"""Are a question's variants equally hard? Per slot, counts of (split, group, mark, total) in;
-per group facility and discrimination, and per split a test of whether the groups differ more
-than chance, corrected for the number of tests, out.
-
-A split is a way the versions of a varying question differ (a parameter's value, the whole
-version, where the right choice is shown: :mod:`quizgym.grading.splits`). Its test is of
-independence between the group and the mark in the groups × marks table (groups of fewer than
-:data:`MIN_GROUP_N` students are left out):
-
-- Pearson's chi-square test when every expected count is at least :data:`MIN_EXPECTED`
-  (Cochran's rule, as R's ``chisq.test`` warns below it);
-- otherwise an exact test: the chi-square statistic of :data:`RESAMPLES` tables with the same
-  margins drawn at random (the students' marks shuffled among the groups), p = (1 + tables at
-  least as extreme) / (1 + resamples) (Hope 1968; R's ``chisq.test(simulate.p.value = TRUE)``).
-  The shuffles are seeded by the slot and the split, so a class gives the same p every run.
-
-Every test of the run is then corrected with Holm's method (:func:`quizgym.distributions.holm`),
-so that the chance of any false flag in the report is at most :data:`LEVEL`. A slot is flagged
-when its adjusted p is below :data:`LEVEL` and its easiest and hardest groups are at least
-:data:`MIN_GAP` points of facility apart (a large class makes a difference of one point
-significant; it would not make the question unfair).
-"""
+"""Per slot, counts of (split, group, mark, total) in; per group facility and discrimination, and
+per split a test of whether the groups differ more than chance (corrected for the number of tests),
+out."""
 
 from __future__ import annotations
 
@@ -136,6 +117,24 @@ def fairness(
     counters: Sequence[Counter[tuple[str, str, float, float]]],
 ) -> tuple[list[GroupStats], list[SplitTest]]:
     """Every group's figures and every split's test (Holm-adjusted over all of them).
+
+    A split is a way the versions of a varying question differ (a parameter's value, the whole
+    version, where the right choice is shown: :mod:`quizgym.grading.splits`). Its test is of
+    independence between the group and the mark in the groups × marks table (groups of fewer than
+    :data:`MIN_GROUP_N` students are left out):
+
+    - Pearson's chi-square test when every expected count is at least :data:`MIN_EXPECTED`
+      (Cochran's rule, as R's ``chisq.test`` warns below it);
+    - otherwise an exact test: the chi-square statistic of :data:`RESAMPLES` tables with the same
+      margins drawn at random (the students' marks shuffled among the groups), p = (1 + tables at
+      least as extreme) / (1 + resamples) (Hope 1968; R's ``chisq.test(simulate.p.value = TRUE)``).
+      The shuffles are seeded by the slot and the split, so a class gives the same p every run.
+
+    Every test of the run is then corrected with Holm's method (:func:`quizgym.distributions.holm`),
+    so that the chance of any false flag in the report is at most :data:`LEVEL`. A slot is flagged
+    when its adjusted p is below :data:`LEVEL` and its easiest and hardest groups are at least
+    :data:`MIN_GAP` points of facility apart (a large class makes a difference of one point
+    significant; it would not make the question unfair).
 
     Args:
         slots: per slot, (id, max mark).

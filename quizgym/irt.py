@@ -1,25 +1,6 @@
-"""Item response theory beside the classical statistics: a class's right/wrong matrix in; Rasch
-and 2PL item parameters with standard errors, each student's ability with its standard error,
-and item and test information out (``quizgym grade --irt``; the ``irt`` extra, ``mirt``).
-
-Both models say a student of ability θ answers item i right with probability
-``1 / (1 + exp(−a_i (θ − b_i)))``, with abilities drawn from N(0, 1): b_i is the item's
-*difficulty* (the ability at which half the students get it right) and a_i its *discrimination*
-(how steeply the chance rises there). The Rasch model gives every item one shared a; the 2PL model
-gives each its own. Both are fitted by marginal maximum likelihood (Bock & Aitkin 1981, EM over
-quadrature) with ``mirt.fit_mirt``, standard errors from the observed information (Oakes 1999);
-abilities are expected a posteriori (EAP) estimates with their posterior SDs (Bock & Mislevy
-1982). Item information is ``a² P (1 − P)`` and the test's is their sum; 1 / √information is
-the standard error of an ability estimated there (Lord 1980, ch. 5; Baker & Kim, *The Basics of
-Item Response Theory Using R*, 2017, ch. 6).
-
-An answer counts as right when it earned full marks; blank and partly right answers count as
-wrong, as they lower the classical facility. Items everyone (or no one) got right say nothing
-about who is abler and are left out of the fit. Below :data:`MIN_RASCH` students no model is
-fitted, below :data:`MIN_2PL` only the Rasch model: the estimates would move too much from one
-class to the next to be read (Linacre 1994: about 100 students put Rasch difficulties within
-±0.5 logits with 95 % confidence; de Ayala 2009, §5.7 and §6.7, suggests some 500 for the 2PL).
-"""
+"""Item response theory beside the classical statistics: a class's right/wrong matrix in; Rasch and
+2PL item parameters with standard errors, each student's ability with its standard error, and item
+and test information out (``quizgym grade --irt``; the ``irt`` extra, ``mirt``)."""
 
 from __future__ import annotations
 
@@ -128,6 +109,24 @@ def _column(value: Any) -> FloatArray:
 
 def fit_irt(right: npt.ArrayLike, questions: Sequence[str]) -> IrtFit:
     """Fit the Rasch and 2PL models to a students × items matrix of 1 (right) and 0.
+
+    Both models say a student of ability θ answers item i right with probability ``1 / (1 + exp(−a_i
+    (θ − b_i)))``, with abilities drawn from N(0, 1): b_i is the item's *difficulty* (the ability at
+    which half the students get it right) and a_i its *discrimination* (how steeply the chance rises
+    there). The Rasch model gives every item one shared a; the 2PL model gives each its own. Both
+    are fitted by marginal maximum likelihood (Bock & Aitkin 1981, EM over quadrature) with
+    ``mirt.fit_mirt``, standard errors from the observed information (Oakes 1999); abilities are
+    expected a posteriori (EAP) estimates with their posterior SDs (Bock & Mislevy 1982). Item
+    information is ``a² P (1 − P)`` and the test's is their sum; 1 / √information is the standard
+    error of an ability estimated there (Lord 1980, ch. 5; Baker & Kim, *The Basics of Item Response
+    Theory Using R*, 2017, ch. 6).
+
+    An answer counts as right when it earned full marks; blank and partly right answers count as
+    wrong, as they lower the classical facility. Items everyone (or no one) got right say nothing
+    about who is abler and are left out of the fit. Below :data:`MIN_RASCH` students no model is
+    fitted, below :data:`MIN_2PL` only the Rasch model: the estimates would move too much from one
+    class to the next to be read (Linacre 1994: about 100 students put Rasch difficulties within
+    ±0.5 logits with 95 % confidence; de Ayala 2009, §5.7 and §6.7, suggests some 500 for the 2PL).
 
     Raises:
         QuizgymError: mirt is not installed.

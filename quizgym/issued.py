@@ -1,26 +1,5 @@
-"""What was handed out: the issue manifest (``issued.json``) that ``render`` and ``export`` write
-and ``grade --issued`` grades against.
-
-A class can only be graded right if the grader knows which version of each question each student
-held. quizgym's variants are deterministic (:mod:`quizgym.solver.variants`), but *which* draw a
-sheet came from — one photocopied sheet, a roster with a seed, LMS pools — is a fact about what
-the teacher did, not about the bank. So every command that hands questions out records it:
-
-- ``mode: single`` — one version for everyone (a worksheet without a roster, an export without
-  ``--variants``); each question has exactly one version;
-- ``mode: per-student`` — a roster: each student's own version of each question;
-- ``mode: pools`` — an LMS export with variant pools: the LMS drew one item per student; the
-  manifest lists every item, its identifier and the text students saw.
-
-Versions are written out in full (parameter values as exact fractions, choice orders as bank
-indices), not only as a seed, so a manifest grades the same students the same way even if a later
-quizgym draws differently. Each version also pins what its grade depends on: the key of each slot,
-how each slot is scored (points, tolerance, units, known mistakes) and the texts of its choices in
-the order shown. :func:`reconcile` works those out again from the bank as it is now, so that an
-edit anywhere (the question, a constant, a function, a pack, a default) that moves a grade is
-named, and a reorder of choices cannot move a student's letter. ``quizgym schema --issued``
-prints the JSON Schema of this file.
-"""
+"""What was handed out (each student's version of each question) in, the issue manifest
+``issued.json`` out, which ``render`` and ``export`` write and ``grade --issued`` grades against."""
 
 from __future__ import annotations
 
@@ -197,7 +176,28 @@ class IssuedItem(_Record):
 
 
 class Issued(_Record):
-    """An issue manifest (see the module docs)."""
+    """An issue manifest (see the module docs).
+
+    A class can only be graded right if the grader knows which version of each question each student
+    held. quizgym's variants are deterministic (:mod:`quizgym.solver.variants`), but *which* draw a
+    sheet came from — one photocopied sheet, a roster with a seed, LMS pools — is a fact about what
+    the teacher did, not about the bank. So every command that hands questions out records it:
+
+    - ``mode: single`` — one version for everyone (a worksheet without a roster, an export without
+      ``--variants``); each question has exactly one version;
+    - ``mode: per-student`` — a roster: each student's own version of each question;
+    - ``mode: pools`` — an LMS export with variant pools: the LMS drew one item per student; the
+      manifest lists every item, its identifier and the text students saw.
+
+    Versions are written out in full (parameter values as exact fractions, choice orders as bank
+    indices), not only as a seed, so a manifest grades the same students the same way even if a
+    later quizgym draws differently. Each version also pins what its grade depends on: the key of
+    each slot, how each slot is scored (points, tolerance, units, known mistakes) and the texts of
+    its choices in the order shown. :func:`reconcile` works those out again from the bank as it is
+    now, so that an edit anywhere (the question, a constant, a function, a pack, a default) that
+    moves a grade is named, and a reorder of choices cannot move a student's letter. ``quizgym
+    schema --issued`` prints the JSON Schema of this file.
+    """
 
     format: Literal["quizgym-issued/1", "quizgym-issued/2"] = FORMAT
     bank: Id = Field(description="the bank's slug")

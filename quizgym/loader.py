@@ -1,10 +1,5 @@
-"""Load YAML banks into :class:`~quizgym.model.Bank`, reporting every problem at once.
-
-The YAML is composed into nodes first so that each field keeps its line and column; duplicate
-mapping keys are errors (PyYAML would silently keep the last one, losing an author's text).
-Pydantic errors are rendered one per field, ``path:line:col: field: message``. A bank either
-loads completely or raises :class:`~quizgym.errors.BankError`: it never half-loads.
-"""
+"""YAML banks and packs in, a :class:`~quizgym.model.Bank` (or :class:`~quizgym.model.Pack`) out, or
+every problem at once in one :class:`~quizgym.errors.BankError`."""
 
 from __future__ import annotations
 
@@ -113,6 +108,11 @@ _UNION_HINTS = {
 
 def load_bank(name: str | Path) -> Bank:
     """Load and validate one bank, named by path or bundled name.
+
+    The YAML is composed into nodes first so that each field keeps its line and column; duplicate
+    mapping keys are errors (PyYAML would silently keep the last one, losing an author's text).
+    Pydantic errors are rendered one per field, ``path:line:col: field: message``. A bank either
+    loads completely or raises :class:`~quizgym.errors.BankError`: it never half-loads.
 
     Raises:
         BankNotFoundError: the bank does not exist.
@@ -226,8 +226,8 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[mi
     """SafeLoader with YAML 1.2 booleans.
 
     libyaml's parser (``CSafeLoader``, in PyYAML's wheels) composes the nodes, with the same line
-    and column marks, seven times faster than the pure-Python one: 0.03 s instead of 0.22 s for
-    the bundled bank, which every command pays at start-up. Scalars are still constructed and
+    and column marks, several times faster than the pure-Python one, for the bank every command
+    reads at start-up. Scalars are still constructed and
     resolved in Python, so the YAML 1.2 booleans below apply to both.
     """
 

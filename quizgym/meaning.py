@@ -1,11 +1,6 @@
-"""An answer the engine could not read, and a slot → what the student most likely meant (``ture``:
-true; ``ABC``: A, B, C; ``2,400``: 2.4 or 2400; ``O.5``: 0.5; ``1:6``: 1/6), why, and the verdict
-that reading earns, graded by the engine itself.
-
-A likely reading is only ever a suggestion: the answer stays unreadable (scored 0) until a teacher
-decides it in ``review.csv``, where the likely reading's score is the suggested one, and the drill
-asks the student ("did you mean true?") instead of reading it for them.
-"""
+"""An answer the engine could not read, and its slot, in; what the student most likely meant
+(``ture``: true; ``ABC``: A, B, C; ``2,400``: 2.4 or 2400; ``O.5``: 0.5; ``1:6``: 1/6), why, and the
+verdict that reading earns out."""
 
 from __future__ import annotations
 
@@ -61,6 +56,10 @@ def likely(
     earlier: Mapping[str, str] | None = None,
 ) -> Likely | None:
     """What an answer that could not be read most likely meant, or None when nothing can be told.
+
+    A likely reading is only ever a suggestion: the answer stays unreadable (scored 0) until a
+    teacher decides it in ``review.csv``, where the likely reading's score is the suggested one, and
+    the drill asks the student ("did you mean true?") instead of reading it for them.
 
     Args:
         bank: the compiled bank.

@@ -1,9 +1,5 @@
-"""Pydantic models of a question bank: the single definition of the bank format.
-
-Every model forbids unknown fields (a typo in a bank key must be an error, never a silent default)
-and is frozen. Questions form a union tagged by ``type``. This module imports nothing else from
-quizgym, so every other module can depend on it (a test keeps it that way).
-"""
+"""A bank's data in, validated and frozen Pydantic models out: the single definition of the bank
+format."""
 
 from __future__ import annotations
 
@@ -52,7 +48,12 @@ Name = Annotated[
 
 
 class StrictModel(BaseModel):
-    """Base of every bank model: unknown fields are errors; instances are immutable."""
+    """Base of every bank model: unknown fields are errors; instances are immutable.
+
+    Every model forbids unknown fields (a typo in a bank key must be an error, never a silent
+    default) and is frozen. Questions form a union tagged by ``type``. This module imports nothing
+    else from quizgym, so every other module can depend on it (a test keeps it that way).
+    """
 
     # allow_inf_nan=False: YAML reads 1e999 as infinity, which no point value or key can be.
     # defer_build: the validators are built on first validation, not at import; a bank read back

@@ -1,11 +1,5 @@
-"""Where quizgym keeps what it works out between runs, how a kept file knows its makers, and
-how a file is written whole.
-
-The folder is ``$QUIZGYM_CACHE_DIR`` when set, else the user cache folder (platformdirs);
-``QUIZGYM_CACHE=off`` switches every cache off, and a folder others can write to is not used
-(:func:`trusted`). A kept file names the code that made it by :func:`library_stamp`: where a
-library is and when its ``__init__`` changed, found without importing it.
-"""
+"""What a command keeps between runs in; the folder it is kept in, the stamp of the code that made
+it, and the file written whole out."""
 
 from __future__ import annotations
 
@@ -23,7 +17,13 @@ OFF_ENV = "QUIZGYM_CACHE"
 
 def cache_dir() -> Path | None:
     """The folder cache files go in, or None when the cache is switched off or the folder is
-    not the user's alone (:func:`trusted`)."""
+    not the user's alone (:func:`trusted`).
+
+    The folder is ``$QUIZGYM_CACHE_DIR`` when set, else the user cache folder (platformdirs);
+    ``QUIZGYM_CACHE=off`` switches every cache off, and a folder others can write to is not used
+    (:func:`trusted`). A kept file names the code that made it by :func:`library_stamp`: where a
+    library is and when its ``__init__`` changed, found without importing it.
+    """
     if os.environ.get(OFF_ENV, "").strip().lower() in {"off", "0", "no", "false"}:
         return None
     chosen = os.environ.get(CACHE_ENV)

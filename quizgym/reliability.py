@@ -1,17 +1,5 @@
 """Cronbach's α with its uncertainty: an α, a class size and a number of items in, Feldt's
-confidence interval out.
-
-Feldt (1965), "The approximate sampling distribution of Kuder-Richardson reliability coefficient
-twenty", *Psychometrika* 30, 357–370; Feldt, Woodruff & Salih (1987), "Statistical inference for
-coefficient alpha", *Applied Psychological Measurement* 11, 93–103: for n students and k items,
-(1 − α) / (1 − α̂) follows an F distribution with n − 1 and (n − 1)(k − 1) degrees of freedom, so
-
-    α_low  = 1 − (1 − α̂) · F_{1 − γ/2}(n − 1, (n − 1)(k − 1))
-    α_high = 1 − (1 − α̂) · F_{γ/2}(n − 1, (n − 1)(k − 1))
-
-is a 100·(1 − γ) % interval (the one pingouin's ``cronbach_alpha`` and R's ``psych::alpha.ci``
-compute).
-"""
+confidence interval out."""
 
 from __future__ import annotations
 
@@ -27,6 +15,18 @@ def feldt_interval(
     alpha: float, *, students: int, items: int, level: float = RELIABILITY_LEVEL
 ) -> tuple[float, float] | None:
     """Feldt's ``level`` confidence interval of Cronbach's α (as fractions, not %).
+
+    Feldt (1965), "The approximate sampling distribution of Kuder-Richardson reliability coefficient
+    twenty", *Psychometrika* 30, 357–370; Feldt, Woodruff & Salih (1987), "Statistical inference for
+    coefficient alpha", *Applied Psychological Measurement* 11, 93–103: for n students and k items,
+    (1 − α) / (1 − α̂) follows an F distribution with n − 1 and (n − 1)(k − 1) degrees of freedom,
+    so
+
+        α_low  = 1 − (1 − α̂) · F_{1 − γ/2}(n − 1, (n − 1)(k − 1))
+        α_high = 1 − (1 − α̂) · F_{γ/2}(n − 1, (n − 1)(k − 1))
+
+    is a 100·(1 − γ) % interval (the one pingouin's ``cronbach_alpha`` and R's ``psych::alpha.ci``
+    compute).
 
     Returns:
         (low, high), or None when it is undefined (fewer than 2 students or items, α ≥ 1).

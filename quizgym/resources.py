@@ -1,9 +1,5 @@
-"""Find the data shipped with quizgym: bundled banks, templates and domain packs.
-
-In a source checkout they live at the repository's top level (``banks/``, ``templates/``,
-``packs/``); in an installed wheel they are package data under ``quizgym/_data/``. One function
-serves both.
-"""
+"""A bundled bank's, template's or pack's name in, its file out, from a source checkout or an
+installed wheel."""
 
 from __future__ import annotations
 
@@ -17,6 +13,10 @@ _PACKAGE = Path(__file__).resolve().parent
 
 def resource_dir(name: Literal["banks", "templates", "packs"]) -> Path:
     """Return the folder holding the bundled ``banks``, ``templates`` or ``packs``.
+
+    In a source checkout they live at the repository's top level (``banks/``, ``templates/``,
+    ``packs/``); in an installed wheel they are package data under ``quizgym/_data/``. One function
+    serves both.
 
     Raises:
         QuizgymError: the installation is broken (neither location exists).

@@ -1,29 +1,5 @@
-"""Answers grouped by similarity, so that a teacher reads one answer per group.
-
-Two ways to compare two answers:
-
-- ``stems`` (the default; offline, nothing to install): each answer becomes the set of its
-  content stems (``quizgym.words``: Snowball stems, without the function words of
-  :data:`STOP_WORDS`), a stem within the reach of a negator before it marked as denied (``not
-  biased`` gives ``¬bias``, not ``bias``; in ``correlation is not causation`` only causation is
-  denied). Two answers are as similar as the Jaccard index of their sets, the
-  stems they share over the stems either has: ``we lose one degree of freedom`` and ``one degree
-  of freedom is lost`` share ``degre``, ``freedom`` of {lose, degre, freedom, lost}: 0.5.
-- ``wordllama`` (``pip install "quizgym[similar]"``): the cosine of the answers' WordLlama
-  embeddings (the 16 MB ``l2_supercat`` model that ships inside the wordllama wheel, loaded from
-  the installed package with downloads switched off: nothing is fetched, ever). It sees
-  paraphrases the stems miss (``uses up`` ~ ``loses``).
-
-Either way the grouping is the same, and deterministic: answers equal once case and spaces are
-folded are one answer; the distinct answers, most common first (ties: the first typed), each join
-the group whose answers they resemble most on average, when that average reaches the threshold
-(:data:`THRESHOLDS`), and otherwise start a group. **An answer that denies something never
-shares a group with one that does not, nor with one that denies something else**: two answers
-of a group deny nothing, or deny at least one stem alike (``not causation`` and ``does not imply
-causation``). The embeddings need that guard: they put "we do not lose a degree of freedom"
-closer to "we lose one degree of freedom" than a correct paraphrase ("one degree of freedom is
-lost when the mean is estimated"). So grouping orders a teacher's work and never awards points.
-"""
+"""A slot's free-text answers in, groups of similar answers out, so that a teacher reads one answer
+per group."""
 
 from __future__ import annotations
 
@@ -145,6 +121,31 @@ def group_answers(
     counts: Sequence[int] | None = None,
 ) -> list[list[int]]:
     """Group answers that say the same thing, most common group first.
+
+    Two ways to compare two answers:
+
+    - ``stems`` (the default; offline, nothing to install): each answer becomes the set of its
+      content stems (``quizgym.words``: Snowball stems, without the function words of
+      :data:`STOP_WORDS`), a stem within the reach of a negator before it marked as denied (``not
+      biased`` gives ``¬bias``, not ``bias``; in ``correlation is not causation`` only causation is
+      denied). Two answers are as similar as the Jaccard index of their sets, the stems they share
+      over the stems either has: ``we lose one degree of freedom`` and ``one degree of freedom is
+      lost`` share ``degre``, ``freedom`` of {lose, degre, freedom, lost}: 0.5.
+    - ``wordllama`` (``pip install "quizgym[similar]"``): the cosine of the answers' WordLlama
+      embeddings (the 16 MB ``l2_supercat`` model that ships inside the wordllama wheel, loaded from
+      the installed package with downloads switched off: nothing is fetched, ever). It sees
+      paraphrases the stems miss (``uses up`` ~ ``loses``).
+
+    Either way the grouping is the same, and deterministic: answers equal once case and spaces are
+    folded are one answer; the distinct answers, most common first (ties: the first typed), each
+    join the group whose answers they resemble most on average, when that average reaches the
+    threshold (:data:`THRESHOLDS`), and otherwise start a group. **An answer that denies something
+    never shares a group with one that does not, nor with one that denies something else**: two
+    answers of a group deny nothing, or deny at least one stem alike (``not causation`` and ``does
+    not imply causation``). The embeddings need that guard: they put "we do not lose a degree of
+    freedom" closer to "we lose one degree of freedom" than a correct paraphrase ("one degree of
+    freedom is lost when the mean is estimated"). So grouping orders a teacher's work and never
+    awards points.
 
     Args:
         texts: the answers, e.g. every student's answer to one question.

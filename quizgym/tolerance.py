@@ -1,22 +1,5 @@
-"""Comparison policies: is a typed number close enough to a key? Scalar and NumPy-array forms.
-
-One comparator serves the drill, the grader, mistakes and the exports (see DESIGN.md and
-``numeric-answers.md`` §4–5). Policies:
-
-- ``"auto"`` (the default): an exact answer (``|s−t| ≤ 1e-9·|t| + 1e-12``) is always right. A
-  plain decimal needs at least 3 significant figures and then is right when within a relative
-  1e-3 (``|s−t| ≤ 1e-9 + 1e-3·|t|``) or when it is the key correctly rounded to the digits typed
-  (half away from zero, so a sign error is caught by the same rule). An expression without
-  decimal literals (``ln 10``) must be exact; a mixed one (``8*0.6931``) is within a relative 1e-3.
-- ``RelTolerance`` ``|s−t| ≤ abs + rel·|t|``; ``AbsTolerance`` ``|s−t| ≤ abs``;
-  ``SigfigsTolerance`` and ``DecimalsTolerance`` with PrairieLearn's ``sigfig``/``decdig``
-  semantics (``eps = 0.51·10^−n``, strict). An exact answer is accepted under every policy.
-
-NaN, infinities and complex numbers are never right. The scalar functions and
-:func:`compare_array` do the same float64 operations in the same order, and powers of ten come
-from one shared table (``10.0**k`` and NumPy's ``power`` may differ in the last bit), so the two
-forms agree on every input; a property test holds them to it.
-"""
+"""A typed number, a key and a policy in, whether the number is close enough out, in scalar and
+NumPy-array forms."""
 
 from __future__ import annotations
 
@@ -261,6 +244,24 @@ def compare(
     zeros: int = 0,
 ) -> Match:
     """Compare a student's value with a key under a tolerance policy.
+
+    One comparator serves the drill, the grader, mistakes and the exports (see DESIGN.md and
+    ``numeric-answers.md`` §4–5). Policies:
+
+    - ``"auto"`` (the default): an exact answer (``|s−t| ≤ 1e-9·|t| + 1e-12``) is always right. A
+      plain decimal needs at least 3 significant figures and then is right when within a relative
+      1e-3 (``|s−t| ≤ 1e-9 + 1e-3·|t|``) or when it is the key correctly rounded to the digits typed
+      (half away from zero, so a sign error is caught by the same rule). An expression without
+      decimal literals (``ln 10``) must be exact; a mixed one (``8*0.6931``) is within a relative
+      1e-3.
+    - ``RelTolerance`` ``|s−t| ≤ abs + rel·|t|``; ``AbsTolerance`` ``|s−t| ≤ abs``;
+      ``SigfigsTolerance`` and ``DecimalsTolerance`` with PrairieLearn's ``sigfig``/``decdig``
+      semantics (``eps = 0.51·10^−n``, strict). An exact answer is accepted under every policy.
+
+    NaN, infinities and complex numbers are never right. The scalar functions and
+    :func:`compare_array` do the same float64 operations in the same order, and powers of ten come
+    from one shared table (``10.0**k`` and NumPy's ``power`` may differ in the last bit), so the two
+    forms agree on every input; a property test holds them to it.
 
     Args:
         value: the student's value.

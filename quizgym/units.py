@@ -1,21 +1,5 @@
-"""Units of numeric answers: is the unit a student typed the question's, convertible, or wrong?
-
-The expression language reads a unit after a number only by its shape (``10 m/s``, ``15.3%``,
-``2.30 nats``: see :func:`quizgym.expr.read_answer`); this module judges it against the
-question's ``units`` with the units library Pint, which is imported, and its registry built,
-only when a unit has to be judged (about half a second, once per process).
-
-A question's ``units`` are either a unit Pint knows (``m/s``, ``km/h``, ``%``, ``deg``, ``J``)
-or a *label* it does not (``tokens``): a label is matched as written, case aside and with or
-without a plural ``s``. Information units are units here: ``nat`` (natural log), ``bit``
-(log base 2) and ``ban`` (log base 10, also ``hartley``, ``dit``) convert into each other, and
-into nothing else (Pint's own ``bit`` is dimensionless, which would make bits convertible to a
-percentage; the root units are compared instead of the dimensions, so it is not).
-
-Threat model: a unit reaches Pint only after the expression language has held it to a closed
-shape (letters, ``%``, single-digit integer powers, at most 8 factors and 40 characters), so
-Pint's own parser sees nothing larger; Pint never evaluates Python.
-"""
+"""A unit a student typed and the question's units in; whether it is the question's, convertible
+(with the value converted), or wrong out."""
 
 from __future__ import annotations
 
@@ -141,7 +125,24 @@ def _label(text: str) -> str:
 def convert(typed: str, expected: str | None) -> Conversion:
     """Judge the unit a student typed against a question's units (see :func:`_convert`),
     from what an earlier run worked out when it can (:class:`_Kept`): Pint is imported, and
-    its registry built (about 0.4 s), only for a unit no run has judged yet."""
+    its registry built, only for a unit no run has judged yet.
+
+    The expression language reads a unit after a number only by its shape (``10 m/s``, ``15.3%``,
+    ``2.30 nats``: see :func:`quizgym.expr.read_answer`); this module judges it against the
+    question's ``units`` with the units library Pint, which is imported, and its registry built,
+    only when a unit has to be judged (once per process).
+
+    A question's ``units`` are either a unit Pint knows (``m/s``, ``km/h``, ``%``, ``deg``, ``J``)
+    or a *label* it does not (``tokens``): a label is matched as written, case aside and with or
+    without a plural ``s``. Information units are units here: ``nat`` (natural log), ``bit`` (log
+    base 2) and ``ban`` (log base 10, also ``hartley``, ``dit``) convert into each other, and into
+    nothing else (Pint's own ``bit`` is dimensionless, which would make bits convertible to a
+    percentage; the root units are compared instead of the dimensions, so it is not).
+
+    Threat model: a unit reaches Pint only after the expression language has held it to a closed
+    shape (letters, ``%``, single-digit integer powers, at most 8 factors and 40 characters), so
+    Pint's own parser sees nothing larger; Pint never evaluates Python.
+    """
     if expected is not None and " ".join(typed.split()) == " ".join(expected.split()):
         return _SAME
     key = json.dumps(["convert", typed, expected])

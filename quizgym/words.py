@@ -1,39 +1,4 @@
-"""The words of a free-text answer: tokens, Snowball stems, clauses, negation, phrases.
-
-Rubric criteria (``answers.py``) and the grouping of similar answers (``similar.py``) read text
-through this module, so both see the same words. The rules, stated once:
-
-- **Words.** Text is NFKC-normalised and case-folded, curly apostrophes become ``'``; a word is a
-  run of letters, digits or ``_``, with inner apostrophes (``other's``, ``doesn't``). Everything
-  else separates words, so ``fine-tuning`` is two words, as is ``n-1``.
-- **Contractions** are spelled out: ``doesn't`` and ``doesnt`` read ``does not``, ``can't`` and
-  ``cannot`` ``can not``, ``won't`` ``will not``.
-- **Stems**: the Snowball English stemmer (PyStemmer), so ``degrees`` and ``degree`` are both
-  ``degre`` and ``mismatches`` is ``mismatch``. Regular endings only: ``lost`` is not ``lose``
-  (a rubric names such forms as synonyms).
-- **Clauses** end at ``. ; : ! ? ,`` (a ``.``, ``:`` or ``,`` only when a space or the end
-  follows, so ``0.5`` and ``1,000`` stay whole), at a dash between spaces, before the
-  conjunctions of :data:`CONJUNCTIONS` (``but``, ``so``, ``because``, ``when``, ``if``,
-  ``which`` …), and before ``and``/``or`` when a pronoun or determiner follows (``… and we
-  lose …``, ``… and the maximum …``). A negator right before such a conjunction goes with the
-  clause it opens: in ``not because of size`` the ``not`` denies ``because of size``.
-- **Negators** are :data:`NEGATORS` (``not``, ``no``, ``never``, ``nothing``, ``without``,
-  ``neither``, ``nor`` … and every ``n't``), except in ``not only``, ``not just``, ``not
-  merely``, ``not simply``, ``not least``, ``nothing but``, ``no doubt`` and ``no matter``.
-- **A denied occurrence** of a phrase has a negator among the :data:`WINDOW` words before it in
-  its clause (``it has nothing to do with bias``, ``not because of size``, ``would not learn
-  representations``), with no preposition of :data:`SCOPE_ENDS` between them unless that
-  follows the negator directly (``never appears during fine-tuning`` does not deny fine-tuning;
-  ``not in the sample`` denies the sample). Or a denial follows it: ``bias is not (the
-  reason)``, ``bias has nothing (to do with it)``, ``size has no (effect)``, ``size does not
-  matter``, ``size plays no (role)``. A negator that is one of the phrase's own words (a phrase
-  ``never appears``) denies nothing; the rubric (``answers.py``) also keeps it from denying the
-  phrases after it (``it never appears downstream``).
-- **Phrases** match as sequences of stems inside one clause, not as bags of words: their
-  articles (``a``, ``an``, ``the``) are optional, and a determiner of the answer
-  (:data:`DETERMINERS`) may stand between two of their words, so ``lose a degree of freedom``
-  matches ``we lose one degree of freedom`` but not ``freedom to lose a degree``.
-"""
+"""A free-text answer in; its words, Snowball stems, clauses, negations and phrase matches out."""
 
 from __future__ import annotations
 
@@ -223,6 +188,40 @@ def _spelled(token: str) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=8192)
 def read_words(text: str) -> tuple[Word, ...]:
     """The words of a text with their stems, clauses and negators (see the module's rules).
+
+    Rubric criteria (``answers.py``) and the grouping of similar answers (``similar.py``) read text
+    through this module, so both see the same words. The rules, stated once:
+
+    - **Words.** Text is NFKC-normalised and case-folded, curly apostrophes become ``'``; a word is
+      a run of letters, digits or ``_``, with inner apostrophes (``other's``, ``doesn't``).
+      Everything else separates words, so ``fine-tuning`` is two words, as is ``n-1``.
+    - **Contractions** are spelled out: ``doesn't`` and ``doesnt`` read ``does not``, ``can't`` and
+      ``cannot`` ``can not``, ``won't`` ``will not``.
+    - **Stems**: the Snowball English stemmer (PyStemmer), so ``degrees`` and ``degree`` are both
+      ``degre`` and ``mismatches`` is ``mismatch``. Regular endings only: ``lost`` is not ``lose``
+      (a rubric names such forms as synonyms).
+    - **Clauses** end at ``. ; : ! ? ,`` (a ``.``, ``:`` or ``,`` only when a space or the end
+      follows, so ``0.5`` and ``1,000`` stay whole), at a dash between spaces, before the
+      conjunctions of :data:`CONJUNCTIONS` (``but``, ``so``, ``because``, ``when``, ``if``,
+      ``which`` …), and before ``and``/``or`` when a pronoun or determiner follows (``… and we lose
+      …``, ``… and the maximum …``). A negator right before such a conjunction goes with the clause
+      it opens: in ``not because of size`` the ``not`` denies ``because of size``.
+    - **Negators** are :data:`NEGATORS` (``not``, ``no``, ``never``, ``nothing``, ``without``,
+      ``neither``, ``nor`` … and every ``n't``), except in ``not only``, ``not just``, ``not
+      merely``, ``not simply``, ``not least``, ``nothing but``, ``no doubt`` and ``no matter``.
+    - **A denied occurrence** of a phrase has a negator among the :data:`WINDOW` words before it in
+      its clause (``it has nothing to do with bias``, ``not because of size``, ``would not learn
+      representations``), with no preposition of :data:`SCOPE_ENDS` between them unless that follows
+      the negator directly (``never appears during fine-tuning`` does not deny fine-tuning; ``not in
+      the sample`` denies the sample). Or a denial follows it: ``bias is not (the reason)``, ``bias
+      has nothing (to do with it)``, ``size has no (effect)``, ``size does not matter``, ``size
+      plays no (role)``. A negator that is one of the phrase's own words (a phrase ``never
+      appears``) denies nothing; the rubric (``answers.py``) also keeps it from denying the phrases
+      after it (``it never appears downstream``).
+    - **Phrases** match as sequences of stems inside one clause, not as bags of words: their
+      articles (``a``, ``an``, ``the``) are optional, and a determiner of the answer
+      (:data:`DETERMINERS`) may stand between two of their words, so ``lose a degree of freedom``
+      matches ``we lose one degree of freedom`` but not ``freedom to lose a degree``.
 
     Args:
         text: any text, e.g. a student's answer or a rubric phrase.

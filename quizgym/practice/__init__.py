@@ -1,9 +1,5 @@
-"""The terminal drill with spaced repetition, and its progress statistics.
-
-:func:`run_practice` and :func:`show_stats` are what ``quizgym practice`` and ``quizgym stats``
-call: they load the banks, open the progress store, wire up the terminal and delegate to
-:func:`quizgym.practice.drill.practice` and :func:`quizgym.practice.stats.bank_stats`.
-"""
+"""Banks and a progress database in; the terminal drill (``quizgym practice``) and its progress
+statistics (``quizgym stats``) out."""
 
 from __future__ import annotations
 
@@ -36,6 +32,10 @@ def run_practice(
     seed: int | None = None,
 ) -> Summary:
     """Drill banks in the terminal (stdin/stdout) and return the session's summary.
+
+    :func:`run_practice` and :func:`show_stats` are what ``quizgym practice`` and ``quizgym stats``
+    call: they load the banks, open the progress store, wire up the terminal and delegate to
+    :func:`quizgym.practice.drill.practice` and :func:`quizgym.practice.stats.bank_stats`.
 
     Args:
         banks: bank paths or bundled names; the bundled BERT bank when empty.

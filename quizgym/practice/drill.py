@@ -1,25 +1,5 @@
-"""The drill: queue, answer loop and scheduling, with all input and output injected.
-
-The drill never grades, draws variants or computes keys itself: it asks the answer engine
-(:mod:`quizgym.answers`, :mod:`quizgym.solver`) and hands the results to a
-:class:`DrillUI`. Scheduling is py-fsrs; storage is :class:`~quizgym.practice.store.Store`.
-
-Rating an answer (DESIGN: ``drill.md`` §3):
-
-========================================  ======
-outcome                                   rating
-========================================  ======
-wrong, revealed (``!``) or skipped (``s``)  Again
-correct, no hint                          Good
-correct after a hint; partly right ≥ 50%  Hard
-``e`` pressed after a correct answer      Easy
-free text                                 the student's own mark (rubric as suggestion)
-========================================  ======
-
-Only an item that is due (or a learning step due within :data:`LEARN_AHEAD`) is reviewed by
-the scheduler; anything else (``--all``, a wrong item retried early) is logged with
-``scheduled=0`` and leaves the schedule alone (fsrs4anki#707).
-"""
+"""A queue of items in; each prompt, graded answer and rescheduled card out, with all input and
+output injected."""
 
 from __future__ import annotations
 
@@ -308,6 +288,26 @@ class Drill:
     a free-text answer before its self-mark — is saved (:meth:`_save`) before its verdict or
     the model answer is printed, and later parts or the self-mark revise that saved attempt. A
     session stopped at any prompt (``q``, Ctrl-C, EOF, SIGKILL) keeps everything it showed.
+
+    The drill never grades, draws variants or computes keys itself: it asks the answer engine
+    (:mod:`quizgym.answers`, :mod:`quizgym.solver`) and hands the results to a :class:`DrillUI`.
+    Scheduling is py-fsrs; storage is :class:`~quizgym.practice.store.Store`.
+
+    Rating an answer (DESIGN: ``drill.md`` §3):
+
+    ========================================  ======
+    outcome                                   rating
+    ========================================  ======
+    wrong, revealed (``!``) or skipped (``s``)  Again
+    correct, no hint                          Good
+    correct after a hint; partly right ≥ 50%  Hard
+    ``e`` pressed after a correct answer      Easy
+    free text                                 the student's own mark (rubric as suggestion)
+    ========================================  ======
+
+    Only an item that is due (or a learning step due within :data:`LEARN_AHEAD`) is reviewed by the
+    scheduler; anything else (``--all``, a wrong item retried early) is logged with ``scheduled=0``
+    and leaves the schedule alone (fsrs4anki#707).
     """
 
     def __init__(

@@ -1,33 +1,5 @@
-"""The drill's first prompt, shown before the drill itself is loaded.
-
-Loading the drill takes a quarter of a second or more: the bank format (pydantic), the answer
-engine and its numbers (mpmath), the compiled bank read back from the cache, markdown-it for
-the prompt and latex2mathml for its formulas. None of it is needed to *show* the first item,
-only to grade its answer. So when a bank has been drilled before with the same bytes and the
-same quizgym, its **preview** (a small record of plain data kept in the compiled-bank cache:
-each question's id, type, tags, content hash, what its first screen says, its bank text already
-parsed and its formulas as the terminal shows them) is enough to work out the
-first item exactly as the drill would — the same queue (:func:`~quizgym.practice.queue.order_queue`
-over the same rows), the same review seed and choice order (:mod:`quizgym.solver.draws`), the
-same :class:`~quizgym.practice.views.ItemView` — and to show it on the drill's own
-:class:`~quizgym.practice.ui.RichUI`. The drill is loaded in a background thread while the student
-reads, and then runs as always with the :class:`Opening`: it works out its first item itself,
-and when that is what was shown it does not show it again, keeps the time it was shown at, and
-takes the line already typed as its first answer (nothing is saved before that answer is graded,
-so nothing shown can be lost). When anything differs — the screen, or the question's content
-hash — it says the typed answer was not used and asks its own item.
-
-Errors the drill reports before asking anything still come first: the banks' items are recorded
-in the progress database before the prompt (a locked database), and a bank or pack that cannot
-be read means no preview. Should loading fail after a line was typed, the student is told that
-answer was not saved. While the drill loads, the prompt waits for the line in Python
-(:func:`wait_for_line`), so a Ctrl-C is acted on at once.
-
-Only questions whose first screen does not depend on drawn numbers are previewed (every type
-but a numeric question with parameters or derived values); for any other first item, a bank
-without a preview (its first drill, an edit, an upgrade), an option the preview cannot decide, or
-a damaged record, the drill starts as it always has.
-"""
+"""A bank's preview from the compiled-bank cache in, the drill's first prompt on the screen out,
+shown before the drill itself is loaded."""
 
 from __future__ import annotations
 
@@ -529,6 +501,34 @@ def show_first(
     A Ctrl-C or the end of input while the item is drawn or at its prompt is kept in the
     :class:`Opening` (the drill then ends the session with its summary, as it does at any
     prompt); the drill is loaded in any case.
+
+    Loading the drill means importing the bank format (pydantic), the answer engine and its numbers
+    (mpmath), reading the compiled bank back from the cache, markdown-it for the prompt and
+    latex2mathml for its formulas. None of it is needed to *show* the first item, only to grade its
+    answer. So when a bank has been drilled before with the same bytes and the same quizgym, its
+    **preview** (a small record of plain data kept in the compiled-bank cache: each question's id,
+    type, tags, content hash, what its first screen says, its bank text already parsed and its
+    formulas as the terminal shows them) is enough to work out the first item exactly as the drill
+    would — the same queue (:func:`~quizgym.practice.queue.order_queue` over the same rows), the
+    same review seed and choice order (:mod:`quizgym.solver.draws`), the same
+    :class:`~quizgym.practice.views.ItemView` — and to show it on the drill's own
+    :class:`~quizgym.practice.ui.RichUI`. The drill is loaded in a background thread while the
+    student reads, and then runs as always with the :class:`Opening`: it works out its first item
+    itself, and when that is what was shown it does not show it again, keeps the time it was shown
+    at, and takes the line already typed as its first answer (nothing is saved before that answer is
+    graded, so nothing shown can be lost). When anything differs — the screen, or the question's
+    content hash — it says the typed answer was not used and asks its own item.
+
+    Errors the drill reports before asking anything still come first: the banks' items are recorded
+    in the progress database before the prompt (a locked database), and a bank or pack that cannot
+    be read means no preview. Should loading fail after a line was typed, the student is told that
+    answer was not saved. While the drill loads, the prompt waits for the line in Python
+    (:func:`wait_for_line`), so a Ctrl-C is acted on at once.
+
+    Only questions whose first screen does not depend on drawn numbers are previewed (every type but
+    a numeric question with parameters or derived values); for any other first item, a bank without
+    a preview (its first drill, an edit, an upgrade), an option the preview cannot decide, or a
+    damaged record, the drill starts as it always has.
     """
     shown_at = now
     typed: str | None = None

@@ -1,7 +1,5 @@
-"""What the drill decides before any answer: due-ness, the queue's order, each review's seed and
-the label an answer is asked with. Light (fsrs's card, :mod:`hashlib`): the first prompt is
-worked out with it before the answer engine is loaded, and the drill itself uses the same code.
-"""
+"""The progress store's rows in; what the drill decides before any answer (due-ness, the queue's
+order, each review's seed, the label an answer is asked with) out."""
 
 from __future__ import annotations
 
@@ -46,6 +44,9 @@ def order_queue(
 
     With ``cram``, items already learned but not due come after the due ones (soonest first).
     ``items`` are the candidates in bank order, each with its card (None: never reviewed).
+
+    Light (fsrs's card, :mod:`hashlib`): the first prompt is worked out with it before the answer
+    engine is loaded, and the drill itself uses the same code.
     """
     due: list[tuple[datetime, int, T]] = []
     fresh: list[T] = []

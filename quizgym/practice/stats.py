@@ -1,12 +1,4 @@
-"""``quizgym stats``: progress per bank and tag, from the progress database alone.
-
-Accuracy counts every logged answer (extra practice too); *retention* counts only scheduled
-reviews of items already in the Review state, passed with Hard or better ("true retention",
-fsrs4anki#614); *predicted* is the share of the learned items the scheduler expects recalled now
-(their mean retrievability), with the student's own fitted parameters once their log is long
-enough (:mod:`quizgym.practice.tuning`). Days for the forecast and the streak are local calendar
-days.
-"""
+"""The progress database in, ``quizgym stats``'s progress per bank and tag out."""
 
 from __future__ import annotations
 
@@ -96,6 +88,13 @@ def streak_of(days: set[str], now: datetime) -> int:
 
 def bank_stats(*, store: Store, now: datetime, banks: tuple[str, ...] = ()) -> list[BankStats]:
     """Progress per bank (all banks in the database when ``banks`` is empty).
+
+    Accuracy counts every logged answer (extra practice too); *retention* counts only scheduled
+    reviews of items already in the Review state, passed with Hard or better ("true retention",
+    fsrs4anki#614); *predicted* is the share of the learned items the scheduler expects recalled now
+    (their mean retrievability), with the student's own fitted parameters once their log is long
+    enough (:mod:`quizgym.practice.tuning`). Days for the forecast and the streak are local calendar
+    days.
 
     Args:
         store: the progress database.

@@ -1,25 +1,4 @@
-"""The progress store: one SQLite file, one transaction per answer.
-
-Three tables, after Anki's ``cards``/``revlog`` split: ``item`` is a small mutable cache of each
-item's FSRS card, ``attempt`` is the log of every answer (undo deletes its last row, ``e`` after a
-correct answer re-rates it), and ``session`` records each drill. Items are keyed by the bank's
-slug and the question's YAML ``id``; ``content_sha`` only flags edits, so fixing a typo in a
-prompt keeps its progress. The schema version lives in ``PRAGMA user_version``.
-
-Every write is its own ``BEGIN IMMEDIATE … COMMIT`` with ``synchronous=FULL``, so an answer the
-drill has saved survives Ctrl-C, SIGKILL or a power cut; the drill saves each answer before it
-shows the verdict. Ctrl-C is held while a transaction runs, so a commit is never cut off from the
-drill learning of it.
-
-Several drills may share one file. Each write reads the item's card *inside* its transaction
-and schedules from that card, so one drill's review is never overwritten with another's stale
-copy; revising or undoing an attempt changes the card only while it is still the card that
-attempt wrote (:attr:`Logged.overtaken` and :meth:`Store.undo` say when it is not).
-
-Every ``sqlite3.Error`` leaves the store as a :class:`StoreError`: one line naming the file, what
-could not be done and how to recover. ``quizgym stats`` opens the file read-only
-(:meth:`Store.read_only`), which also works on read-only media.
-"""
+"""Each answer in, one SQLite transaction out: the drill's progress store."""
 
 from __future__ import annotations
 
@@ -247,7 +226,28 @@ def holding_ctrl_c() -> Iterator[None]:
 
 
 class Store:
-    """The progress database of one user."""
+    """The progress database of one user.
+
+    Three tables, after Anki's ``cards``/``revlog`` split: ``item`` is a small mutable cache of each
+    item's FSRS card, ``attempt`` is the log of every answer (undo deletes its last row, ``e`` after
+    a correct answer re-rates it), and ``session`` records each drill. Items are keyed by the bank's
+    slug and the question's YAML ``id``; ``content_sha`` only flags edits, so fixing a typo in a
+    prompt keeps its progress. The schema version lives in ``PRAGMA user_version``.
+
+    Every write is its own ``BEGIN IMMEDIATE … COMMIT`` with ``synchronous=FULL``, so an answer the
+    drill has saved survives Ctrl-C, SIGKILL or a power cut; the drill saves each answer before it
+    shows the verdict. Ctrl-C is held while a transaction runs, so a commit is never cut off from
+    the drill learning of it.
+
+    Several drills may share one file. Each write reads the item's card *inside* its transaction and
+    schedules from that card, so one drill's review is never overwritten with another's stale copy;
+    revising or undoing an attempt changes the card only while it is still the card that attempt
+    wrote (:attr:`Logged.overtaken` and :meth:`Store.undo` say when it is not).
+
+    Every ``sqlite3.Error`` leaves the store as a :class:`StoreError`: one line naming the file,
+    what could not be done and how to recover. ``quizgym stats`` opens the file read-only
+    (:meth:`Store.read_only`), which also works on read-only media.
+    """
 
     def __init__(self, conn: sqlite3.Connection, path: str) -> None:
         self.conn = conn

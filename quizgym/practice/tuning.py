@@ -1,15 +1,6 @@
 """A scheduler tuned to one student: their review log (the progress database) in; FSRS parameters
 fitted to it once it is long enough (the defaults until then), and the retention they predict,
-out.
-
-The fit is fsrs-rs's optimizer (``fsrs-rs-python``, the ``tune`` extra: a small Rust wheel, no
-PyTorch), which minimises the log loss of predicted recall over the student's own reviews,
-the method of Ye, Su & Cao (2022), "A stochastic shortest path algorithm for optimizing spaced
-repetition scheduling", KDD '22, and of Anki's FSRS optimizer. Each item's scheduled answers
-are one history: ratings with the whole days elapsed since the previous answer (0 the same day).
-Until :data:`MIN_REVIEWS` reviews a day or more apart are logged, or without the extra, the
-defaults stay: a few dozen reviews would fit noise.
-"""
+out."""
 
 from __future__ import annotations
 
@@ -82,6 +73,14 @@ def fit_parameters(history: Sequence[Sequence[Review]]) -> tuple[float, ...] | N
 
     Each history gives one training item per answer after its first: the answers up to it,
     of which the last is the recall to predict (fsrs-rs's convention).
+
+    The fit is fsrs-rs's optimizer (``fsrs-rs-python``, the ``tune`` extra: a small Rust wheel, no
+    PyTorch), which minimises the log loss of predicted recall over the student's own reviews, the
+    method of Ye, Su & Cao (2022), "A stochastic shortest path algorithm for optimizing spaced
+    repetition scheduling", KDD '22, and of Anki's FSRS optimizer. Each item's scheduled answers are
+    one history: ratings with the whole days elapsed since the previous answer (0 the same day).
+    Until :data:`MIN_REVIEWS` reviews a day or more apart are logged, or without the extra, the
+    defaults stay: a few dozen reviews would fit noise.
     """
     try:
         from fsrs_rs_python import FSRS, FSRSItem, FSRSReview

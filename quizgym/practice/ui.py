@@ -1,16 +1,5 @@
-"""The terminal face of the drill and of ``quizgym stats``: rich output, line input.
-
-Bank text is Markdown (:mod:`quizgym.richtext`): it is parsed, never handed to rich's own markup,
-and printed as :class:`rich.text.Text` pieces: emphasis as italic and bold, code in bold,
-formulas as readable Unicode (``$\\bar{x}$`` → ``x̄``, ``$\\sum_{i \\in M}$`` → ``Σ_{i∈M}``),
-tables as boxed tables, lists with their bullets, an image as ``[image: its alt text]``. So
-``[MASK]`` or ``logits[i]`` reach the screen literally, and every string passes through
-:func:`quizgym.terminal.escape_controls` first, so bank text or an echoed answer holding escape
-sequences or bidi overrides cannot retitle, clear or reorder the terminal: they are shown
-spelled out (``\x1b``, ``\u202e``). ``NO_COLOR`` and ``TERM=dumb`` are honoured by rich.
-When the terminal's encoding cannot print the bank's Unicode (``−``, ``≈``, ``∈``), every string
-goes through :func:`plain` first and boxes fall back to ASCII.
-"""
+"""The drill's screens and ``quizgym stats``'s tables in, rich output on the terminal and lines of
+input out."""
 
 from __future__ import annotations
 
@@ -144,7 +133,7 @@ def can_print_unicode(stream: object) -> bool:
 def remember_formulas(texts: Mapping[tuple[str, bool], str]) -> None:
     """Take formulas' texts that :func:`~quizgym.richtext.tex.tex_to_text` made earlier, by TeX
     and ``small_scripts`` (the drill keeps its first screens' in the compiled-bank cache): they
-    are shown as they are, and the TeX reader (with latex2mathml, 40 ms to import) is not
+    are shown as they are, and the TeX reader (with latex2mathml) is not
     imported to read them again."""
     _FORMULAS.update(texts)
 
@@ -168,7 +157,19 @@ def make_console() -> tuple[Console, bool]:
 
 
 class RichUI:
-    """The drill's :class:`~quizgym.practice.drill.DrillUI` on a rich console."""
+    """The drill's :class:`~quizgym.practice.drill.DrillUI` on a rich console.
+
+    Bank text is Markdown (:mod:`quizgym.richtext`): it is parsed, never handed to rich's own
+    markup, and printed as :class:`rich.text.Text` pieces: emphasis as italic and bold, code in
+    bold, formulas as readable Unicode (``$\\bar{x}$`` → ``x̄``, ``$\\sum_{i \\in M}$`` →
+    ``Σ_{i∈M}``), tables as boxed tables, lists with their bullets, an image as ``[image: its alt
+    text]``. So ``[MASK]`` or ``logits[i]`` reach the screen literally, and every string passes
+    through :func:`quizgym.terminal.escape_controls` first, so bank text or an echoed answer holding
+    escape sequences or bidi overrides cannot retitle, clear or reorder the terminal: they are shown
+    spelled out (````, ``‮``). ``NO_COLOR`` and ``TERM=dumb`` are honoured by rich. When the
+    terminal's encoding cannot print the bank's Unicode (``−``, ``≈``, ``∈``), every string goes
+    through :func:`plain` first and boxes fall back to ASCII.
+    """
 
     def __init__(
         self,

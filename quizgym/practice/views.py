@@ -1,4 +1,5 @@
-"""What the drill shows and its clock: light enough for ``quizgym stats`` (no answer engine)."""
+"""A drill's item, outcome and clock in, what the drill shows as plain records out, light enough for
+``quizgym stats`` (no answer engine)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,13 @@
-"""Documents: printable worksheets and answer keys (HTML, Markdown, PDF) and the grading report.
+"""A bank, a selection and a roster in; printable worksheets and answer keys (HTML, Markdown, PDF)
+and the grading report out."""
 
-- :mod:`~quizgym.render.env`: the one Jinja environment;
-- :mod:`~quizgym.render.markup`: bank text (Markdown, formulas, images) in documents: the
-  template filters;
-- :mod:`~quizgym.render.roster`: class rosters;
-- :mod:`~quizgym.render.views`: what a worksheet or key shows for one question;
-- :mod:`~quizgym.render.documents`: worksheets, keys and the files ``quizgym render`` writes;
-- :mod:`~quizgym.render.report`: ``report.html`` after grading.
-"""
+# - :mod:`~quizgym.render.env`: the one Jinja environment;
+# - :mod:`~quizgym.render.markup`: bank text (Markdown, formulas, images) in documents: the template
+#   filters;
+# - :mod:`~quizgym.render.roster`: class rosters;
+# - :mod:`~quizgym.render.views`: what a worksheet or key shows for one question;
+# - :mod:`~quizgym.render.documents`: worksheets, keys and the files ``quizgym render`` writes;
+# - :mod:`~quizgym.render.report`: ``report.html`` after grading.
 
 from typing import TYPE_CHECKING
 

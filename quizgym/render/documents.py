@@ -1,8 +1,5 @@
-"""Printable worksheets and answer keys: HTML, Markdown and PDF files.
-
-Worksheets and keys are pure functions of the bank, the selection, the student, the seed and the
-date.
-"""
+"""A bank, a selection, a student and a date in; printable worksheets and answer keys (HTML,
+Markdown and PDF files) out."""
 
 from __future__ import annotations
 
@@ -105,6 +102,9 @@ def render_worksheet(
     for_pdf: bool = False,
 ) -> str:
     """One student's worksheet (or the class's, without a student) as HTML or Markdown.
+
+    Worksheets and keys are pure functions of the bank, the selection, the student, the seed and the
+    date.
 
     Args:
         bank: the bank.
@@ -283,7 +283,7 @@ def print_pdfs(
 ) -> list[bytes]:
     """Lay out HTML documents as PDFs, across CPU cores: one process per core at most.
 
-    Laying out a page is the slow part of a PDF (WeasyPrint, ~1 s for a 70-question worksheet)
+    Laying out a page is the slow part of a PDF (WeasyPrint)
     and each document is independent, so documents are laid out in worker processes while this
     one waits. One document, or ``workers=1``, is laid out here.
 

@@ -1,10 +1,5 @@
-"""The one Jinja environment of quizgym (STYLE §13).
-
-Templates live in the top-level ``templates/`` folder (package data in a wheel). A teacher's own
-folder, when given, is searched first. Autoescaping is on for HTML and XML, and an undefined
-variable is an error: a typo in a template must fail loudly, never print an empty string. Bank text
-is always passed to templates as data, never compiled as template source.
-"""
+"""A teacher's templates folder (or none) in, the one Jinja environment of quizgym out (STYLE
+§13)."""
 
 from __future__ import annotations
 
@@ -24,6 +19,11 @@ def make_env(
     *, user_dir: Path | None = None, filters: dict[str, Any] | None = None
 ) -> jinja2.Environment:
     """Build the Jinja environment.
+
+    Templates live in the top-level ``templates/`` folder (package data in a wheel). A teacher's own
+    folder, when given, is searched first. Autoescaping is on for HTML and XML, and an undefined
+    variable is an error: a typo in a template must fail loudly, never print an empty string. Bank
+    text is always passed to templates as data, never compiled as template source.
 
     Args:
         user_dir: a folder of templates that override the bundled ones by name.

@@ -1,24 +1,5 @@
-"""Bank text in worksheets, keys and the report: the template filters.
-
-Every piece of bank text reaches a document through these filters (or Jinja's autoescape); the
-text is parsed once (:func:`quizgym.richtext.parse`) and written as HTML with MathML (browsers),
-HTML with SVG formulas (the HTML WeasyPrint prints to PDF) or Markdown, for the document being
-rendered. Plain text reads as it always has, with ``L_MLM`` printed as L<sub>MLM</sub>.
-
-The filters a template may use:
-
-- ``text|math``: HTML, inline when the text is one paragraph (a choice, a sentence), blocks
-  otherwise; ``text|math(variables)`` keeps those parameters' placeholders symbolic;
-- ``text|rich("class", tag="p", lead="")``: an element of that class around the text: one
-  paragraph is ``<p class="…">`` (or ``tag``), anything longer a ``<div class="…">`` of blocks;
-  ``lead`` (HTML) starts the first paragraph (``Correction:``);
-- ``text|md``, ``text|md(variables, indent=2, wrap="**")``: Markdown, inline when one
-  paragraph, blocks otherwise (``indent`` indents the lines after the first, inside a list
-  item; ``wrap`` puts one paragraph in emphasis, ``*`` or ``**``, spelled ``_``/``__`` when the
-  text has emphasis of its own; blocks are not wrapped);
-- ``text|md_quote``: Markdown as a block quote, italic when one paragraph;
-- ``text|one_paragraph``: whether the text is a single paragraph (it fits inside a line).
-"""
+"""Bank text in; the HTML (with MathML or SVG formulas) or Markdown that a worksheet, a key or the
+report shows out, as template filters."""
 
 from __future__ import annotations
 
@@ -106,7 +87,27 @@ def math_html(
     text: str, variables: frozenset[str] = frozenset(), *, target: Target = DEFAULT
 ) -> Markup:
     """Bank text as safe HTML: inline when one paragraph, blocks otherwise (the ``math``
-    filter)."""
+    filter).
+
+    Every piece of bank text reaches a document through these filters (or Jinja's autoescape); the
+    text is parsed once (:func:`quizgym.richtext.parse`) and written as HTML with MathML (browsers),
+    HTML with SVG formulas (the HTML WeasyPrint prints to PDF) or Markdown, for the document being
+    rendered. Plain text reads as it always has, with ``L_MLM`` printed as L<sub>MLM</sub>.
+
+    The filters a template may use:
+
+    - ``text|math``: HTML, inline when the text is one paragraph (a choice, a sentence), blocks
+      otherwise; ``text|math(variables)`` keeps those parameters' placeholders symbolic;
+    - ``text|rich("class", tag="p", lead="")``: an element of that class around the text: one
+      paragraph is ``<p class="…">`` (or ``tag``), anything longer a ``<div class="…">`` of blocks;
+      ``lead`` (HTML) starts the first paragraph (``Correction:``);
+    - ``text|md``, ``text|md(variables, indent=2, wrap="**")``: Markdown, inline when one paragraph,
+      blocks otherwise (``indent`` indents the lines after the first, inside a list item; ``wrap``
+      puts one paragraph in emphasis, ``*`` or ``**``, spelled ``_``/``__`` when the text has
+      emphasis of its own; blocks are not wrapped);
+    - ``text|md_quote``: Markdown as a block quote, italic when one paragraph;
+    - ``text|one_paragraph``: whether the text is a single paragraph (it fits inside a line).
+    """
     # Safe by construction: the renderer escapes every piece of bank text.
     return Markup(to_html(parse(str(text)), _html_style(target, variables)))  # noqa: S704
 

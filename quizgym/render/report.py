@@ -1,11 +1,5 @@
-"""``report.html``: one self-contained page a teacher reads after grading.
-
-The two plots (score distribution; facility against discrimination) are drawn here as small
-inline SVG documents rather than with matplotlib: the report is a default output of every run,
-matplotlib would add ~40 MB and a second of import to each, and two charts of rectangles and
-circles need none of it. Text in the SVG is escaped here; everything else is escaped by the
-template (autoescape).
-"""
+"""A graded run's statistics and review in, ``report.html`` out: one self-contained page a teacher
+reads after grading."""
 
 from __future__ import annotations
 
@@ -54,7 +48,14 @@ __all__ = [
 
 
 def histogram(totals: Counter[float], *, maximum: float, bins: int = 20) -> Markup:
-    """The distribution of total scores as an SVG bar chart (bins of equal width over 0..max)."""
+    """The distribution of total scores as an SVG bar chart (bins of equal width over 0..max).
+
+    The two plots (score distribution; facility against discrimination) are drawn here as small
+    inline SVG documents rather than with matplotlib: the report is a default output of every run,
+    matplotlib would add its install and its import to each, and two charts of rectangles and
+    circles need none of it. Text in the SVG is escaped here; everything else is escaped by the
+    template (autoescape).
+    """
     bins = max(1, min(bins, int(maximum) + 1 if maximum >= 1 else bins))
     counts = [0] * bins
     for value, count in totals.items():

@@ -1,4 +1,4 @@
-"""Class rosters: who gets a worksheet, with which seed."""
+"""A roster file in, the students who get a worksheet, each with a seed, out."""
 
 from __future__ import annotations
 

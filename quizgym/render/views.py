@@ -1,9 +1,5 @@
-"""What a worksheet or an answer key shows for one question: plain records for the templates.
-
-Every number on a student's page and every key comes from the compiled bank
-(:class:`quizgym.solver.CompiledBank`), so the paper, the LMS exports and the grader agree for the
-same student and seed.
-"""
+"""A compiled bank, a question and a student's variant in; what a worksheet or an answer key shows
+for it out, as plain records for the templates."""
 
 from __future__ import annotations
 
@@ -206,7 +202,12 @@ def shown_prompt(question: AnyQuestion, variant: Variant) -> str:
 def question_view(
     bank: Bank | CompiledBank, question: AnyQuestion, number: int, variant: Variant
 ) -> QuestionView:
-    """What a worksheet prints for one question and one variant."""
+    """What a worksheet prints for one question and one variant.
+
+    Every number on a student's page and every key comes from the compiled bank
+    (:class:`quizgym.solver.CompiledBank`), so the paper, the LMS exports and the grader agree for
+    the same student and seed.
+    """
     book = compiled(bank)
     points = question_points(question, book.bank.defaults)
     kind = type_of(question)

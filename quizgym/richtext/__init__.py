@@ -1,21 +1,21 @@
-"""Rich bank text: Markdown, LaTeX mathematics, tables and images, for every output.
+"""Bank text in; its parsed tree, and that tree as HTML, Markdown, plain text or formulas, out for
+every output."""
 
-Every text field of a bank (prompt, statement, choices, feedback, hint, explanation, model
-answer, correction, rubric criteria, units, the bank's instructions) is CommonMark with
-GitHub's tables, ``$…$`` and ``$$…$$`` formulas and images beside the bank file. Text that uses
-none of it reads as it always has.
-
-- :mod:`~quizgym.richtext.parse`: text → :class:`~quizgym.richtext.tree.Doc` (markdown-it-py),
-  with the limits that keep every output bounded;
-- :mod:`~quizgym.richtext.tex`: formulas → MathML, Unicode text, SVG (latex2mathml, ziamath);
-- :mod:`~quizgym.richtext.html`, :mod:`~quizgym.richtext.markdown`,
-  :mod:`~quizgym.richtext.plain`: a document as HTML, Markdown or plain text;
-- :mod:`~quizgym.richtext.images`: images, found and checked;
-- :mod:`~quizgym.richtext.fields`: a bank's text fields and what ``check`` says about them.
-
-Nothing here imports markdown-it or latex2mathml until a text that holds markup is parsed
-(``quizgym --help`` stays light; a line of plain words never needs them).
-"""
+# Every text field of a bank (prompt, statement, choices, feedback, hint, explanation, model answer,
+# correction, rubric criteria, units, the bank's instructions) is CommonMark with GitHub's tables,
+# ``$…$`` and ``$$…$$`` formulas and images beside the bank file. Text that uses none of it reads as
+# it always has.
+#
+# - :mod:`~quizgym.richtext.parse`: text → :class:`~quizgym.richtext.tree.Doc` (markdown-it-py),
+#   with the limits that keep every output bounded;
+# - :mod:`~quizgym.richtext.tex`: formulas → MathML, Unicode text, SVG (latex2mathml, ziamath);
+# - :mod:`~quizgym.richtext.html`, :mod:`~quizgym.richtext.markdown`,
+#   :mod:`~quizgym.richtext.plain`: a document as HTML, Markdown or plain text;
+# - :mod:`~quizgym.richtext.images`: images, found and checked;
+# - :mod:`~quizgym.richtext.fields`: a bank's text fields and what ``check`` says about them.
+#
+# Nothing here imports markdown-it or latex2mathml until a text that holds markup is parsed
+# (``quizgym --help`` stays light; a line of plain words never needs them).
 
 from typing import TYPE_CHECKING
 

@@ -1,11 +1,5 @@
-"""Characters bank text cannot carry: what ``check`` reports, and what every XML writer strips.
-
-XML 1.0 holds tab, line feed, carriage return and the characters from U+0020 on, but not the
-other C0 controls (a form feed, an escape), lone surrogates, U+FFFE or U+FFFF: one of them makes
-a Moodle or QTI file that no LMS reads. ``check`` reports those and the other controls (DEL and
-C1, which drive terminals) at the field that holds them; the writers drop them (a form feed and
-a vertical tab become a space), so no output is broken even for a bank that was not checked.
-"""
+"""Bank text in, the characters it cannot carry out: what ``check`` reports, and what every XML
+writer strips."""
 
 from __future__ import annotations
 
@@ -20,7 +14,14 @@ _SPACES = {"\x0b": " ", "\x0c": " "}
 
 
 def xml_safe(text: str) -> str:
-    """Text without the characters XML cannot hold (a form feed or vertical tab: a space)."""
+    """Text without the characters XML cannot hold (a form feed or vertical tab: a space).
+
+    XML 1.0 holds tab, line feed, carriage return and the characters from U+0020 on, but not the
+    other C0 controls (a form feed, an escape), lone surrogates, U+FFFE or U+FFFF: one of them makes
+    a Moodle or QTI file that no LMS reads. ``check`` reports those and the other controls (DEL and
+    C1, which drive terminals) at the field that holds them; the writers drop them (a form feed and
+    a vertical tab become a space), so no output is broken even for a bank that was not checked.
+    """
     if _NOT_XML.search(text) is None:
         return text
     return _NOT_XML.sub(lambda found: _SPACES.get(found[0], ""), text)

@@ -1,8 +1,4 @@
-"""Every text field of a bank, where it stands, and what is wrong with the text in it.
-
-``check`` reports these findings; ``render`` and ``export`` refuse a bank whose images cannot be
-shipped (:func:`image_findings`), with the same ``path:line:col`` messages.
-"""
+"""A bank in; every text field, where it stands, and what is wrong with the text in it out."""
 
 from __future__ import annotations
 
@@ -41,7 +37,11 @@ def question_fields(question: AnyQuestion, base: Loc = ()) -> Iterator[tuple[Loc
 
 
 def bank_fields(bank: Bank) -> Iterator[tuple[Loc, str]]:
-    """Every text field of a bank, with its field path (for :meth:`Bank.locate`)."""
+    """Every text field of a bank, with its field path (for :meth:`Bank.locate`).
+
+    ``check`` reports these findings; ``render`` and ``export`` refuse a bank whose images cannot be
+    shipped (:func:`image_findings`), with the same ``path:line:col`` messages.
+    """
     for name in ("title", "description", "instructions"):
         value = getattr(bank, name, None)
         if isinstance(value, str):

@@ -1,16 +1,4 @@
-"""A parsed document as HTML: worksheets, keys, the report and every HTML-based LMS export.
-
-The output is HTML; with ``qti`` it is XHTML (void elements closed), which the QTI 2.1 exporter
-reads as XML. Every character of bank text is
-escaped here; only the elements the tree can hold are written, with attributes this module
-sets itself. Formulas print as one of three forms, by ``style.math``:
-
-- ``mathml``: MathML (browsers draw it natively, offline; QTI 2.1 carries it);
-- ``tex``: ``\\(…\\)`` and ``\\[…\\]``, for the LMS's own TeX filter (Moodle, Canvas, Anki's
-  MathJax);
-- ``svg``: drawn by ziamath, with the formula's text laid transparently over it (PDF: WeasyPrint
-  draws SVG, and the text layer keeps the characters for search, copy and screen readers).
-"""
+"""A parsed document in, HTML out: worksheets, keys, the report and every HTML-based LMS export."""
 
 from __future__ import annotations
 
@@ -84,6 +72,17 @@ def attr(text: str) -> str:
 
 def to_html(doc: Doc, style: HtmlStyle, *, inline: bool = True) -> str:
     """The document as HTML.
+
+    The output is HTML; with ``qti`` it is XHTML (void elements closed), which the QTI 2.1 exporter
+    reads as XML. Every character of bank text is escaped here; only the elements the tree can hold
+    are written, with attributes this module sets itself. Formulas print as one of three forms, by
+    ``style.math``:
+
+    - ``mathml``: MathML (browsers draw it natively, offline; QTI 2.1 carries it);
+    - ``tex``: ``\\(…\\)`` and ``\\[…\\]``, for the LMS's own TeX filter (Moodle, Canvas, Anki's
+      MathJax);
+    - ``svg``: drawn by ziamath, with the formula's text laid transparently over it (PDF: WeasyPrint
+      draws SVG, and the text layer keeps the characters for search, copy and screen readers).
 
     Args:
         doc: the parsed text.

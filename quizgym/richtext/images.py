@@ -1,11 +1,5 @@
-"""Images in bank text: ``![alt](figures/x.png)``, files beside the bank, shipped everywhere.
-
-An image is a path relative to the bank file's folder (the current folder for a bank built in
-code) that stays inside that folder, names a file of a type every output can carry, and has alt
-text (the description a screen reader reads, and what the terminal drill shows). Anything else
-is a ``check`` finding, and ``render`` and ``export`` refuse the bank with the same message
-rather than write a page with a hole in it.
-"""
+"""An image in bank text (``![alt](figures/x.png)``) in; the file beside the bank, checked, or what
+is wrong with it out."""
 
 from __future__ import annotations
 
@@ -243,6 +237,12 @@ class ImageFile:
 
 def find_image(src: str, *, folder: Path) -> ImageFile:
     """The file of an image that has no path problem.
+
+    An image is a path relative to the bank file's folder (the current folder for a bank built in
+    code) that stays inside that folder, names a file of a type every output can carry, and has alt
+    text (the description a screen reader reads, and what the terminal drill shows). Anything else
+    is a ``check`` finding, and ``render`` and ``export`` refuse the bank with the same message
+    rather than write a page with a hole in it.
 
     Raises:
         ValueError: the path has a problem (the message says which).

@@ -1,11 +1,4 @@
-"""A parsed document written back as Markdown: the Markdown worksheets and keys.
-
-The Markdown written is *normalised*: whatever the bank wrote, the output holds only what the
-tree holds (no raw HTML but our own ``<sub>``/``<sup>``/``<br>``), every character of text is
-escaped so it prints literally, formulas are ``$…$``/``$$…$$`` (GitHub, GitLab, pandoc and
-Obsidian draw them), tables are GitHub's pipe tables and images point at the copies
-``quizgym render`` writes beside the file.
-"""
+"""A parsed document in, normalised Markdown out: the Markdown worksheets and keys."""
 
 from __future__ import annotations
 
@@ -76,6 +69,12 @@ class MarkdownStyle:
 
 def to_markdown(doc: Doc, style: MarkdownStyle, *, inline: bool = True) -> str:
     """The document as Markdown.
+
+    The Markdown written is *normalised*: whatever the bank wrote, the output holds only what the
+    tree holds (no raw HTML but our own ``<sub>``/``<sup>``/``<br>``), every character of text is
+    escaped so it prints literally, formulas are ``$…$``/``$$…$$`` (GitHub, GitLab, pandoc and
+    Obsidian draw them), tables are GitHub's pipe tables and images point at the copies ``quizgym
+    render`` writes beside the file.
 
     Args:
         doc: the parsed text.

@@ -1,18 +1,5 @@
-"""Bank text → :class:`~quizgym.richtext.tree.Doc`, with markdown-it-py (CommonMark).
-
-The parser is CommonMark with GitHub's tables and ``$…$``/``$$…$$`` mathematics
-(mdit-py-plugins' dollarmath, with pandoc's rule: ``$5 and $10`` is not a formula, because a
-closing dollar may not be followed by a digit nor an opening one by a space). Raw HTML is off:
-``<script>`` is text. Reference-style links are off, so ``[MASK]`` is always text, whatever
-else the bank says; so are headings (a choice ``#`` is a hash sign) and entity references
-(``&lt;`` prints as written), which bank text has never meant. Links print only to ``http``,
-``https`` and ``mailto`` addresses.
-
-Limits keep every output bounded whatever a shared bank holds: a field longer than
-:data:`MAX_TEXT`, lists or quotes nested deeper than :data:`MAX_DEPTH`, or a table wider than
-:data:`MAX_COLUMNS` or longer than :data:`MAX_ROWS` is shown verbatim (exactly as written, as
-text), and the ``check`` command reports it.
-"""
+"""Bank text in, a :class:`~quizgym.richtext.tree.Doc` out (markdown-it-py, CommonMark), within
+limits that keep every output bounded."""
 
 from __future__ import annotations
 
@@ -128,6 +115,19 @@ def remember(docs: dict[str, Doc]) -> None:
 @functools.lru_cache(maxsize=16384)
 def parse(text: str) -> Doc:
     """Parse one field of bank text (never raises; memoised).
+
+    The parser is CommonMark with GitHub's tables and ``$…$``/``$$…$$`` mathematics
+    (mdit-py-plugins' dollarmath, with pandoc's rule: ``$5 and $10`` is not a formula, because a
+    closing dollar may not be followed by a digit nor an opening one by a space). Raw HTML is off:
+    ``<script>`` is text. Reference-style links are off, so ``[MASK]`` is always text, whatever else
+    the bank says; so are headings (a choice ``#`` is a hash sign) and entity references (``&lt;``
+    prints as written), which bank text has never meant. Links print only to ``http``, ``https`` and
+    ``mailto`` addresses.
+
+    Limits keep every output bounded whatever a shared bank holds: a field longer than
+    :data:`MAX_TEXT`, lists or quotes nested deeper than :data:`MAX_DEPTH`, or a table wider than
+    :data:`MAX_COLUMNS` or longer than :data:`MAX_ROWS` is shown verbatim (exactly as written, as
+    text), and the ``check`` command reports it.
 
     Args:
         text: the text as written in the bank (placeholders already filled, or not).

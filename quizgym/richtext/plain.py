@@ -1,8 +1,4 @@
-"""A parsed document as plain text: what a terminal, a text layer or a log line shows.
-
-Formulas read as Unicode (``\\bar{x}`` → ``x̄``), emphasis loses its markers, an image is
-``[image: alt]``, a table is laid out in aligned columns, lists keep their bullets and numbers.
-"""
+"""A parsed document in, plain text out: what a terminal, a text layer or a log line shows."""
 
 from __future__ import annotations
 
@@ -39,6 +35,9 @@ _SPACE = re.compile(r"[ \t\r\n]+")
 
 def to_plain(doc: Doc, *, subscripts: bool = False) -> str:
     """The document as plain text (blocks separated by blank lines, no trailing newline).
+
+    Formulas read as Unicode (``\\bar{x}`` → ``x̄``), emphasis loses its markers, an image is
+    ``[image: alt]``, a table is laid out in aligned columns, lists keep their bullets and numbers.
 
     Args:
         doc: the parsed text.

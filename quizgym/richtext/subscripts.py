@@ -1,11 +1,5 @@
-"""Subscripts and superscripts in plain bank text: ``L_MLM``, ``x_i``, ``Σ_{i∈M}``, ``2^−3``.
-
-Banks written before formulas existed type mathematics the way people do; worksheets and keys
-keep printing that as they always have. A subscript starts at "_" after a single letter that is
-not part of a longer word (so mlm_loss and dog_id stay as they are); its argument is {…}, (…),
-[…] or a run of letters and digits, optionally after "∖". Everything else is literal text. (Text
-inside ``$…$`` is a formula and never read this way.)
-"""
+"""Plain bank text (``L_MLM``, ``x_i``, ``Σ_{i∈M}``, ``2^−3``) in, its subscripts and superscripts
+as pieces out."""
 
 from __future__ import annotations
 
@@ -25,6 +19,12 @@ Node = str | tuple[str, Any]
 
 def parse_math(text: str, *, variables: frozenset[str] = frozenset()) -> list[Node]:
     """Split bank text into plain text, subscripts, superscripts and parameter names.
+
+    Banks written before formulas existed type mathematics the way people do; worksheets and keys
+    keep printing that as they always have. A subscript starts at "_" after a single letter that is
+    not part of a longer word (so mlm_loss and dog_id stay as they are); its argument is {…}, (…),
+    […] or a run of letters and digits, optionally after "∖". Everything else is literal text. (Text
+    inside ``$…$`` is a formula and never read this way.)
 
     Args:
         text: the text as written in the bank.

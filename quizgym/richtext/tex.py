@@ -1,16 +1,5 @@
-"""LaTeX mathematics in bank text: MathML for browsers and QTI, Unicode for terminals, SVG for PDF.
-
-One parser reads every formula: latex2mathml turns the TeX into a MathML element tree, which is
-then *sanitised* here (an allow-list of presentation elements and attributes; ``\\href`` links,
-event handlers and anything unknown are dropped and reported), because latex2mathml's own string
-output passes ``\\text{<script>}`` through unescaped. The same tree is read back as plain Unicode
-text for the drill and the PDF's text layer (``\\bar{x}`` → ``x̄``, ``\\sum_{i \\in M}`` →
-``Σ_{i∈M}``), and drawn as SVG with ziamath for PDF (WeasyPrint draws SVG, but lays MathML out
-as a flat run of characters).
-
-Every function is a pure function of its text and memoised; none raises for a bad formula:
-:func:`tex_problems` says what is wrong, and the renderers then show the TeX source as code.
-"""
+"""A LaTeX formula in; sanitised MathML for browsers and QTI, Unicode text for terminals and SVG for
+PDF out."""
 
 from __future__ import annotations
 
@@ -169,6 +158,17 @@ def _clean(element: ET.Element, problems: list[str]) -> ET.Element | None:
 @functools.lru_cache(maxsize=4096)
 def read_tex(tex: str, display: bool = False) -> Formula:
     """Read one formula (never raises).
+
+    One parser reads every formula: latex2mathml turns the TeX into a MathML element tree, which is
+    then *sanitised* here (an allow-list of presentation elements and attributes; ``\\href`` links,
+    event handlers and anything unknown are dropped and reported), because latex2mathml's own string
+    output passes ``\\text{<script>}`` through unescaped. The same tree is read back as plain
+    Unicode text for the drill and the PDF's text layer (``\\bar{x}`` → ``x̄``, ``\\sum_{i \\in M}``
+    → ``Σ_{i∈M}``), and drawn as SVG with ziamath for PDF (WeasyPrint draws SVG, but lays MathML out
+    as a flat run of characters).
+
+    Every function is a pure function of its text and memoised; none raises for a bad formula:
+    :func:`tex_problems` says what is wrong, and the renderers then show the TeX source as code.
 
     Args:
         tex: the TeX between the dollars, e.g. ``\\bar{x} = \\frac{1}{n}\\sum_i x_i``.

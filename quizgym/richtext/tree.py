@@ -1,9 +1,5 @@
-"""The parsed form of one piece of bank text: a small tree of blocks and inline pieces.
-
-Every output (HTML, Markdown, plain text, the terminal, each LMS format) is written from this
-tree, never from the Markdown source, so what a bank says reaches every output the same way and
-nothing the tree does not hold (raw HTML, scripts, unknown link schemes) can reach any of them.
-"""
+"""The parsed form of one piece of bank text, from which every output is written: a small tree of
+blocks and inline pieces."""
 
 from __future__ import annotations
 
@@ -148,6 +144,10 @@ class Doc:
 
     ``problems`` lists what did not parse as the author meant (the ``check`` command reports
     them); the document still prints, with such text shown literally.
+
+    Every output (HTML, Markdown, plain text, the terminal, each LMS format) is written from this
+    tree, never from the Markdown source, so what a bank says reaches every output the same way and
+    nothing the tree does not hold (raw HTML, scripts, unknown link schemes) can reach any of them.
     """
 
     source: str

@@ -1,17 +1,16 @@
-"""The solver: exact keys, per-student variants and the compiled bank.
+"""A loaded bank in; its compiled form, exact keys, per-student variants and mistakes out."""
 
-- :mod:`~quizgym.solver.functions`: the functions keys may call beyond a student's;
-- :mod:`~quizgym.solver.keys`: exact keys (sympy), their values and display, ``quizgym solve``;
-- :mod:`~quizgym.solver.quick`: ``quizgym solve`` of plain arithmetic and of one logarithm
-  without sympy or mpmath, provably as the exact path shows them;
-- :mod:`~quizgym.solver.variants`: deterministic per-student draws, scalar and for a class;
-- :mod:`~quizgym.solver.mistakes`: wrong answers derived from a loss key;
-- :mod:`~quizgym.solver.compiled`: :class:`CompiledBank`, made once per command by
-  :func:`compile_bank`, which the answer engine, documents, exports and the grader all use.
-
-The free functions at the end (:func:`variant_of`, :func:`keys_of`, …) are conveniences for
-one-off use from a loaded bank; code that asks many questions of one bank compiles it once.
-"""
+# - :mod:`~quizgym.solver.functions`: the functions keys may call beyond a student's;
+# - :mod:`~quizgym.solver.keys`: exact keys (sympy), their values and display, ``quizgym solve``;
+# - :mod:`~quizgym.solver.quick`: ``quizgym solve`` of plain arithmetic and of one logarithm without
+#   sympy or mpmath, provably as the exact path shows them;
+# - :mod:`~quizgym.solver.variants`: deterministic per-student draws, scalar and for a class;
+# - :mod:`~quizgym.solver.mistakes`: wrong answers derived from a loss key;
+# - :mod:`~quizgym.solver.compiled`: :class:`CompiledBank`, made once per command by
+#   :func:`compile_bank`, which the answer engine, documents, exports and the grader all use.
+#
+# The free functions at the end (:func:`variant_of`, :func:`keys_of`, …) are conveniences for
+# one-off use from a loaded bank; code that asks many questions of one bank compiles it once.
 
 from __future__ import annotations
 

@@ -1,43 +1,5 @@
-"""The compiled bank kept on disk, so that a command whose bank has not changed starts at once.
-
-Compiling a bank means validating it (YAML, pydantic) and solving its keys exactly (sympy): a
-second or so that every ``check``, ``export`` and ``practice`` would otherwise pay again. After a
-command has worked out what it needed, :func:`save` writes the bank as validated and every
-table the :class:`~quizgym.solver.CompiledBank` filled (exact keys with their 30-digit values
-and display forms, resolved mistakes per variant, and what the commands memoised with
-:meth:`~quizgym.solver.CompiledBank.memo`) to one file in the user cache folder; :func:`open_bank`
-reads it back when the bank's bytes and quizgym are the same, without importing sympy.
-
-**Keyed by content.** A file's name and its first line carry a SHA-256 of: the cache's format,
-quizgym's version, the size and modification time of each of quizgym's own source files (an
-edited checkout never reads what older code wrote), the same for the libraries whose output it
-holds (sympy, mpmath, pydantic, markdown-it, latex2mathml), and the bank file's bytes. Its path
-is not in the key: the same bank elsewhere is the same bank. The domain packs the bank names
-(``packs:``) are kept in the file as validated, each with the SHA-256 of its file's bytes: a
-pack edited since, or one that is now another file (a path beside the bank, moved with it),
-makes the file a miss, and its tables are not merged into the next.
-
-**Never trusted.** The first line also holds a SHA-256 of the rest; a file whose digest, key or
-format does not match, that is truncated, or that does not decode, is ignored and replaced by
-the next save. Writers write a temporary file beside the target and rename it over the target
-(atomic on POSIX and Windows), so concurrent writers never interleave and a reader sees one
-whole file or the previous one. The digest gives integrity, not authenticity: a file is data,
-decoded by a closed table of the compiled bank's own records (:func:`decode`), so a forged one
-can run nothing; and a folder others can write to is neither read nor written
-(:func:`quizgym.places.trusted`).
-
-**Generic.** Tables are stored with one codec for the values the compiled bank holds: JSON
-scalars, tuples, lists, dicts (any hashable keys), sets, :class:`~fractions.Fraction`,
-:class:`~decimal.Decimal`, mpmath numbers (exactly, as their binary parts), and quizgym's own
-records (the bank, its packs, keys, mistakes, accepted runs, the preview's parsed text, and the
-dataclasses, pydantic models and enums their fields name), field by field. A new field is
-stored without new code; a value of another type raises :class:`TypeError` when saved, which the
-round-trip test turns into a failure. A dataclass field with ``metadata={"stored": False}`` (a
-key's sympy form) is left out and comes back as its default.
-
-The folder is ``$QUIZGYM_CACHE_DIR`` when set, else the user cache folder (platformdirs);
-``QUIZGYM_CACHE=off`` switches the cache off.
-"""
+"""A compiled bank in, one file in the user cache folder out, read back by the next command whose
+bank and quizgym are unchanged."""
 
 from __future__ import annotations
 
@@ -471,6 +433,45 @@ def open_bank(
     What the cache holds is used as is (the bank as validated, exact keys, mistakes, memos); the
     rest is worked out on demand as with :func:`~quizgym.solver.compile_bank`. Call :func:`save`
     when the command is done, so that the next one finds what this one worked out.
+
+    Compiling a bank means validating it (YAML, pydantic) and solving its keys exactly (sympy): work
+    that every ``check``, ``export`` and ``practice`` would otherwise do again. After a command has
+    worked out what it needed, :func:`save` writes the bank as validated and every table the
+    :class:`~quizgym.solver.CompiledBank` filled (exact keys with their 30-digit values and display
+    forms, resolved mistakes per variant, and what the commands memoised with
+    :meth:`~quizgym.solver.CompiledBank.memo`) to one file in the user cache folder;
+    :func:`open_bank` reads it back when the bank's bytes and quizgym are the same, without
+    importing sympy.
+
+    **Keyed by content.** A file's name and its first line carry a SHA-256 of: the cache's format,
+    quizgym's version, the size and modification time of each of quizgym's own source files (an
+    edited checkout never reads what older code wrote), the same for the libraries whose output it
+    holds (sympy, mpmath, pydantic, markdown-it, latex2mathml), and the bank file's bytes. Its path
+    is not in the key: the same bank elsewhere is the same bank. The domain packs the bank names
+    (``packs:``) are kept in the file as validated, each with the SHA-256 of its file's bytes: a
+    pack edited since, or one that is now another file (a path beside the bank, moved with it),
+    makes the file a miss, and its tables are not merged into the next.
+
+    **Never trusted.** The first line also holds a SHA-256 of the rest; a file whose digest, key or
+    format does not match, that is truncated, or that does not decode, is ignored and replaced by
+    the next save. Writers write a temporary file beside the target and rename it over the target
+    (atomic on POSIX and Windows), so concurrent writers never interleave and a reader sees one
+    whole file or the previous one. The digest gives integrity, not authenticity: a file is data,
+    decoded by a closed table of the compiled bank's own records (:func:`decode`), so a forged one
+    can run nothing; and a folder others can write to is neither read nor written
+    (:func:`quizgym.places.trusted`).
+
+    **Generic.** Tables are stored with one codec for the values the compiled bank holds: JSON
+    scalars, tuples, lists, dicts (any hashable keys), sets, :class:`~fractions.Fraction`,
+    :class:`~decimal.Decimal`, mpmath numbers (exactly, as their binary parts), and quizgym's own
+    records (the bank, its packs, keys, mistakes, accepted runs, the preview's parsed text, and the
+    dataclasses, pydantic models and enums their fields name), field by field. A new field is stored
+    without new code; a value of another type raises :class:`TypeError` when saved, which the
+    round-trip test turns into a failure. A dataclass field with ``metadata={"stored": False}`` (a
+    key's sympy form) is left out and comes back as its default.
+
+    The folder is ``$QUIZGYM_CACHE_DIR`` when set, else the user cache folder (platformdirs);
+    ``QUIZGYM_CACHE=off`` switches the cache off.
 
     Raises:
         BankNotFoundError: the bank does not exist.

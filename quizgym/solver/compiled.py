@@ -1,18 +1,5 @@
-"""The compiled bank: one object per command holding everything the commands derive from a bank.
-
-:func:`compile_bank` turns a loaded :class:`~quizgym.model.Bank` into a :class:`CompiledBank`:
-
-- its **slots** — one :class:`Slot` per answer box: a question, or one part of a multi-part
-  numeric question, with its points, units, tolerance, parsed key and mistakes and the earlier
-  parts its key names;
-- its **draws** — how each question's variants are drawn (:class:`~quizgym.solver.variants.Draw`);
-- per variant, on demand and cached in the object: the exact **keys** of every slot and the
-  **mistakes** resolved to numbers (the bank's own, then derived ones).
-
-Every key and mistake is parsed when the bank is compiled, so a bank with an unreadable key is
-refused at once, with every finding. The caches live exactly as long as the object; a caller that
-grades, renders or exports makes one and passes it down (the Dask engine makes one per worker).
-"""
+"""A loaded :class:`~quizgym.model.Bank` in, a :class:`CompiledBank` out: one object per command
+holding everything the commands derive from a bank."""
 
 from __future__ import annotations
 
@@ -556,6 +543,21 @@ def compile_bank(
 ) -> CompiledBank:
     """Compile a loaded bank: its packs, functions and constants, and its slots, with every
     key, mistake, derived value and condition parsed.
+
+    :func:`compile_bank` turns a loaded :class:`~quizgym.model.Bank` into a :class:`CompiledBank`:
+
+    - its **slots** — one :class:`Slot` per answer box: a question, or one part of a multi-part
+      numeric question, with its points, units, tolerance, parsed key and mistakes and the earlier
+      parts its key names;
+    - its **draws** — how each question's variants are drawn
+      (:class:`~quizgym.solver.variants.Draw`);
+    - per variant, on demand and cached in the object: the exact **keys** of every slot and the
+      **mistakes** resolved to numbers (the bank's own, then derived ones).
+
+    Every key and mistake is parsed when the bank is compiled, so a bank with an unreadable key is
+    refused at once, with every finding. The caches live exactly as long as the object; a caller
+    that grades, renders or exports makes one and passes it down (the Dask engine makes one per
+    worker).
 
     Args:
         bank: the bank.

@@ -1,10 +1,5 @@
-"""The scalar draw of :mod:`~quizgym.solver.variants`, in a module of its own that needs nothing
-but :mod:`hashlib`: the drill's first prompt orders a question's choices with it before the
-expression language (mpmath) and the bank format (pydantic) are loaded.
-
-See :mod:`~quizgym.solver.variants` for the scheme: one SHA-256 per (bank, student, seed), xor a
-SHA-256 salt per question, then a splitmix64 stream.
-"""
+"""A bank, a student, a seed and a question in; the question's stream of draws and its choice order
+out."""
 
 from __future__ import annotations
 
@@ -99,7 +94,15 @@ def _shuffle(order: list[int], draws: list[int]) -> None:
 
 def choice_order(state: int, *, params: int, choices: int, shuffled: bool) -> list[int]:
     """The order of a question's choices drawn from one state (after its ``params`` draws):
-    ``order[k]`` is the bank index of the k-th choice shown."""
+    ``order[k]`` is the bank index of the k-th choice shown.
+
+    It is a module of its own, needing nothing but :mod:`hashlib`, because the drill's first prompt
+    orders a question's choices with it before the expression language (mpmath) and the bank format
+    (pydantic) are loaded.
+
+    See :mod:`~quizgym.solver.variants` for the scheme: one SHA-256 per (bank, student, seed), xor a
+    SHA-256 salt per question, then a splitmix64 stream.
+    """
     order = list(range(choices))
     if shuffled and choices:
         _shuffle(order, draw_stream(state, params + choices - 1)[params:])

@@ -1,17 +1,5 @@
-"""The functions keys may call beyond the language's own: a pack's or a bank's.
-
-The language's functions (:data:`quizgym.expr.STUDENT_FUNCTIONS`) are everyone's. A domain pack
-adds functions quizgym implements in code (:data:`BUILTINS`, named in a pack's ``builtins``) and
-functions written in the expression language (``functions:`` of a pack or a bank), with
-constants (``constants:``). :func:`function_table` builds a bank's table from them.
-
-Written functions are checked as keys are: their bodies are parsed when the bank is compiled,
-may use only their own parameters and constants, and may call only the language's functions,
-the builtins and functions defined before them, so no function can call itself. Each has a
-*cost*: the number of tree nodes a call of it evaluates, its calls' costs included. A function
-or key costing more than :data:`MAX_COST` is refused, so nesting calls cannot multiply the work
-of a key past what the language's own limits allow.
-"""
+"""A pack's and a bank's functions and constants in, the table of functions its keys may call beyond
+the language's own out."""
 
 from __future__ import annotations
 
@@ -250,6 +238,18 @@ def function_table(
 ) -> FunctionTable:
     """A bank's vocabulary: the language's functions, the builtins named, the constants and the
     written functions, in order (each may use those before it).
+
+    The language's functions (:data:`quizgym.expr.STUDENT_FUNCTIONS`) are everyone's. A domain pack
+    adds functions quizgym implements in code (:data:`BUILTINS`, named in a pack's ``builtins``) and
+    functions written in the expression language (``functions:`` of a pack or a bank), with
+    constants (``constants:``). :func:`function_table` builds a bank's table from them.
+
+    Written functions are checked as keys are: their bodies are parsed when the bank is compiled,
+    may use only their own parameters and constants, and may call only the language's functions, the
+    builtins and functions defined before them, so no function can call itself. Each has a *cost*:
+    the number of tree nodes a call of it evaluates, its calls' costs included. A function or key
+    costing more than :data:`MAX_COST` is refused, so nesting calls cannot multiply the work of a
+    key past what the language's own limits allow.
 
     Args:
         builtins: names from :data:`BUILTINS`.

@@ -1,8 +1,5 @@
-"""Exact keys: sympy forms tidied for people, their 30-digit values, and ``quizgym solve``.
-
-Keys are written in the expression language (:mod:`quizgym.expr`) and become exact sympy
-expressions, so the key to ``mlm_loss(0.2, 0.5)`` reads ``ln 10 ≈ 2.3026``.
-"""
+"""A key in the expression language in; its exact sympy form tidied for people, its 30-digit value
+and ``quizgym solve``'s answer out."""
 
 from __future__ import annotations
 
@@ -277,6 +274,9 @@ def to_mpf(expr: sympy.Expr) -> mpmath.mpf:
 
 def exact_key(parsed: Parsed, env: Mapping[str, sympy.Expr], *, decimal: int | None = None) -> Key:
     """Evaluate a parsed key exactly (``decimal``: shown as a decimal to so many figures).
+
+    Keys are written in the expression language (:mod:`quizgym.expr`) and become exact sympy
+    expressions, so the key to ``mlm_loss(0.2, 0.5)`` reads ``ln 10 ≈ 2.3026``.
 
     Raises:
         AnswerParseError: the key cannot be evaluated (e.g. a probability outside (0, 1]).

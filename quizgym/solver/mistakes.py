@@ -1,11 +1,4 @@
-"""Wrong answers derived from keys by mistake rules: a pack's or a bank's.
-
-A rule (``mistake_rules:``) derives a wrong value from every key it fits (``key_uses: [ln]``: its
-exact form has a logarithm; ``key_calls: mlm_loss``: it is one call of that function), such as the
-machine-learning pack's log base 10 or 2, the dropped sign and the mean instead of the sum. The
-compiled bank uses them only for values the author has not covered and that do not coincide with
-the key. A bank without rules (and without a pack that has them) gets none.
-"""
+"""A pack's or a bank's mistake rules and a key in, the wrong answers they derive from it out."""
 
 from __future__ import annotations
 
@@ -106,6 +99,12 @@ class CompiledRule:
 
 def compile_rule(rule: MistakeRule, table: FunctionTable) -> CompiledRule:
     """Parse a mistake rule against a bank's vocabulary.
+
+    A rule (``mistake_rules:``) derives a wrong value from every key it fits (``key_uses: [ln]``:
+    its exact form has a logarithm; ``key_calls: mlm_loss``: it is one call of that function), such
+    as the machine-learning pack's log base 10 or 2, the dropped sign and the mean instead of the
+    sum. The compiled bank uses them only for values the author has not covered and that do not
+    coincide with the key. A bank without rules (and without a pack that has them) gets none.
 
     Raises:
         AnswerParseError: its answer cannot be read, or it names a function it cannot know.

@@ -1,23 +1,5 @@
-"""``quizgym solve`` of plain arithmetic without mpmath: the same answer from the exact fraction.
-
-``solve`` shows plain arithmetic on decimals (``2.30``, ``1/3``, ``-2^-3``) from its exact
-fraction, and its value as the fraction rounded once to 30 digits. Two things needed mpmath:
-
-- **Whether the expression can be evaluated at all.** ``solve`` first evaluates with the
-  guarded 30-digit walker (:func:`quizgym.expr.evaluate`), which refuses a division by zero, a
-  zero or negative power of zero, or a value beyond 2^±4096, judged on *rounded* values:
-  ``1/(1 + 10^-40 - 1)`` divides by a rounded zero. :func:`evaluates` walks the tree exactly,
-  with a bound on how far mpmath's rounded value can be from each exact one (mpmath rounds each
-  operation correctly at 103 bits; the bound allows 2^-100 an operation), and answers True only
-  when every guard decides the same for every value within the bound; when in doubt it answers
-  False and the caller evaluates with mpmath as before.
-- **The value's 16 digits.** :func:`shown_value` rounds the fraction to 103 bits as
-  ``mpf(p) / q`` does (the numerator first, then the quotient, each to nearest, ties to even)
-  and prints the result with mpmath's own digit algorithm (``libmp.to_str``: truncate to 19
-  digits, then round on the 17th), followed by :func:`quizgym.expr.format_value`'s tidying.
-
-``tests/test_fast_paths.py`` holds both to mpmath on random arithmetic and random fractions.
-"""
+"""Plain arithmetic or one logarithm in, ``quizgym solve``'s answer out without mpmath: the same
+answer, from the exact fraction."""
 
 from __future__ import annotations
 
@@ -77,7 +59,26 @@ _Bounded = tuple[Fraction, Fraction]
 def evaluates(parsed: Parsed) -> bool:
     """Whether :func:`quizgym.expr.evaluate` surely succeeds on plain arithmetic: numbers,
     signs, ``+ - * /`` and integer powers (False for anything else, and whenever rounding could
-    change one of its guards' decisions)."""
+    change one of its guards' decisions).
+
+    ``solve`` shows plain arithmetic on decimals (``2.30``, ``1/3``, ``-2^-3``) from its exact
+    fraction, and its value as the fraction rounded once to 30 digits. Two things needed mpmath:
+
+    - **Whether the expression can be evaluated at all.** ``solve`` first evaluates with the guarded
+      30-digit walker (:func:`quizgym.expr.evaluate`), which refuses a division by zero, a zero or
+      negative power of zero, or a value beyond 2^±4096, judged on *rounded* values: ``1/(1 + 10^-40
+      - 1)`` divides by a rounded zero. :func:`evaluates` walks the tree exactly, with a bound on
+      how far mpmath's rounded value can be from each exact one (mpmath rounds each operation
+      correctly at 103 bits; the bound allows 2^-100 an operation), and answers True only when every
+      guard decides the same for every value within the bound; when in doubt it answers False and
+      the caller evaluates with mpmath as before.
+    - **The value's 16 digits.** :func:`shown_value` rounds the fraction to 103 bits as ``mpf(p) /
+      q`` does (the numerator first, then the quotient, each to nearest, ties to even) and prints
+      the result with mpmath's own digit algorithm (``libmp.to_str``: truncate to 19 digits, then
+      round on the 17th), followed by :func:`quizgym.expr.format_value`'s tidying.
+
+    ``tests/test_fast_paths.py`` holds both to mpmath on random arithmetic and random fractions.
+    """
     return _walk(parsed.tree) is not None
 
 

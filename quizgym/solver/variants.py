@@ -1,20 +1,5 @@
-"""Per-student variants: parameter values and choice orders, drawn deterministically.
-
-A student's variant must be the same on paper, in the LMS export, in the drill and in the grader,
-and the grader draws it for a whole class at once. So the draw is a pure function of (bank,
-question, student, seed) with a scalar form (Python ints) and an array form (NumPy uint64, whose
-arithmetic wraps like ours masked): one SHA-256 per (bank, student, seed), xor a SHA-256 salt per
-question, then a splitmix64 stream: draw k is mix(state + (k + 1)·γ). Parameter k (in name order)
-takes draw k modulo its number of values; a shuffle continues the stream with a Fisher-Yates pass.
-A test holds the two forms to each other.
-
-A question's ``derived`` values are computed from its parameters, in order, exactly. Its
-``where`` conditions reject a draw that breaks one: attempt r ≥ 1 draws again from the state
-mix(state + r·δ), up to :data:`ATTEMPTS` times, and a student whose every attempt breaks a
-condition gets the default variant (``quizgym check`` fails a bank whose default breaks one,
-or whose draws survive too rarely for that to be rare). A question without conditions draws as
-it always did.
-"""
+"""A bank, a question, a student and a seed in; the student's variant (parameter values and choice
+order) out, drawn deterministically, for one student or a whole class."""
 
 from __future__ import annotations
 
@@ -208,7 +193,23 @@ Signature = tuple[tuple[str, Fraction], ...]
 
 @dataclass(frozen=True)
 class Variant:
-    """One student's version of a question: parameter values and choice order."""
+    """One student's version of a question: parameter values and choice order.
+
+    A student's variant must be the same on paper, in the LMS export, in the drill and in the
+    grader, and the grader draws it for a whole class at once. So the draw is a pure function of
+    (bank, question, student, seed) with a scalar form (Python ints) and an array form (NumPy
+    uint64, whose arithmetic wraps like ours masked): one SHA-256 per (bank, student, seed), xor a
+    SHA-256 salt per question, then a splitmix64 stream: draw k is mix(state + (k + 1)·γ). Parameter
+    k (in name order) takes draw k modulo its number of values; a shuffle continues the stream with
+    a Fisher-Yates pass. A test holds the two forms to each other.
+
+    A question's ``derived`` values are computed from its parameters, in order, exactly. Its
+    ``where`` conditions reject a draw that breaks one: attempt r ≥ 1 draws again from the state
+    mix(state + r·δ), up to :data:`ATTEMPTS` times, and a student whose every attempt breaks a
+    condition gets the default variant (``quizgym check`` fails a bank whose default breaks one, or
+    whose draws survive too rarely for that to be rare). A question without conditions draws as it
+    always did.
+    """
 
     question: str
     params: Mapping[str, Fraction] = field(default_factory=dict)
