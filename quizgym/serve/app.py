@@ -29,7 +29,7 @@ from quizgym.richtext.tree import Image
 from quizgym.serve.db import ServeStoreError
 from quizgym.serve.engine import Classroom, Form, QuizView, Reask, RefusedError
 from quizgym.serve.forms import FormError, draw_question, draw_verdict, rich
-from quizgym.serve.keys import Identity, LinkError
+from quizgym.serve.keys import SESSION_COOKIE, SESSION_HOURS, Identity, LinkError
 from quizgym.serve.pages import CSS, button_form, page, table
 
 __all__ = ["MAX_BODY", "SESSION_COOKIE", "make_app"]
@@ -37,8 +37,6 @@ __all__ = ["MAX_BODY", "SESSION_COOKIE", "make_app"]
 MAX_BODY = 256 * 1024
 """The largest form body read (a larger one is refused with 413)."""
 MAX_FIELDS = 400
-SESSION_COOKIE = "quizgym_session"
-SESSION_HOURS = 12
 CSP = "default-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 _HEADERS = {
     "content-security-policy": CSP,

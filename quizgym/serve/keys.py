@@ -20,9 +20,13 @@ from pathlib import Path
 
 from quizgym.errors import QuizgymError
 
-__all__ = ["Identity", "LinkError", "Secret"]
+__all__ = ["SESSION_COOKIE", "SESSION_HOURS", "Identity", "LinkError", "Secret"]
 
 SECRET_BYTES = 32
+SESSION_COOKIE = "quizgym_session"
+"""The cookie a signed session travels in (set by a sign-in link or an LTI launch)."""
+SESSION_HOURS = 12
+"""How long a session lasts."""
 
 
 class LinkError(QuizgymError):

@@ -1,5 +1,5 @@
 """The question types: a question goes in, its type's module (and through it, its interaction)
-comes out. This table is the only place the rest of quizgym learns which types exist.
+comes out; this table is the only place the rest of quizgym learns which types exist.
 
 A type is one module of this package with a ``TYPE``, a :class:`~quizgym.types.base.QuestionType`
 (see docs/types.md); its model lives in :mod:`quizgym.model`, the bank format's one definition.

@@ -25,7 +25,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from quizgym.richtext.html import attr, escape
-from quizgym.serve.keys import Identity, LinkError
+from quizgym.serve.keys import SESSION_COOKIE, SESSION_HOURS, Identity, LinkError
 from quizgym.serve.lti.service import LtiClassroom
 from quizgym.serve.lti.tool import (
     Launched,
@@ -104,8 +104,6 @@ class _Lti:
         return self.url or str(request.base_url).rstrip("/")
 
     def teacher(self, request: Request) -> bool:
-        from quizgym.serve.app import SESSION_COOKIE
-
         value = request.cookies.get(SESSION_COOKIE)
         if not value:
             return False
@@ -131,8 +129,6 @@ class _Lti:
         return RedirectResponse(url, status_code=302)
 
     async def launch(self, request: Request) -> Response:
-        from quizgym.serve.app import SESSION_COOKIE, SESSION_HOURS
-
         fields = await _fields(request)
         launched = await run_in_threadpool(
             lambda: check_launch(
