@@ -125,7 +125,7 @@ def prepare(
     database = open_database(db, folder=data, sync=sync)
     room = Classroom(
         books=books, students={s.id: s.name for s in students}, secret=secret, db=database,
-        quiz=quiz, issued=issued, clock=clock, rate=rate,
+        quiz=quiz, issued=issued, clock=clock, rate=rate, folder=data,
     )  # fmt: skip
     teacher, links = write_links(
         secret, [s.id for s in students], url=url, folder=data, days=link_days, now=clock()

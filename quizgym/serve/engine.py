@@ -15,6 +15,7 @@ import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Literal
 
 from fsrs import Card, Scheduler, State
@@ -185,7 +186,10 @@ class Classroom:
         clock: Callable[[], datetime],
         rate: int,
         fuzz: bool = True,
+        folder: Path | None = None,
     ) -> None:
+        self.folder = folder
+        """The data folder (its ``issued.json`` is the quiz's record)."""
         self.books = {book.bank.bank: book for book in books}
         self.students = dict(students)
         self.secret = secret
