@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import csv
 import io
+import math
+import threading
+import time
 import urllib.parse
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -37,7 +41,7 @@ from quizgym.serve.keys import Identity, LinkError
 from quizgym.serve.pages import CSS, button_form, page, table
 from quizgym.serve.teacher import GRADEBOOKS, ClassRun, DecisionError, Teacher
 
-__all__ = ["MAX_BODY", "SESSION_COOKIE", "make_app"]
+__all__ = ["MAX_BODY", "SESSION_COOKIE", "SignInLimit", "make_app"]
 
 MAX_BODY = 256 * 1024
 """The largest form body read (a larger one is refused with 413)."""
@@ -46,6 +50,9 @@ SESSION_COOKIE = "quizgym_session"
 SESSION_HOURS = 12
 REVIEW_PAGE = 20
 """Answers to review on one page of the queue (a page stays small on a phone)."""
+SIGN_IN_FAILURES = 10
+SIGN_IN_WINDOW = 15 * 60.0
+"""At most this many sign-in links that do not work per client address in this many seconds."""
 CSP = "default-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 _HEADERS = {
     "content-security-policy": CSP,
@@ -58,10 +65,66 @@ _HEADERS = {
 class _RefusalError(Exception):
     """A request refused with a status and a reason shown to the student."""
 
-    def __init__(self, status: int, reason: str) -> None:
+    def __init__(
+        self, status: int, reason: str, *, title: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:  # fmt: skip
         super().__init__(reason)
         self.status = status
         self.reason = reason
+        self.title = title
+        self.headers = dict(headers or {})
+
+
+class SignInLimit:
+    """Sign-in links that did not work, counted per client address in a sliding window: past
+    ``failures`` in ``window`` seconds, the address may not sign in (not even with a good link)
+    until its oldest failure leaves the window, so nobody tries links by the thousand.
+
+    Counted in this process (several servers behind one proxy each count their own); at most
+    ``clients`` addresses are remembered (the oldest forgotten first).
+    """
+
+    def __init__(
+        self, *, failures: int = SIGN_IN_FAILURES, window: float = SIGN_IN_WINDOW,
+        clients: int = 100_000, clock: Callable[[], float] = time.monotonic,
+    ) -> None:  # fmt: skip
+        self.failures = failures
+        self.window = window
+        self.clients = clients
+        self.clock = clock
+        self._seen: OrderedDict[str, deque[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _recent(self, client: str, now: float) -> deque[float]:
+        times = self._seen.get(client)
+        if times is None:
+            return deque()
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        if not times:
+            del self._seen[client]
+        return times
+
+    def wait(self, client: str) -> float:
+        """Seconds until ``client`` may try again (0: now)."""
+        now = self.clock()
+        with self._lock:
+            times = self._recent(client, now)
+            if len(times) < self.failures:
+                return 0.0
+            return max(1.0, times[0] + self.window - now)
+
+    def failed(self, client: str) -> None:
+        """Count a link from ``client`` that did not work."""
+        now = self.clock()
+        with self._lock:
+            times = self._recent(client, now)
+            times.append(now)
+            self._seen[client] = times
+            self._seen.move_to_end(client)
+            while len(self._seen) > self.clients:
+                self._seen.popitem(last=False)
 
 
 def _html(body: str, status: int = 200) -> Response:
@@ -77,7 +140,7 @@ def _download(data: bytes, name: str) -> Response:
     return response
 
 
-def _problem_page(status: int, reason: str) -> Response:
+def _problem_page(status: int, reason: str, title: str | None = None) -> Response:
     titles = {
         400: "This form cannot be read",
         401: "Please sign in",
@@ -92,14 +155,15 @@ def _problem_page(status: int, reason: str) -> Response:
         503: "Cannot save right now",
     }
     body = f'<p class="problem" role="alert">{escape(reason)}</p><p><a href="/">Home</a></p>'
-    return _html(page(titles.get(status, "Something went wrong"), body), status)
+    return _html(page(title or titles.get(status, "Something went wrong"), body), status)
 
 
 class _App:
     """The routes' handlers, with the classroom they serve."""
 
-    def __init__(self, room: Classroom) -> None:
+    def __init__(self, room: Classroom, sign_ins: SignInLimit) -> None:
         self.room = room
+        self.sign_ins = sign_ins
         self.teacher_view = Teacher(room, room.folder) if room.folder is not None else None
 
     # --- requests -----------------------------------------------------------------------------
@@ -184,11 +248,25 @@ class _App:
 
     async def sign_in(self, request: Request) -> Response:
         token = str(request.path_params["token"])
+        client = request.client.host if request.client is not None else ""
+        wait = self.sign_ins.wait(client)
+        if wait:
+            minutes = self.sign_ins.window / 60
+            raise _RefusalError(
+                429,
+                f"Too many sign-in links that did not work came from your address (more than"
+                f" {self.sign_ins.failures} in {minutes:g} minutes): wait {math.ceil(wait / 60)}"
+                " minutes, then open the link your teacher sent you.",
+                title="Too many sign-in attempts",
+                headers={"retry-after": str(math.ceil(wait))},
+            )
         try:
             who = self.room.secret.read_link(token, now=self.room.clock())
         except LinkError as exc:
+            self.sign_ins.failed(client)
             raise _RefusalError(403, f"This sign-in link cannot be used: {exc}.") from exc
         if not who.teacher and who.student not in self.room.students:
+            self.sign_ins.failed(client)
             raise _RefusalError(403, "This link's student is not on the class's roster.")
         expires = self.room.clock() + timedelta(hours=SESSION_HOURS)
         value = self.room.secret.session(who, expires=expires)
@@ -668,7 +746,9 @@ def _guarded(handler: Handler) -> Handler:
         try:
             response = await handler(request)
         except _RefusalError as exc:
-            response = _problem_page(exc.status, exc.reason)
+            response = _problem_page(exc.status, exc.reason, exc.title)
+            for key, value in exc.headers.items():
+                response.headers[key] = value
         except RefusedError as exc:
             response = _problem_page(exc.status, str(exc))
         except FormError as exc:
@@ -693,10 +773,15 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return response
 
 
-def make_app(room: Classroom, *, folder: Path | None = None, url: str | None = None) -> Starlette:
+def make_app(
+    room: Classroom, *, folder: Path | None = None, url: str | None = None,
+    sign_ins: SignInLimit | None = None,
+) -> Starlette:  # fmt: skip
     """The web application over a classroom; with its data folder, LTI 1.3 too (when
-    pylti1p3next is installed: ``quizgym[lti]``), the LMS reaching it at ``url``."""
-    app = _App(room)
+    pylti1p3next is installed: ``quizgym[lti]``), the LMS reaching it at ``url``; ``sign_ins``:
+    the limit on sign-in links that do not work, per client address (:class:`SignInLimit`'s
+    defaults when None)."""
+    app = _App(room, sign_ins or SignInLimit())
     routes = [
         Route("/", _guarded(app.home)),
         Route("/in/{token}", _guarded(app.sign_in)),
