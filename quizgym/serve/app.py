@@ -637,11 +637,13 @@ class _App:
                 else f"suggested: {escape(row[at['suggested']])}"
             )
             version = f" (version {row[at['version']]})" if row[at["version"]] else ""
+            who = "student" if row[at["count"]] == "1" else "students"
             parts.append(
                 f'<form method="post" action="/teacher/review?page={page}" class="q">'
                 f'<h2 id="r{k}">{escape(row[at["question"]])}{escape(version)}:'
                 f" “{escape(answer)}”</h2>"
-                f"<p>{escape(row[at['count']])} students ({escape(row[at['students']])});"
+                f"<p>{escape(row[at['count']])} {who}"
+                f" ({escape(row[at['students']])});"
                 f" {escape(row[at['reason']])}; read as {escape(row[at['read_as']] or '–')};"
                 f" right answer {escape(row[at['expected']] or '–')}; {decided} of {escape(top)}."
                 f'</p>{csrf}<input type="hidden" name="fingerprint" value="{attr(printed)}">'
