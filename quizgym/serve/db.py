@@ -132,6 +132,9 @@ class Tx(Protocol):
     def run(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run a statement; the rows it changed."""
 
+    def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run a statement once per row of parameters."""
+
 
 class _SqliteTx:
     def __init__(self, conn: sqlite3.Connection) -> None:
@@ -142,6 +145,9 @@ class _SqliteTx:
 
     def run(self, sql: str, params: Sequence[Any] = ()) -> int:
         return self.conn.execute(sql, tuple(params)).rowcount
+
+    def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        self.conn.executemany(sql, rows)
 
 
 class Database:
