@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from serve_helpers import ROOT, Client, Server, forms_of, gzipped, links
+from serve_helpers import ROOT, Client, Server, forms_of, gzipped, links, write_class
 
 pytest.importorskip("uvicorn")
 
@@ -232,3 +232,32 @@ def test_every_teacher_page_is_small(graded: tuple[Server, Path, Client]) -> Non
         reply = teacher.get(path)
         assert reply.status == 200
         assert gzipped(reply.body) <= 15 * 1024, (path, gzipped(reply.body))
+
+
+def test_the_teacher_pages_stay_small_for_a_class_of_sixty(tmp_path: Path) -> None:
+    students = tuple(f"student{k:02d}" for k in range(60))
+    bank, roster = write_class(tmp_path, students)
+    data = tmp_path / "data"
+    quiz = "mc-pick,mc-several,num-loss,num-parts,tf-plain,ste-claim,ft-why"
+    with Server(str(bank), "--roster", str(roster), "--data", str(data), "--quiz-ids", quiz,
+                "--rate", "1000") as server:  # fmt: skip
+        for k, who in enumerate(students):
+            client = Client(server)
+            client.sign_in(links(data)[who])
+            page = client.get("/quiz")
+            answers: dict[str, str | list[str]] = {
+                "mc-pick": "ABC"[k % 3], "mc-several": ["A", "B"][: 1 + k % 2],
+                "num-loss": f"{0.5 + k / 40:.3f}", "num-parts.selected": str(6 + k % 5),
+                "num-parts.masked": str(4 + k % 3), "tf-plain": "true" if k % 4 else "false",
+                "ste-claim": "AB"[k % 2], "ft-why": f"answer number {k} about the context",
+            }  # fmt: skip
+            assert client.submit(page, answers).status == 303
+        teacher = Client(server)
+        teacher.sign_in(server.teacher)
+        first = teacher.get("/teacher/review")
+        assert 'href="/teacher/review?page=3"' in first.text  # 60 answers, 20 a page
+        assert len(forms_of(first.text)) == 20
+        for path in ("/teacher", "/teacher/items", "/teacher/review", "/teacher/review?page=3"):
+            reply = teacher.get(path)
+            assert reply.status == 200, path
+            assert gzipped(reply.body) <= 15 * 1024, (path, gzipped(reply.body))
