@@ -557,7 +557,8 @@ class _App:
             answers = [r for r in run.review if r[0] != STUDENT_ROW]
             parts.append(
                 "<h2>The quiz, graded</h2><p>Graded by quizgym grade on the answers as they are"
-                f" now: {len(run.scores)} students; {len(answers)} distinct answers to review,"
+                f" now: {len(run.scores)} students; {len(answers)} distinct"
+                f" {'answer' if len(answers) == 1 else 'answers'} to review,"
                 f" {run.decided} decided.</p><ul>"
                 '<li><a href="/teacher/items">Item analysis</a> (as report.html)</li>'
                 '<li><a href="/teacher/review">Review queue</a></li></ul>'
