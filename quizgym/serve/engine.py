@@ -712,8 +712,17 @@ class Classroom:
             if committed is not None:
                 committed()
         return self._written(
-            token=token, mode="quiz", form=form, now=now, verdict=word, score=score,
-            max_score=max_score, graded=graded, answers=answers, scheduled=False, after=None,
+            token=token,
+            mode="quiz",
+            form=form,
+            now=now,
+            verdict=word,
+            score=score,
+            max_score=max_score,
+            graded=graded,
+            answers=answers,
+            scheduled=False,
+            after=None,
             finish=finish,
         )  # committed: the page reads it back from the database
 
