@@ -173,6 +173,7 @@ def test_review_decisions_are_applied_and_written_as_grade_review_reads_them(
     for score, why in (("3", "outside 0"), ("lots", "not a number"), ("", "without a score")):
         reply = teacher.post(action, [*hidden.items(), ("score", score), ("comment", "hm")])
         assert reply.status == 422 and why in reply.text, reply.text
+        assert 'name="comment" value="hm"' in reply.text  # what was typed is kept
     assert _scores(teacher.get("/teacher/gradebook.csv").text) == before
     # Two students said "it bends light": one decision scores both.
     action, hidden = queue["it bends light"]

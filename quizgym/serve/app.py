@@ -598,8 +598,11 @@ class _App:
         return _html(page("Review queue", body, nav=self.nav(who)))
 
     def review_body(
-        self, run: ClassRun, session: str, *, page: int, problem: tuple[str, str] | None = None
-    ) -> str:
+        self, run: ClassRun, session: str, *, page: int,
+        problem: tuple[str, str, str, str] | None = None,
+    ) -> str:  # fmt: skip
+        """A page of the review queue; ``problem``: (fingerprint, why, score, note) of a decision
+        refused, shown with what was typed."""
         at = {name: k for k, name in enumerate(REVIEW_HEADER)}
         rows = [r for r in run.review if r[at["question"]] != STUDENT_ROW]
         flagged = [r for r in run.review if r[at["question"]] == STUDENT_ROW]
@@ -631,7 +634,7 @@ class _App:
             top = row[at["max_score"]]
             score, note = row[at["score"]], row[at["comment"]]
             if problem is not None and problem[0] == printed:
-                score = note = ""
+                score, note = problem[2], problem[3]
             decided = (
                 f"decided: {escape(score)}"
                 if score
@@ -671,8 +674,10 @@ class _App:
             raise _RefusalError(403, "This page is for the teacher.")
         pairs = await self.fields(request, session)
         printed = self.one(pairs, "fingerprint")
-        score = "".join(v for k, v in pairs if k == "score")
-        comment = "".join(v for k, v in pairs if k == "comment")
+        given = {name: [v for k, v in pairs if k == name] for name in ("score", "comment")}
+        if any(len(v) > 1 for v in given.values()):
+            raise _RefusalError(400, "The form needs at most one score and one comment.")
+        score, comment = (v[0] if v else "" for v in given.values())
         number = request.query_params.get("page", "1")
         page_no = int(number) if number.isdigit() else 1
         teacher = self.teacher_view
@@ -682,7 +687,8 @@ class _App:
             run, why = await run_in_threadpool(self.class_run)
             if run is None:
                 raise _RefusalError(409, str(exc)) from exc
-            body = self.review_body(run, session, page=page_no, problem=(printed, str(exc)))
+            problem = (printed, str(exc), score, comment)
+            body = self.review_body(run, session, page=page_no, problem=problem)
             return _html(page("Review queue", body, nav=self.nav(who)), 422)
         return RedirectResponse(f"/teacher/review?page={page_no}", 303)
 
