@@ -77,6 +77,12 @@ class Connection:
             self.writer.close()
 
 
+def cpu_seconds(pid: int) -> float:
+    """A process's CPU time so far (user + system, all its threads), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
@@ -179,13 +185,27 @@ async def run(args: argparse.Namespace, folder: Path) -> int:
             assert status == 303, status
         per_static = -(-args.static // args.clients)
         static_jobs = [[("GET", "/static/quizgym.css", b"")] * per_static for _ in students]
+        answer_jobs = [[answer(s, token) for token in forms[s]] for s in students]
+        cpu = [(cpu_seconds(server.pid), time.process_time())]
         n_static, t_static, lat_static = await phase(
             static_jobs, conns, seconds=args.seconds, expect=200
         )
-        answer_jobs = [[answer(s, token) for token in forms[s]] for s in students]
+        cpu.append((cpu_seconds(server.pid), time.process_time()))
+        spy = None
+        if args.py_spy:  # sample the server's threads while it grades (collapsed stacks)
+            spy = subprocess.Popen(
+                ["py-spy", "record", "--pid", str(server.pid), "--format", "raw", "--threads",
+                 "--rate", "250", "--nonblocking", "-o", args.py_spy],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+            await asyncio.sleep(1.0)
         n_answers, t_answers, lat_answers = await phase(
             answer_jobs, conns, seconds=args.seconds, expect=303
         )
+        cpu.append((cpu_seconds(server.pid), time.process_time()))
+        if spy is not None:
+            spy.send_signal(2)
+            spy.wait(30)
         for conn in conns:
             conn.close()
     finally:
@@ -204,6 +224,11 @@ async def run(args: argparse.Namespace, folder: Path) -> int:
     print(f"answers {n_answers} graded in {t_answers:.2f} s: {answer_rate:,.0f} answers/s "
           f"(p50 {p50:.1f} ms, p99 {p99:.1f} ms, mean "
           f"{statistics.fmean(lat_answers) * 1000:.1f} ms)")  # fmt: skip
+    (s0, c0), (s1, c1), (s2, c2) = cpu
+    print(f"CPU per request: static {1000 * (s1 - s0) / n_static:.2f} ms in the server, "
+          f"{1000 * (c1 - c0) / n_static:.2f} ms in the load generator; answer "
+          f"{1000 * (s2 - s1) / n_answers:.2f} ms in the server, "
+          f"{1000 * (c2 - c1) / n_answers:.2f} ms in the load generator")  # fmt: skip
     ratio = answer_rate / static_rate
     print(f"answers/s ÷ static req/s = {ratio:.2f} (goal ≥ 0.50); p99 goal ≤ 100 ms; "
           f"rows {rows} of {n_answers} answers")  # fmt: skip
@@ -218,6 +243,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="each phase at most")
     parser.add_argument("--db", help="postgresql://… (default: SQLite in the data folder)")
     parser.add_argument("--sync", choices=["full", "normal"], default="full", help="SQLite's")
+    parser.add_argument(
+        "--py-spy", metavar="FILE", help="sample the server with py-spy while it grades"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         sys.exit(asyncio.run(run(args, Path(folder))))

@@ -717,17 +717,28 @@ def serve_start(
               show_default=True, help="The server's data folder.")  # fmt: skip
 @click.option("--db", help="postgresql://… when the server used one.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True)
+@click.option("--practice", type=click.Path(dir_okay=False),
+              help="Also write every practice answer (one JSON Lines record per slot answered, "
+              "with its variant's seed, verdict and time) to this file.")  # fmt: skip
 @click.pass_context
-@_example("quizgym serve export --data quizgym-serve -o attempts.jsonl")
-def serve_export(ctx: click.Context, data: str, db: str | None, output: str) -> None:
-    """Write the quiz's answers (the last one to each slot) as JSON Lines for quizgym grade."""
+@_example("quizgym serve export --data quizgym-serve -o attempts.jsonl --practice practice.jsonl")
+def serve_export(
+    ctx: click.Context, data: str, db: str | None, output: str, practice: str | None
+) -> None:
+    """Write the quiz's answers (the last one to each slot) as JSON Lines for quizgym grade,
+    and with --practice every practice answer."""
     from quizgym.serve import export_attempts
 
     with _errors(ctx):
-        count = export_attempts(data=Path(data), output=Path(output), db=db)
+        count, answers = export_attempts(
+            data=Path(data), output=Path(output), db=db,
+            practice=Path(practice) if practice is not None else None,
+        )  # fmt: skip
     click.echo(
         f"wrote {count} students to {output}; grade them with --issued {Path(data) / 'issued.json'}"
     )
+    if practice is not None:
+        click.echo(f"wrote {answers} practice answers to {practice}")
 
 
 @serve.group("lti")

@@ -38,7 +38,8 @@ LAYERS: list[set[str]] = [
     # IRT fits
     {"meaning"},  # what an unreadable answer likely meant, graded by the answer engine
     {"check", "practice", "render", "export"},  # what the commands do with a bank
-    {"grading", "serve"},  # a class: reads, grades, and writes its report with render; the web
+    {"grading"},  # a class: reads, grades, and writes its report with render
+    {"serve"},  # the web: practice and a quiz; its teacher's pages grade the class with grading
     {"__init__"},  # the public library surface: quizgym.load_bank, quizgym.grade_response, …
     {"cli"},  # the command line
     {"__main__"},  # python -m quizgym

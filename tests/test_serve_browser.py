@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from conftest import CHROMIUM_ARGS, require_tool
-from serve_helpers import ROOT, Server, links, write_class
+from serve_helpers import ROOT, Client, Server, links, write_class
 
 pytest.importorskip("uvicorn")
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -157,4 +157,53 @@ def test_the_teacher_and_refusal_pages_are_accessible(
         page.goto(f"{running.url}/in/forged")
         assert "This sign-in link cannot be used" in page.content()
         accessible(page, f"refusal {size}")
+        page.context.close()
+
+
+def test_the_teacher_reviews_an_answer_with_the_keyboard(
+    tmp_path_factory: pytest.TempPathFactory, browser: Any, tmp_path: Path
+) -> None:
+    folder = tmp_path_factory.mktemp("browser-teacher")
+    bank, roster = write_class(folder)
+    data = folder / "data"
+    with Server(str(bank), "--roster", str(roster), "--data", str(data), "--quiz-ids",
+                "num-loss,mc-pick,ft-why", "--rate", "1000") as running:  # fmt: skip
+        for who, why in (("ann", "it keeps context"), ("bob", "it keeps context"), ("cy", "speed")):
+            client = Client(running)
+            client.sign_in(links(data)[who])
+            page = client.get("/quiz")
+            assert (
+                client.submit(page, {"num-loss": "1", "mc-pick": "A", "ft-why": why}).status == 303
+            )
+        for size in SIZES:
+            page = open_page(browser, size)
+            page.goto(running.teacher)
+            accessible(page, f"teacher {size}")
+            tab_to(page, "main a[href='/teacher/items']")
+            page.keyboard.press("Enter")
+            page.wait_for_url("**/teacher/items")
+            assert "Cronbach" in page.content()
+            accessible(page, f"item analysis {size}")
+            page.screenshot(path=tmp_path / f"teacher-items-{size}.png", full_page=True)
+            page.goto(f"{running.url}/teacher/review")
+            accessible(page, f"review queue {size}")
+            page.screenshot(path=tmp_path / f"teacher-review-{size}.png", full_page=True)
+            page.context.close()
+        page = open_page(browser, "phone")
+        page.goto(running.teacher)
+        page.goto(f"{running.url}/teacher/review")
+        heading = page.locator("h2", has_text="it keeps context")
+        form = page.locator("form", has=heading)
+        score = form.locator("input[name='score']")
+        tab_to(page, f"#{score.get_attribute('id')}")
+        page.keyboard.type("0.5")
+        page.keyboard.press("Tab")
+        page.keyboard.type("Fair enough.")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.textContent") == "Save the decision"
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+        assert page.url.endswith("/teacher/review?page=1")
+        assert form.locator("input[name='score']").input_value() == "0.5"
+        accessible(page, "review queue, decided")
         page.context.close()

@@ -15,6 +15,7 @@ import pytest
 from serve_helpers import Client, Server, gzipped, links, verdicts, write_class
 
 from quizgym.issued import read_issued
+from quizgym.serve.app import SIGN_IN_FAILURES, SignInLimit
 from quizgym.serve.keys import Identity, Secret
 
 pytest.importorskip("uvicorn")
@@ -426,3 +427,42 @@ def test_a_banks_images_are_served_to_signed_in_students_only(tmp_path: Path) ->
             reply = client.get(bad)
             assert reply.status == 404, bad
             assert "pics:" not in reply.text
+
+
+def test_sign_in_links_cannot_be_tried_by_the_thousand(tmp_path: Path) -> None:
+    write_class(tmp_path)
+    with run_server(tmp_path) as server:
+        good = links(tmp_path / "data")["ann"]
+        forged = good.rsplit(".", 1)[0] + ".AAAAAAAAAAAAAAAAAAAAAAAA"
+        for _ in range(SIGN_IN_FAILURES):
+            assert Client(server).get(forged).status == 403
+        refused = Client(server).get(forged)
+        assert refused.status == 429
+        assert "Too many sign-in links that did not work came from your address" in refused.text
+        assert "<title>Too many sign-in attempts" in refused.text
+        assert int(refused.headers["retry-after"]) > 0
+        assert "set-cookie" not in refused.headers
+        # Even a good link waits, from that address; another client (through the proxy's
+        # X-Forwarded-For) is not held up by it.
+        assert Client(server).get(good).status == 429
+        other = Client(server).request("GET", good, headers={"X-Forwarded-For": "192.0.2.7"})
+        assert other.status == 303 and "set-cookie" in other.headers
+
+
+def test_the_sign_in_limit_forgets_failures_once_they_leave_its_window() -> None:
+    now = [1000.0]
+    limit = SignInLimit(failures=3, window=60, clock=lambda: now[0], clients=2)
+    for _ in range(3):
+        assert limit.wait("a") == 0
+        limit.failed("a")
+    assert limit.wait("a") == 60
+    now[0] += 30
+    assert limit.wait("a") == 30 and limit.wait("b") == 0
+    now[0] += 31
+    assert limit.wait("a") == 0
+    for _ in range(3):
+        limit.failed("a")
+    assert limit.wait("a") == 60
+    limit.failed("b")
+    limit.failed("c")  # it remembers two clients: a, the oldest, is forgotten
+    assert limit.wait("a") == 0 and limit.wait("c") == 0

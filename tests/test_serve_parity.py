@@ -183,3 +183,51 @@ def drill_verdicts(
             if slot.part is not None and text is not None:
                 earlier[slot.part] = text
     return out
+
+
+def test_the_practice_export_holds_every_practice_answer_regradable_from_its_seed(
+    tmp_path: Path,
+) -> None:
+    bank, roster = write_class(tmp_path, ("ann", "bob"))
+    data = tmp_path / "data"
+    typed = {"num-parts.selected": "12 tokens", "num-parts.masked": "9", "num-loss": "0.69",
+             "tf-plain": "true", "ste-claim": "B", "ft-why": "context", "mc-pick": "B",
+             "mc-several": ["A", "C"]}  # fmt: skip
+    shown = 0
+    with Server(str(bank), "--roster", str(roster), "--data", str(data), "--quiz-ids",
+                "mc-pick", "--rate", "1000") as server:  # fmt: skip
+        for who in ("ann", "bob"):
+            client = Client(server)
+            client.sign_in(links(data)[who])
+            for _ in range(5):
+                page = client.get("/practice")
+                names = page.form().names()
+                reply = client.submit(page, {n: typed[n] for n in names})
+                assert reply.status == 303, reply.text
+                shown += len(names)
+            quiz = client.get("/quiz")
+            assert client.submit(quiz, {"mc-pick": "A"}).status == 303
+    out, practice = tmp_path / "attempts.jsonl", tmp_path / "practice.jsonl"
+    result = CliRunner().invoke(
+        cli, ["serve", "export", "--data", str(data), "-o", str(out), "--practice", str(practice)]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"wrote {shown} practice answers to {practice}" in result.output
+    records = [json.loads(line) for line in practice.read_text(encoding="utf-8").splitlines()]
+    assert len(records) == shown
+    assert {r["student"] for r in records} == {"ann", "bob"}
+    quiz_only = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [set(r["answers"]) for r in quiz_only] == [{"mc-pick"}, {"mc-pick"}]
+    book = open_bank(str(bank))
+    earlier: dict[int, dict[str, str]] = {}
+    for r in records:
+        question = book.bank.question(r["question"])
+        part = r["slot"].split(".", 1)[1] if "." in r["slot"] else None
+        before = earlier.setdefault(r["submission"], {})
+        variant = book.variant(question, seed=r["seed"])
+        again = grade_response(book, question, r["answer"], variant=variant, part=part,
+                               earlier=before)  # fmt: skip
+        assert (str(again.status), again.score) == (r["verdict"], r["score"]), r
+        if part is not None:
+            before[part] = r["answer"]
+        assert r["answered_at"] and r["engine"] and isinstance(r["scheduled"], bool)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from serve_helpers import Client, Postgres, Server, links, verdicts, write_class
+from serve_helpers import Client, Postgres, Server, forms_of, links, verdicts, write_class
 
 from quizgym.cli import cli
 
@@ -35,7 +35,8 @@ def test_two_servers_share_one_postgresql_store(postgres: Postgres, tmp_path: Pa
     bank, roster = write_class(tmp_path)
     data = tmp_path / "data"
     args = (str(bank), "--roster", str(roster), "--data", str(data), "--db", postgres.url,
-            "--quiz-ids", "num-loss,mc-pick", "--attempts", "2", "--rate", "1000")  # fmt: skip
+            "--quiz-ids", "num-loss,mc-pick,ft-why", "--attempts", "2",
+            "--rate", "1000")  # fmt: skip
     with Server(*args) as one, Server(*args) as two:
         first, second = Client(one), Client(two)
         link = links(data)["ann"].split("/in/", 1)[1]
@@ -58,13 +59,23 @@ def test_two_servers_share_one_postgresql_store(postgres: Postgres, tmp_path: Pa
         assert len({r.headers["location"] for r in replies}) == 1
         # The quiz's attempt cap holds across both.
         assert first.submit(first.get("/quiz"), {"num-loss": "1"}).status == 303
-        assert second.submit(second.get("/quiz"), {"num-loss": "ln 2"}).status == 303
+        answers = {"num-loss": "ln 2", "ft-why": "it keeps context"}
+        assert second.submit(second.get("/quiz"), answers).status == 303
         final = first.get("/quiz").text
         assert "Attempts: 2 used, 0 left." in final
         assert "<form" not in final
         teacher = Client(one)
         teacher.sign_in(one.teacher)
         assert "<td>ann</td><td>Ann</td><td>2</td>" in teacher.get("/teacher").text
+        # A review decision made on one server is applied on the other.
+        queue = teacher.get("/teacher/review")
+        form = next(f for f in forms_of(queue.text) if "fingerprint" in f.hidden)
+        decided = teacher.post(form.action, [*form.hidden.items(), ("score", "0")])
+        assert decided.status == 303, decided.text
+        other = Client(two)
+        other.sign_in(two.teacher)
+        assert "1 distinct answer to review, 1 decided" in other.get("/teacher").text
+        assert '"ft-why","","it keeps context"' in other.get("/teacher/decisions.csv").text
     out = tmp_path / "attempts.jsonl"
     result = CliRunner().invoke(
         cli, ["serve", "export", "--data", str(data), "--db", postgres.url, "-o", str(out)]

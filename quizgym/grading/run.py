@@ -19,11 +19,11 @@ import json
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from quizgym.analysis import Statistics, Sums, combine
 from quizgym.errors import QuizgymError
@@ -97,6 +97,9 @@ class GradeRun:
     seed cell the manifest contradicts (rows of ``review.csv``; no score was changed)."""
     reading: list[str] = field(default_factory=list)
     """The notes on how files were read (a file read as cp1252): also shown on the terminal."""
+    report_inputs: Mapping[str, Any] = field(default_factory=dict)
+    """What ``report.html`` was rendered from (:func:`~quizgym.render.report.render_report`'s
+    arguments), so that another page can show the same analysis (``quizgym serve``)."""
 
     def summary(self) -> str:
         """One line for the terminal."""
@@ -475,6 +478,7 @@ def assemble(
     flags = seed_evidence.flags()
     specs = tables(gradebook=job.gradebook)
     files = [out_dir / spec.name for spec in specs]
+    report_inputs: dict[str, Any] = {}
 
     def class_wide() -> tuple[Statistics, ReviewCounts]:
         """The outputs the whole class's statistics give."""
@@ -493,27 +497,29 @@ def assemble(
         counts = ReviewCounts(
             rows=len(review.entries), waiting=review.waiting, decided=review.decided
         )
-        report = render_report(
-            bank=bank.bank,
-            questions=report_questions(bank),
-            stats=stats,
-            totals=sums.totals,
-            rejected_rows=sum(1 for r in rejected if not r.is_column),
-            ignored_columns=sum(1 for r in rejected if r.is_column),
-            students=students,
-            warnings=warnings,
-            flags=[f.text for f in flags],
-            notes=[*notes, job.versions.describe()],
-            non_answers=sums.non_answers,
-            silent=Silent(sums.silent, tuple(sums.silent_names)),
-            review=ReviewSummary(
+        inputs: dict[str, Any] = {
+            "bank": bank.bank,
+            "questions": report_questions(bank),
+            "stats": stats,
+            "totals": sums.totals,
+            "rejected_rows": sum(1 for r in rejected if not r.is_column),
+            "ignored_columns": sum(1 for r in rejected if r.is_column),
+            "students": students,
+            "warnings": warnings,
+            "flags": [f.text for f in flags],
+            "notes": [*notes, job.versions.describe()],
+            "non_answers": sums.non_answers,
+            "silent": Silent(sums.silent, tuple(sums.silent_names)),
+            "review": ReviewSummary(
                 rows=counts.rows,
                 waiting=counts.waiting,
                 decided=counts.decided,
                 agreement=agreements(bank, review),
             ),
-            irt=fitted,
-        )
+            "irt": fitted,
+        }
+        report = render_report(**inputs)
+        report_inputs.update(inputs)
         (out_dir / "report.html").write_text(report, encoding="utf-8")
         return stats, counts
 
@@ -545,6 +551,7 @@ def assemble(
         review=counts,
         reading=list(plan.notes),
         flags=[f.text for f in flags],
+        report_inputs=report_inputs,
     )
 
 

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import jinja2
 from markupsafe import Markup
@@ -365,6 +365,7 @@ def render_report(
     irt: IrtFit | None = None,
     non_answers: Counter[str] | None = None,
     silent: Silent | None = None,
+    part: Literal["page", "analysis"] = "page",
 ) -> str:
     """The report as one HTML string (no external resources: images are inlined).
 
@@ -384,9 +385,12 @@ def render_report(
         irt: the IRT fit of ``grade --irt`` (:mod:`quizgym.irt`): its section is shown.
         non_answers: what students typed for no answer (``idk``, ``-``), by text, counted.
         silent: the students who answered nothing.
+        part: ``page``, the whole report; ``analysis``, its body without the questions' texts
+            or a stylesheet (HTML to put inside another page: ``quizgym serve``'s teacher page).
     """
     review = review or ReviewSummary()
-    template = report_environment().get_template("report.html.j2")
+    name = "report.html.j2" if part == "page" else "report-analysis.html.j2"
+    template = report_environment().get_template(name)
     flagged = [i for i in stats.items if i.flags]
     with_options = {o.question for o in stats.options}
     with_picks = {p.question for p in stats.picks}
@@ -419,7 +423,9 @@ def render_report(
             review=review,
             flags=flags,
         ),
-        questions=_question_texts(bank) if questions is None else questions,
+        questions=([] if part == "analysis" else _question_texts(bank))
+        if questions is None
+        else questions,
         resamples=f"{RESAMPLES:,}",
         irt=_irt_section(irt),
     )

@@ -125,7 +125,7 @@ def prepare(
     database = open_database(db, folder=data, sync=sync)
     room = Classroom(
         books=books, students={s.id: s.name for s in students}, secret=secret, db=database,
-        quiz=quiz, issued=issued, clock=clock, rate=rate,
+        quiz=quiz, issued=issued, clock=clock, rate=rate, folder=data,
     )  # fmt: skip
     teacher, links = write_links(
         secret, [s.id for s in students], url=url, folder=data, days=link_days, now=clock()
@@ -208,21 +208,27 @@ def serve(
         prepared.room.db.close()
 
 
-def export_attempts(*, data: Path, output: Path, db: str | None = None) -> int:
+def export_attempts(
+    *, data: Path, output: Path, db: str | None = None, practice: Path | None = None
+) -> tuple[int, int]:
     """Write every quiz student's answers, the last one to each slot (the one that counts), as
-    JSON Lines that ``quizgym grade BANK FILE --issued DATA/issued.json`` regrades; return the
-    number of students written.
+    JSON Lines that ``quizgym grade BANK FILE --issued DATA/issued.json`` regrades, and with
+    ``practice`` every practice answer (one record per slot answered, with the seed of its
+    variant: :func:`quizgym.serve.folder.write_practice`); return the number of students and
+    of practice answers written.
 
     Raises:
-        QuizgymError: the data folder's database cannot be read or the file written.
+        QuizgymError: the data folder's database cannot be read or a file written.
     """
-    from quizgym.serve.folder import write_export
+    from quizgym.serve.folder import write_export, write_practice
     from quizgym.serve.storage import open_database
 
     if db is None and not (data / "serve.sqlite3").is_file():
         raise QuizgymError(f"{data}: no serve.sqlite3 here (is it a quizgym serve data folder?)")
     database = open_database(db, folder=data)
     try:
-        return write_export(database, output)
+        students = write_export(database, output)
+        answers = write_practice(database, practice) if practice is not None else 0
+        return students, answers
     finally:
         database.close()

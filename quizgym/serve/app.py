@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import csv
 import io
+import math
+import threading
+import time
 import urllib.parse
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -23,6 +27,10 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from quizgym.errors import QuizgymError
+from quizgym.grading.cells import undefuse
+from quizgym.grading.decisions import STUDENT_ROW
+from quizgym.grading.review import HEADER as REVIEW_HEADER
 from quizgym.richtext.html import attr, escape
 from quizgym.richtext.images import find_image, image_folder
 from quizgym.richtext.tree import Image
@@ -31,12 +39,18 @@ from quizgym.serve.engine import Classroom, Form, QuizView, Reask, RefusedError
 from quizgym.serve.forms import FormError, draw_question, draw_verdict, rich
 from quizgym.serve.keys import SESSION_COOKIE, SESSION_HOURS, Identity, LinkError
 from quizgym.serve.pages import CSS, button_form, page, table
+from quizgym.serve.teacher import GRADEBOOKS, ClassRun, DecisionError, Teacher
 
-__all__ = ["MAX_BODY", "SESSION_COOKIE", "make_app"]
+__all__ = ["MAX_BODY", "SESSION_COOKIE", "SignInLimit", "make_app"]
 
 MAX_BODY = 256 * 1024
 """The largest form body read (a larger one is refused with 413)."""
 MAX_FIELDS = 400
+REVIEW_PAGE = 20
+"""Answers to review on one page of the queue (a page stays small on a phone)."""
+SIGN_IN_FAILURES = 10
+SIGN_IN_WINDOW = 15 * 60.0
+"""At most this many sign-in links that do not work per client address in this many seconds."""
 CSP = "default-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 _HEADERS = {
     "content-security-policy": CSP,
@@ -49,10 +63,66 @@ _HEADERS = {
 class _RefusalError(Exception):
     """A request refused with a status and a reason shown to the student."""
 
-    def __init__(self, status: int, reason: str) -> None:
+    def __init__(
+        self, status: int, reason: str, *, title: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:  # fmt: skip
         super().__init__(reason)
         self.status = status
         self.reason = reason
+        self.title = title
+        self.headers = dict(headers or {})
+
+
+class SignInLimit:
+    """Sign-in links that did not work, counted per client address in a sliding window: past
+    ``failures`` in ``window`` seconds, the address may not sign in (not even with a good link)
+    until its oldest failure leaves the window, so nobody tries links by the thousand.
+
+    Counted in this process (several servers behind one proxy each count their own); at most
+    ``clients`` addresses are remembered (the oldest forgotten first).
+    """
+
+    def __init__(
+        self, *, failures: int = SIGN_IN_FAILURES, window: float = SIGN_IN_WINDOW,
+        clients: int = 100_000, clock: Callable[[], float] = time.monotonic,
+    ) -> None:  # fmt: skip
+        self.failures = failures
+        self.window = window
+        self.clients = clients
+        self.clock = clock
+        self._seen: OrderedDict[str, deque[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _recent(self, client: str, now: float) -> deque[float]:
+        times = self._seen.get(client)
+        if times is None:
+            return deque()
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        if not times:
+            del self._seen[client]
+        return times
+
+    def wait(self, client: str) -> float:
+        """Seconds until ``client`` may try again (0: now)."""
+        now = self.clock()
+        with self._lock:
+            times = self._recent(client, now)
+            if len(times) < self.failures:
+                return 0.0
+            return max(1.0, times[0] + self.window - now)
+
+    def failed(self, client: str) -> None:
+        """Count a link from ``client`` that did not work."""
+        now = self.clock()
+        with self._lock:
+            times = self._recent(client, now)
+            times.append(now)
+            self._seen[client] = times
+            self._seen.move_to_end(client)
+            while len(self._seen) > self.clients:
+                self._seen.popitem(last=False)
 
 
 def _html(body: str, status: int = 200) -> Response:
@@ -61,7 +131,14 @@ def _html(body: str, status: int = 200) -> Response:
     return response
 
 
-def _problem_page(status: int, reason: str) -> Response:
+def _download(data: bytes, name: str) -> Response:
+    response = Response(data, media_type="text/csv; charset=utf-8")
+    response.headers["content-disposition"] = f'attachment; filename="{name}"'
+    response.headers["cache-control"] = "no-store"
+    return response
+
+
+def _problem_page(status: int, reason: str, title: str | None = None) -> Response:
     titles = {
         400: "This form cannot be read",
         401: "Please sign in",
@@ -76,14 +153,16 @@ def _problem_page(status: int, reason: str) -> Response:
         503: "Cannot save right now",
     }
     body = f'<p class="problem" role="alert">{escape(reason)}</p><p><a href="/">Home</a></p>'
-    return _html(page(titles.get(status, "Something went wrong"), body), status)
+    return _html(page(title or titles.get(status, "Something went wrong"), body), status)
 
 
 class _App:
     """The routes' handlers, with the classroom they serve."""
 
-    def __init__(self, room: Classroom) -> None:
+    def __init__(self, room: Classroom, sign_ins: SignInLimit) -> None:
         self.room = room
+        self.sign_ins = sign_ins
+        self.teacher_view = Teacher(room, room.folder) if room.folder is not None else None
 
     # --- requests -----------------------------------------------------------------------------
 
@@ -150,7 +229,10 @@ class _App:
         if who is None:
             return "<span>quizgym</span>"
         if who.teacher:
-            return '<a href="/teacher">Class</a><a href="/teacher/gradebook.csv">Gradebook</a>'
+            return (
+                '<a href="/teacher">Class</a><a href="/teacher/items">Items</a>'
+                '<a href="/teacher/review">Review</a>'
+            )
         quiz = '<a href="/quiz">Quiz</a>' if self.room.quiz is not None else ""
         return f'<a href="/">Home</a><a href="/practice">Practise</a>{quiz}'
 
@@ -164,11 +246,25 @@ class _App:
 
     async def sign_in(self, request: Request) -> Response:
         token = str(request.path_params["token"])
+        client = request.client.host if request.client is not None else ""
+        wait = self.sign_ins.wait(client)
+        if wait:
+            minutes = self.sign_ins.window / 60
+            raise _RefusalError(
+                429,
+                f"Too many sign-in links that did not work came from your address (more than"
+                f" {self.sign_ins.failures} in {minutes:g} minutes): wait {math.ceil(wait / 60)}"
+                " minutes, then open the link your teacher sent you.",
+                title="Too many sign-in attempts",
+                headers={"retry-after": str(math.ceil(wait))},
+            )
         try:
             who = self.room.secret.read_link(token, now=self.room.clock())
         except LinkError as exc:
+            self.sign_ins.failed(client)
             raise _RefusalError(403, f"This sign-in link cannot be used: {exc}.") from exc
         if not who.teacher and who.student not in self.room.students:
+            self.sign_ins.failed(client)
             raise _RefusalError(403, "This link's student is not on the class's roster.")
         expires = self.room.clock() + timedelta(hours=SESSION_HOURS)
         value = self.room.secret.session(who, expires=expires)
@@ -427,44 +523,204 @@ class _App:
             raise _RefusalError(403, "This page is for the teacher.")
         return who
 
+    def class_run(self) -> tuple[ClassRun | None, str]:
+        """The grading run of the quiz's answers, or None and why there is none."""
+        if self.teacher_view is None or self.room.quiz is None:
+            return None, "This server runs no quiz: there is nothing to grade."
+        try:
+            run = self.teacher_view.run()
+        except QuizgymError as exc:
+            return None, f"quizgym grade refused the answers: {exc}"
+        if run is None:
+            return None, "Nobody has answered the quiz yet."
+        return run, ""
+
     async def teacher_page(self, request: Request) -> Response:
         who = self.teacher(request)
         rows = await run_in_threadpool(self.room.progress)
-        queue = await run_in_threadpool(self.room.review_queue)
+        run, why = await run_in_threadpool(self.class_run)
         quiz = self.room.quiz is not None
         headers = ["Student", "Name", "Practice answers", "Right"]
         if quiz:
             headers += ["Quiz score", "Submissions"]
         cells: list[list[object]] = []
         for sid, name, n, right, score, total, subs in rows:
+            if run is not None and sid in run.scores:
+                score, total = run.scores[sid]
             cells.append([sid, name, n, right, *([f"{score:g} / {total:g}", subs] if quiz else [])])
-        review = "<p>No answer awaits review.</p>"
-        if queue:
-            review = table(
-                "Marked by the rubric: confirm or change them with quizgym grade --review",
-                ["Student", "Slot", "Answer", "Verdict", "Score"],
-                [[s, slot, text or "", v, f"{score:g} / {top:g}"]
-                 for s, slot, text, v, score, top in queue],
-            )  # fmt: skip
-        body = (
-            f"{table('Progress', headers, cells)}<h2>Review queue</h2>{review}"
-            '<p><a href="/teacher/gradebook.csv">Download the gradebook (CSV)</a></p>'
+        parts = [table("Progress", headers, cells)]
+        if run is None:
+            parts.append(f"<p>{escape(why)}</p>")
+        else:
+            answers = [r for r in run.review if r[0] != STUDENT_ROW]
+            parts.append(
+                "<h2>The quiz, graded</h2><p>Graded by quizgym grade on the answers as they are"
+                f" now: {len(run.scores)} students; {len(answers)} distinct"
+                f" {'answer' if len(answers) == 1 else 'answers'} to review,"
+                f" {run.decided} decided.</p><ul>"
+                '<li><a href="/teacher/items">Item analysis</a> (as report.html)</li>'
+                '<li><a href="/teacher/review">Review queue</a></li></ul>'
+            )
+        downloads = [("gradebook.csv", "this page's table")]
+        if quiz:
+            downloads += [(name, "as quizgym grade writes it") for name in GRADEBOOKS]
+            downloads.append(("decisions.csv", "your review decisions, for grade --review"))
+        links = "".join(
+            f'<li><a href="/teacher/{attr(n)}">{escape(n)}</a>: {escape(what)}</li>'
+            for n, what in downloads
         )
-        return _html(page("Class", body, nav=self.nav(who)))
+        parts.append(f"<h2>Downloads</h2><ul>{links}</ul>")
+        return _html(page("Class", "".join(parts), nav=self.nav(who)))
+
+    async def items_page(self, request: Request) -> Response:
+        who = self.teacher(request)
+        run, why = await run_in_threadpool(self.class_run)
+        if run is None:
+            body = f"<p>{escape(why)}</p>"
+        else:
+            body = (
+                '<div class="analysis wide" tabindex="0" role="region" aria-label="Item analysis">'
+                f"{run.analysis}</div>"
+            )
+        return _html(page("Item analysis", body, nav=self.nav(who)))
+
+    async def review_page(self, request: Request) -> Response:
+        who, session = self.who(request)
+        if not who.teacher:
+            raise _RefusalError(403, "This page is for the teacher.")
+        run, why = await run_in_threadpool(self.class_run)
+        if run is None:
+            return _html(page("Review queue", f"<p>{escape(why)}</p>", nav=self.nav(who)))
+        number = request.query_params.get("page", "1")
+        body = self.review_body(run, session, page=int(number) if number.isdigit() else 1)
+        return _html(page("Review queue", body, nav=self.nav(who)))
+
+    def review_body(
+        self, run: ClassRun, session: str, *, page: int,
+        problem: tuple[str, str, str, str] | None = None,
+    ) -> str:  # fmt: skip
+        """A page of the review queue; ``problem``: (fingerprint, why, score, note) of a decision
+        refused, shown with what was typed."""
+        at = {name: k for k, name in enumerate(REVIEW_HEADER)}
+        rows = [r for r in run.review if r[at["question"]] != STUDENT_ROW]
+        flagged = [r for r in run.review if r[at["question"]] == STUDENT_ROW]
+        pages = max(1, -(-len(rows) // REVIEW_PAGE))
+        page = min(max(page, 1), pages)
+        shown = rows[(page - 1) * REVIEW_PAGE : page * REVIEW_PAGE]
+        parts = [
+            "<p>The answers quizgym grade is not sure of, each once with how many students gave"
+            " it. A score you give applies to every student who gave that answer, as"
+            ' <code>grade --review</code> applies it; <a href="/teacher/decisions.csv">'
+            "decisions.csv</a> is the file it reads. An empty score and note undo a decision.</p>"
+        ]
+        if problem is not None:
+            parts.append(f'<p class="problem" role="alert">{escape(problem[1])}</p>')
+        if flagged:
+            parts.append(
+                table(
+                    "Students to check (a version check: fix the record, not a score)",
+                    ["Student", "Why"],
+                    [[r[at["students"]], r[at["reason"]]] for r in flagged],
+                )
+            )
+        if not rows:
+            parts.append("<p>No answer awaits review.</p>")
+        csrf = self.csrf_field(session)
+        for k, row in enumerate(shown, start=(page - 1) * REVIEW_PAGE + 1):
+            printed = row[at["fingerprint"]]
+            answer = undefuse(row[at["answer"]])
+            top = row[at["max_score"]]
+            score, note = row[at["score"]], row[at["comment"]]
+            if problem is not None and problem[0] == printed:
+                score, note = problem[2], problem[3]
+            decided = (
+                f"decided: {escape(score)}"
+                if score
+                else f"suggested: {escape(row[at['suggested']])}"
+            )
+            version = f" (version {row[at['version']]})" if row[at["version"]] else ""
+            who = "student" if row[at["count"]] == "1" else "students"
+            parts.append(
+                f'<form method="post" action="/teacher/review?page={page}" class="q">'
+                f'<h2 id="r{k}">{escape(row[at["question"]])}{escape(version)}:'
+                f" “{escape(answer)}”</h2>"
+                f"<p>{escape(row[at['count']])} {who}"
+                f" ({escape(row[at['students']])});"
+                f" {escape(row[at['reason']])}; read as {escape(row[at['read_as']] or '–')};"
+                f" right answer {escape(row[at['expected']] or '–')}; {decided} of {escape(top)}."
+                f'</p>{csrf}<input type="hidden" name="fingerprint" value="{attr(printed)}">'
+                f'<label for="s{k}">Score (0 to {escape(top)})</label>'
+                f'<input type="text" inputmode="decimal" id="s{k}" name="score"'
+                f' value="{attr(score)}" autocomplete="off">'
+                f'<label for="n{k}">Note to the students (optional)</label>'
+                f'<input type="text" id="n{k}" name="comment" value="{attr(note)}"'
+                ' autocomplete="off"><button type="submit">Save the decision</button></form>'
+            )
+        if pages > 1:
+            links = " ".join(
+                f'<a href="/teacher/review?page={n}"'
+                + (' aria-current="page"' if n == page else "")
+                + f">{n}</a>"
+                for n in range(1, pages + 1)
+            )
+            parts.append(f'<nav aria-label="Pages of the queue"><p>Pages: {links}</p></nav>')
+        return "".join(parts)
+
+    async def review_post(self, request: Request) -> Response:
+        who, session = self.who(request)
+        if not who.teacher or self.teacher_view is None:
+            raise _RefusalError(403, "This page is for the teacher.")
+        pairs = await self.fields(request, session)
+        printed = self.one(pairs, "fingerprint")
+        given = {name: [v for k, v in pairs if k == name] for name in ("score", "comment")}
+        if any(len(v) > 1 for v in given.values()):
+            raise _RefusalError(400, "The form needs at most one score and one comment.")
+        score, comment = (v[0] if v else "" for v in given.values())
+        number = request.query_params.get("page", "1")
+        page_no = int(number) if number.isdigit() else 1
+        teacher = self.teacher_view
+        try:
+            await run_in_threadpool(teacher.decide, printed, score, comment)
+        except DecisionError as exc:
+            run, why = await run_in_threadpool(self.class_run)
+            if run is None:
+                raise _RefusalError(409, str(exc)) from exc
+            problem = (printed, str(exc), score, comment)
+            body = self.review_body(run, session, page=page_no, problem=problem)
+            return _html(page("Review queue", body, nav=self.nav(who)), 422)
+        return RedirectResponse(f"/teacher/review?page={page_no}", 303)
 
     async def gradebook(self, request: Request) -> Response:
         self.teacher(request)
         rows = await run_in_threadpool(self.room.progress)
+        run, _ = await run_in_threadpool(self.class_run)
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(["student", "name", "score", "max_score", "percent", "practice_answers"])
         for sid, name, n, _, score, total, _ in rows:
+            if run is not None and sid in run.scores:
+                score, total = run.scores[sid]
             percent = f"{100 * score / total:.1f}" if total else ""
             writer.writerow([sid, name, f"{score:g}", f"{total:g}", percent, n])
-        response = Response(out.getvalue(), media_type="text/csv; charset=utf-8")
-        response.headers["content-disposition"] = 'attachment; filename="gradebook.csv"'
-        response.headers["cache-control"] = "no-store"
-        return response
+        return _download(out.getvalue().encode("utf-8"), "gradebook.csv")
+
+    async def graded_file(self, request: Request) -> Response:
+        self.teacher(request)
+        name = str(request.path_params["name"])
+        if name not in (*GRADEBOOKS, "decisions.csv"):
+            raise _RefusalError(404, "There is no such file.")
+        run, why = await run_in_threadpool(self.class_run)
+        if run is None or self.teacher_view is None:
+            raise _RefusalError(404, why)
+        if name == "decisions.csv":
+            data = run.decisions_csv.encode("utf-8")
+        else:
+            teacher = self.teacher_view
+            found = await run_in_threadpool(teacher.gradebook, name)
+            if found is None:
+                raise _RefusalError(404, "Nobody has answered the quiz yet.")
+            data = found
+        return _download(data, name)
 
     # --- files --------------------------------------------------------------------------------
 
@@ -497,7 +753,9 @@ def _guarded(handler: Handler) -> Handler:
         try:
             response = await handler(request)
         except _RefusalError as exc:
-            response = _problem_page(exc.status, exc.reason)
+            response = _problem_page(exc.status, exc.reason, exc.title)
+            for key, value in exc.headers.items():
+                response.headers[key] = value
         except RefusedError as exc:
             response = _problem_page(exc.status, str(exc))
         except FormError as exc:
@@ -522,10 +780,15 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return response
 
 
-def make_app(room: Classroom, *, folder: Path | None = None, url: str | None = None) -> Starlette:
+def make_app(
+    room: Classroom, *, folder: Path | None = None, url: str | None = None,
+    sign_ins: SignInLimit | None = None,
+) -> Starlette:  # fmt: skip
     """The web application over a classroom; with its data folder, LTI 1.3 too (when
-    pylti1p3next is installed: ``quizgym[lti]``), the LMS reaching it at ``url``."""
-    app = _App(room)
+    pylti1p3next is installed: ``quizgym[lti]``), the LMS reaching it at ``url``; ``sign_ins``:
+    the limit on sign-in links that do not work, per client address (:class:`SignInLimit`'s
+    defaults when None)."""
+    app = _App(room, sign_ins or SignInLimit())
     routes = [
         Route("/", _guarded(app.home)),
         Route("/in/{token}", _guarded(app.sign_in)),
@@ -537,6 +800,10 @@ def make_app(room: Classroom, *, folder: Path | None = None, url: str | None = N
         Route("/quiz", _guarded(app.quiz_post), methods=["POST"]),
         Route("/teacher", _guarded(app.teacher_page)),
         Route("/teacher/gradebook.csv", _guarded(app.gradebook)),
+        Route("/teacher/items", _guarded(app.items_page)),
+        Route("/teacher/review", _guarded(app.review_page), methods=["GET"]),
+        Route("/teacher/review", _guarded(app.review_post), methods=["POST"]),
+        Route("/teacher/{name}", _guarded(app.graded_file)),
         Route("/static/quizgym.css", _guarded(app.css)),
         Route("/img/{bank}/{src:path}", _guarded(app.image_file)),
     ]

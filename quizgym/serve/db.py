@@ -5,7 +5,8 @@ one-line :class:`ServeStoreError`.
 Tables: ``card`` (each student's FSRS card per item, as the drill's ``item`` table), ``shown``
 (every form handed out, with the variant's seed or version: never put in the page),
 ``submission`` (one per form answered, unique by the form's token: a repeated submit is
-recorded once) and ``attempt`` (one row per slot answered, with the verdict as shown).
+recorded once), ``attempt`` (one row per slot answered, with the verdict as shown) and
+``decision`` (the teacher's review decisions, by ``review.csv`` fingerprint).
 """
 
 from __future__ import annotations
@@ -99,6 +100,14 @@ CREATE TABLE IF NOT EXISTS attempt (
   answered_at   TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS ix_attempt_student ON attempt (student, mode, slot);
+CREATE TABLE IF NOT EXISTS decision (
+  fingerprint TEXT PRIMARY KEY,     -- review.csv's q…-a…: the question, slot, version and answer
+  slot        TEXT NOT NULL,
+  answer      TEXT NOT NULL,
+  score       TEXT NOT NULL,        -- as review.csv's score cell
+  comment     TEXT NOT NULL DEFAULT '',
+  decided_at  TEXT NOT NULL
+);
 """
 
 _SQLITE_ID = "INTEGER PRIMARY KEY"
@@ -123,6 +132,9 @@ class Tx(Protocol):
     def run(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run a statement; the rows it changed."""
 
+    def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run a statement once per row of parameters."""
+
 
 class _SqliteTx:
     def __init__(self, conn: sqlite3.Connection) -> None:
@@ -133,6 +145,9 @@ class _SqliteTx:
 
     def run(self, sql: str, params: Sequence[Any] = ()) -> int:
         return self.conn.execute(sql, tuple(params)).rowcount
+
+    def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        self.conn.executemany(sql, rows)
 
 
 class Database:

@@ -15,7 +15,8 @@ import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Literal
+from pathlib import Path
+from typing import Literal, overload
 
 from fsrs import Card, Scheduler, State
 
@@ -185,7 +186,10 @@ class Classroom:
         clock: Callable[[], datetime],
         rate: int,
         fuzz: bool = True,
+        folder: Path | None = None,
     ) -> None:
+        self.folder = folder
+        """The data folder (its ``issued.json`` is the quiz's record)."""
         self.books = {book.bank.bank: book for book in books}
         self.students = dict(students)
         self.secret = secret
@@ -255,20 +259,42 @@ class Classroom:
         questions = {
             slot.id: slot.question for q in form.questions for slot in form.book.slots_of(q)
         }
-        for slot_id, v in graded:
-            question = questions[slot_id]
-            tx.run(
-                "INSERT INTO attempt (submission_id, student, mode, bank_id, item_id, slot,"
-                " response, verdict, score, max_score, read_as, feedback, expected, tag,"
-                " needs_review, seed, version, content_sha, engine, answered_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        tx.many(
+            "INSERT INTO attempt (submission_id, student, mode, bank_id, item_id, slot,"
+            " response, verdict, score, max_score, read_as, feedback, expected, tag,"
+            " needs_review, seed, version, content_sha, engine, answered_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
                 (
-                    sub_id, student, mode, form.book.bank.bank, question.id, slot_id,
+                    sub_id, student, mode, form.book.bank.bank, questions[slot_id].id, slot_id,
                     answers.get(slot_id), str(v.status), v.score, v.max_score, v.read_as,
                     v.feedback, v.expected, v.tag, int(v.needs_review), seed,
-                    versions.get(question.id), _sha(form.book, question.id), __version__, _iso(now),
-                ),
-            )  # fmt: skip
+                    versions.get(questions[slot_id].id), _sha(form.book, questions[slot_id].id),
+                    __version__, _iso(now),
+                )
+                for slot_id, v in graded
+            ],
+        )  # fmt: skip
+
+    @staticmethod
+    def _written(
+        *, token: str, mode: str, form: Form, now: datetime, verdict: str, score: float,
+        max_score: float, graded: Sequence[tuple[str, Verdict]],
+        answers: Mapping[str, str | None], scheduled: bool, after: Card | None, finish: bool,
+    ) -> Result:  # fmt: skip
+        """The result of a submission just written, as :meth:`result` would read it back."""
+        slots = tuple(
+            Shown(slot_id, answers.get(slot_id), str(v.status), v.score, v.max_score, v.read_as,
+                  v.feedback, v.expected)
+            for slot_id, v in graded
+        )  # fmt: skip
+        return Result(
+            token=token, mode=mode, bank=form.book.bank.bank,
+            item=form.questions[0].id if mode == "practice" else None,
+            answered_at=datetime.fromisoformat(_iso(now)), verdict=verdict, score=score,
+            max_score=max_score, slots=slots, scheduled=scheduled,
+            next_due=after.due if after is not None and scheduled else None, finish=finish,
+        )  # fmt: skip
 
     def result(self, student: str, token: str) -> Result | None:
         """A submission of this student's, as stored (None: not answered yet)."""
@@ -346,15 +372,30 @@ class Classroom:
             )
         return Form(token, book, (question,), (book.variant(question, seed=seed),), seed)
 
-    def _practice_form(self, tx: Tx, student: str, token: str) -> Form | None:
+    @overload
+    def _practice_form(self, tx: Tx, student: str, token: str) -> Form | None: ...
+
+    @overload
+    def _practice_form(
+        self, tx: Tx, student: str, token: str, *, answered: Literal[True]
+    ) -> Form | Literal["answered"] | None: ...
+
+    def _practice_form(
+        self, tx: Tx, student: str, token: str, *, answered: bool = False
+    ) -> Form | Literal["answered"] | None:
+        """A practice form handed to this student (None: none such, or its question is gone);
+        with ``answered``, ``"answered"`` when it has been answered already (one statement
+        either way)."""
         row = tx.rows(
-            "SELECT bank_id, item_id, seed FROM shown"
-            " WHERE token = ? AND student = ? AND mode = 'practice'",
+            "SELECT s.bank_id, s.item_id, s.seed, b.id FROM shown s LEFT JOIN submission b"
+            " ON b.token = s.token WHERE s.token = ? AND s.student = ? AND s.mode = 'practice'",
             (token, student),
         )
         if not row:
             return None
-        bank, item, seed = row[0]
+        bank, item, seed, submitted = row[0]
+        if answered and submitted is not None:
+            return "answered"
         book = self.books.get(bank)
         if book is None or item not in question_ids(book):
             return None
@@ -415,10 +456,12 @@ class Classroom:
             Reask: blank or unreadable answers (nothing is recorded).
         """
         with self.db.transaction("read your answer", write=False) as tx:
-            found = self._practice_form(tx, student, token)
-            stored = self._result(tx, student, token)
+            found = self._practice_form(tx, student, token, answered=True)
+            stored = self._result(tx, student, token) if found == "answered" else None
         if stored is not None:
             return stored
+        if found == "answered":
+            found = None
         if found is None:
             raise RefusedError(
                 404, "This question was not handed to you (or is no longer in the bank)."
@@ -469,9 +512,20 @@ class Classroom:
                             int(after.due.timestamp()), int(after.state), lapse,
                         ),
                     )  # fmt: skip
-            stored = self._result(tx, student, token)  # as written: the page shows this
-        assert stored is not None
-        return stored  # committed
+        return self._written(
+            token=token,
+            mode="practice",
+            form=form,
+            now=now,
+            verdict=word,
+            score=score,
+            max_score=sum(v.max_score for _, v in graded),
+            graded=graded,
+            answers=answers,
+            scheduled=scheduled,
+            after=after,
+            finish=False,
+        )  # committed: the page reads it back from the database
 
     def explanation(self, form: Form) -> str | None:
         """The practice question's explanation for its variant (after the verdict only)."""
@@ -657,9 +711,20 @@ class Classroom:
         for committed in then:
             if committed is not None:
                 committed()
-        stored = self.result(student, token)
-        assert stored is not None
-        return stored
+        return self._written(
+            token=token,
+            mode="quiz",
+            form=form,
+            now=now,
+            verdict=word,
+            score=score,
+            max_score=max_score,
+            graded=graded,
+            answers=answers,
+            scheduled=False,
+            after=None,
+            finish=finish,
+        )  # committed: the page reads it back from the database
 
     # --- the teacher ------------------------------------------------------------------------
 

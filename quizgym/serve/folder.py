@@ -149,3 +149,36 @@ def write_export(db: Database, output: Path) -> int:
     except OSError as exc:
         raise QuizgymError(f"{output}: cannot write: {exc.strerror}") from exc
     return len(last)
+
+
+PRACTICE_FIELDS = (
+    "student", "bank", "question", "slot", "answer", "seed", "verdict", "score", "max_score",
+    "scheduled", "rating", "submission", "answered_at", "engine",
+)  # fmt: skip
+"""The keys of each record of a practice export, in order."""
+
+
+def write_practice(db: Database, output: Path) -> int:
+    """Write every practice answer, one JSON Lines record per slot answered (the keys of
+    :data:`PRACTICE_FIELDS`: ``seed`` draws the variant it answered, ``bank.variant(question,
+    seed=…)``; ``submission`` groups the parts answered together); the count of records.
+
+    Raises:
+        QuizgymError: the file cannot be written.
+    """
+    with db.transaction("read the practice answers", write=False) as tx:
+        rows = tx.rows(
+            "SELECT a.student, a.bank_id, a.item_id, a.slot, a.response, a.seed, a.verdict,"
+            " a.score, a.max_score, s.scheduled, s.rating, a.submission_id, a.answered_at,"
+            " a.engine FROM attempt a JOIN submission s ON s.id = a.submission_id"
+            " WHERE a.mode = 'practice' ORDER BY a.id"
+        )
+    try:
+        with output.open("w", encoding="utf-8", newline="\n") as stream:
+            for row in rows:
+                record = dict(zip(PRACTICE_FIELDS, row, strict=True))
+                record["scheduled"] = bool(record["scheduled"])
+                stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+    except OSError as exc:
+        raise QuizgymError(f"{output}: cannot write: {exc.strerror}") from exc
+    return len(rows)

@@ -46,6 +46,13 @@ border-bottom:1px solid var(--line)}
 math{font-size:1.05em}
 blockquote{margin:.5rem 0;padding:.3rem .8rem;border-left:.25rem solid var(--line)}
 img{max-width:100%;height:auto}
+.num{text-align:right;font-variant-numeric:tabular-nums}
+tr.flagged td{background:#fdecea}tr.pending td{background:#fdf6e3}tr.key td{font-weight:600}
+.note{color:var(--muted);font-size:.9rem}
+.warning,.first{border:2px solid var(--bad);padding:.25rem 1rem;margin:1rem 0}
+.first{border-color:var(--part)}
+figure{display:inline-block;margin:0 1rem 1rem 0}
+.analysis table{width:auto;margin:.5rem 0 1rem}.analysis h2{margin-top:1.2rem}
 """
 
 

@@ -43,6 +43,9 @@ class _Tx:
         self.cursor.execute(_sql(sql), tuple(params))
         return self.cursor.rowcount
 
+    def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        self.cursor.executemany(_sql(sql), [tuple(r) for r in rows])
+
 
 class PostgresDatabase(Database):
     """A PostgreSQL database shared by any number of servers."""
