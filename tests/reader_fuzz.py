@@ -22,7 +22,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from quizgym.errors import SubmissionError
-from quizgym.grading.pieces import Plan, plan_loaded, plan_run, read_piece
+from quizgym.grading.pieces import Plan, plan_loaded, read_piece
+from quizgym.grading.scale.plan import plan_run
 from quizgym.grading.readers import read_submissions
 from quizgym.grading.versions import Versions
 from quizgym.model import Bank

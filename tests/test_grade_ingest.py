@@ -444,7 +444,7 @@ def test_planning_surveys_each_csv_file_once(
     quiz: Bank, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The survey reads every byte of a file (its encoding): planning a chunked run did it twice.
-    from quizgym.grading import pieces
+    from quizgym.grading.scale import plan as pieces
 
     wide, long = tmp_path / "wide.csv", tmp_path / "long.csv"
     wide.write_text(WIDE, encoding="utf-8")

@@ -1,15 +1,13 @@
-"""``quizgym grade`` as one library call: plan pieces → an engine grades them → assemble once.
+"""A bank and submission files in, ``quizgym grade``'s output folder out: read → grade → write.
 
-:func:`grade_submissions` is the one grading run, whatever the input size or engine:
-
-- **plan** (:mod:`~quizgym.grading.pieces`): a class read whole in this process when it fits
-  (no ``chunk_rows``, no Parquet, no Dask); otherwise pieces of at most ``chunk_rows`` students
-  that read their own rows from the files;
-- **grade** (:mod:`~quizgym.grading.engines`): the serial engine in this process, or Dask;
-- **assemble** (:func:`assemble`): the per-student tables (``grades.csv``, ``responses.csv``, the
-  gradebook, feedback files) written whole from the graded partitions, or joined from the
-  pieces' part files under one header; then the statistics, ``items.csv``, ``rejected.csv``
-  and ``report.html``, once. Every engine writes the same bytes (a test holds them to it).
+:func:`grade_submissions` is the one grading run: it reads the class whole
+(:func:`~quizgym.grading.readers.submissions.read_submissions`), grades it as one piece
+(:func:`~quizgym.grading.pieces.grade_piece`), and :func:`assemble` writes every output: the
+per-student tables (``grades.csv``, ``responses.csv``, the gradebook, feedback files), then the
+statistics, ``items.csv``, ``rejected.csv``, ``review.csv`` and ``report.html``. A chunked,
+Parquet or Dask run plans and grades its pieces in :mod:`quizgym.grading.scale` instead, behind
+the same plan → pieces → assemble steps; every engine writes the same bytes (a test holds them
+to it).
 """
 
 from __future__ import annotations
@@ -19,18 +17,17 @@ import json
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Literal
 
 from quizgym.analysis import Statistics, Sums, combine
 from quizgym.errors import QuizgymError
-from quizgym.grading.batch import GradedPartition, grade_partition
+from quizgym.grading.batch import grade_partition
 from quizgym.grading.compare import Change, check_previous, regrade
 from quizgym.grading.decisions import read_decisions
-from quizgym.grading.engines import Progress, engine_named
 from quizgym.grading.irt import IRT_FILES, check_irt, write_irt
 from quizgym.grading.outputs import (
     check_gradebook,
@@ -44,8 +41,10 @@ from quizgym.grading.pieces import (
     Job,
     PieceResult,
     Plan,
+    Progress,
+    grade_piece,
     plan_loaded,
-    plan_run,
+    ticks,
 )
 from quizgym.grading.readers.submissions import read_submissions
 from quizgym.grading.review import Review, agreements, write_review
@@ -56,7 +55,6 @@ from quizgym.grading.wrong_seed import SeedEvidence, common_seeds
 from quizgym.grading.wrong_version import VersionCounts
 from quizgym.issued import Issued, bank_hash, read_issued, reconcile
 from quizgym.model import Bank
-from quizgym.names import claim_name
 from quizgym.solver import CompiledBank, compile_bank
 from quizgym.solver.cache import open_bank, save
 from quizgym.version import __version__
@@ -215,7 +213,13 @@ def grade_submissions(
         BankError: the bank has errors.
         ReviewError: the review file is stale or has bad rows (nothing is written).
     """
-    runner = engine_named(engine, scheduler=scheduler, workers=workers)
+    parquet = any(Path(s).suffix.lower() == ".parquet" for s in submissions)
+    streamed = chunk_rows is not None or engine != "numpy" or parquet
+    if streamed:
+        from quizgym.grading.scale.engines import engine_named
+        from quizgym.grading.scale.plan import plan_run
+
+        runner = engine_named(engine, scheduler=scheduler, workers=workers)
     if irt:
         check_irt()  # before anything is graded
     check_gradebook(gradebook)
@@ -237,22 +241,15 @@ def grade_submissions(
     if review is not None:
         decisions = read_decisions(review, book, accept_changes=accept_changes)
         notes += decisions.notes
-    parquet = any(Path(s).suffix.lower() == ".parquet" for s in submissions)
-    streamed = chunk_rows is not None or engine != "numpy" or parquet
+    # read
     if streamed:
         plan = plan_run(
             book.bank, submissions, chunk_rows=chunk_rows or CHUNK_ROWS, issued=manifest
         )
     else:
         read = read_submissions(book.bank, submissions, issued=manifest)
-        # One piece: each distinct (version, answer) pair is graded once (in pieces, each piece
-        # grades the pairs it holds again), and the graded class is as large either way.
+        # One piece: each distinct (version, answer) pair is graded once.
         plan = plan_loaded(read, submissions, chunk_rows=max(1, len(read)))
-        if len(plan.pieces) != 1:  # its one piece writes the tables (Job.write_to)
-            raise QuizgymError(
-                f"a class read whole made {len(plan.pieces)} pieces, not one (this is a bug in "
-                "quizgym: please report it)"
-            )
     versions = resolve(
         book,
         plan.present,
@@ -278,8 +275,14 @@ def grade_submissions(
             seeds=common_seeds(plan.seeds),
             irt=irt,
         )
-        results = runner.map(book, plan, job, progress)
+        # grade
+        if streamed:
+            results = runner.map(book, plan, job, progress)
+        else:
+            tick = ticks(progress, len(plan.pieces) * len(job.present))
+            results = [grade_piece(book, piece, job, progress=tick) for piece in plan.pieces]
         check_accounted(plan, results)
+        # write
         run = assemble(book, plan, results, job, out_dir=stage, notes=[*plan.notes, *notes])
         changes = None
         if compare is not None:
@@ -289,8 +292,6 @@ def grade_submissions(
     save(book)
     return replace(run, out_dir=out_dir, files=written, changes=changes)
 
-
-T = TypeVar("T")
 
 RUN_RECORD = "run.json"
 """Written last into an output folder, once every other file of the run is in place."""
@@ -478,7 +479,6 @@ def assemble(
 
     def class_wide() -> tuple[Statistics, ReviewCounts]:
         """The outputs the whole class's statistics give."""
-        # The render stack (Jinja, the rich-text tree) loads here, while the tables are written.
         from quizgym.render.report import ReviewSummary, Silent, render_report, report_questions
 
         stats = combine(sums)
@@ -519,15 +519,15 @@ def assemble(
 
     if job.parts_dir is None:
         parts = [r.graded for r in ordered if r.graded is not None]
-        stats, counts = _write_whole(out_dir, bank.bank, parts, job, then=class_wide)
-    else:
         for spec in specs:
-            head = job.parts_dir / f"header-{spec.name}"
-            spec.write(head, bank.bank, [nothing])
-            _concatenate(out_dir / spec.name, head, [r.files[spec.name] for r in ordered])
+            spec.write(out_dir / spec.name, bank.bank, parts)
         if job.feedback:
-            _move_feedback(out_dir / "feedback", ordered)
-        stats, counts = class_wide()
+            write_feedback(out_dir / "feedback", bank.bank, parts)
+    else:
+        from quizgym.grading.scale.parts import join_parts
+
+        join_parts(out_dir, bank.bank, ordered, job, empty=nothing)
+    stats, counts = class_wide()
     files += [out_dir / n for n in ("items.csv", "rejected.csv", "review.csv", "report.html")]
     if job.irt:
         files += [out_dir / n for n in IRT_FILES]
@@ -652,43 +652,3 @@ def _unreadable(sums: Sums) -> list[str]:
                 "this question, in the format students were asked for?"
             )
     return out
-
-
-def _write_whole(
-    out_dir: Path,
-    bank: Bank,
-    parts: Sequence[GradedPartition],
-    job: Job,
-    *,
-    then: Callable[[], T],
-) -> T:
-    """The outputs of a run in memory: its per-student tables, its feedback files and
-    ``then()``'s (the class-wide outputs); returns what ``then()`` returns."""
-    for table in tables(gradebook=job.gradebook):
-        table.write(out_dir / table.name, bank, parts)
-    if job.feedback:
-        write_feedback(out_dir / "feedback", bank, parts)
-    return then()
-
-
-def _move_feedback(folder: Path, results: Sequence[PieceResult]) -> None:
-    """Move each piece's feedback files to ``folder``, named as one in-memory run names them."""
-    folder.mkdir(parents=True, exist_ok=True)
-    used: set[str] = set()
-    for result in results:
-        local: set[str] = set()
-        for name in result.feedback:
-            source = result.files["feedback"] / claim_name(name, local)
-            source.replace(folder / claim_name(name, used))
-
-
-def _concatenate(target: Path, head: Path, parts: Sequence[Path]) -> None:
-    """One file: the header (from an empty class), then each part without its identical header."""
-    prefix = head.read_bytes()
-    with target.open("wb") as out:
-        out.write(prefix)
-        for part in parts:
-            with part.open("rb") as stream:
-                if stream.read(len(prefix)) != prefix:
-                    raise QuizgymError(f"{part}: part file does not start with the run's header")
-                shutil.copyfileobj(stream, out, 1 << 20)
