@@ -211,7 +211,7 @@ def cold() -> None:
     across processes the kept units stand for it).
     """
     from quizgym.expr import read_answer
-    from quizgym.grading.plain import reads_as_unit
+    from quizgym.grading.decimals import reads_as_unit
     from quizgym.units import convert
 
     read_answer.cache_clear()

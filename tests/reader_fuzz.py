@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from quizgym.errors import SubmissionError
 from quizgym.grading.pieces import Plan, plan_loaded, read_piece
-from quizgym.grading.scale.plan import plan_run
 from quizgym.grading.readers import read_submissions
+from quizgym.grading.scale.plan import plan_run
 from quizgym.grading.versions import Versions
 from quizgym.model import Bank
 

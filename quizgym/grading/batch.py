@@ -46,8 +46,8 @@ from quizgym.answers import (
 )
 from quizgym.arrays import IntArray, group, sorted_unique
 from quizgym.expr import ParseFailure, Reading, read_answer
-from quizgym.grading.decisions import Decision, Decisions, answer_print, apply, version_of
-from quizgym.grading.plain import PlainColumn, read_plain_column, reads_as_unit
+from quizgym.grading.decimals import PlainColumn, read_plain_column, reads_as_unit
+from quizgym.grading.decisions import Decision, Decisions, answer_fingerprint, apply, version_of
 from quizgym.grading.table import ClassAnswers, Coded
 from quizgym.grading.verdicts import STATUS_CODES, UNREAD, Verdicts
 from quizgym.grading.versions import Versions
@@ -105,11 +105,11 @@ class GradedSlot:
     variant_codes: IntArray
     """Per student: index into ``variants`` (one version when the slot does not vary)."""
     decided: frozenset[str] = frozenset()
-    """The teacher's decisions (:func:`~quizgym.grading.decisions.answer_print`) that scored
+    """The teacher's decisions (:func:`~quizgym.grading.decisions.answer_fingerprint`) that scored
     some response here."""
     numbers: PlainColumn | None = None
     """A numeric slot: per distinct verdict, its text read as a plain decimal (a column at
-    once, :mod:`quizgym.grading.plain`), for whoever reads the answers again."""
+    once, :mod:`quizgym.grading.decimals`), for whoever reads the answers again."""
 
     @property
     def variant_labels(self) -> list[str]:
@@ -362,7 +362,7 @@ def _decide(
             continue
         earlier = [(name, pair_earlier[k].get(name)) for name in slot.earlier if read(k)]
         label = version_of(slot.question, variants[v].label, text, varies=varies, earlier=earlier)
-        key = answer_print(slot.id, label, text)
+        key = answer_fingerprint(slot.id, label, text)
         decision = decisions.get(key)
         if decision is not None:
             verdicts[k] = apply(verdicts[k], decision)

@@ -37,10 +37,10 @@ __all__ = [
     "Decision",
     "Decisions",
     "ReviewError",
-    "answer_print",
+    "answer_fingerprint",
     "apply",
     "fingerprint",
-    "question_print",
+    "question_fingerprint",
     "read_decisions",
     "version_of",
 ]
@@ -94,7 +94,7 @@ def _positional(options: ChoiceInteraction, text: str) -> bool:
     return bool(tokens) and all(c in letters for c in "".join(tokens))
 
 
-def question_print(question: AnyQuestion, book: CompiledBank | None = None) -> str:
+def question_fingerprint(question: AnyQuestion, book: CompiledBank | None = None) -> str:
     """The question half of a fingerprint: changes whenever the question's content does
     (``book``: the compiled bank the question is from, which keeps its hash, as an issue
     manifest does: the hash dumps the question through pydantic, whose serializer is built on
@@ -104,7 +104,7 @@ def question_print(question: AnyQuestion, book: CompiledBank | None = None) -> s
     return book.memo("question_hash", question.id, lambda: question_hash(question))[:10]
 
 
-def answer_print(slot: str, version: str, answer: str) -> str:
+def answer_fingerprint(slot: str, version: str, answer: str) -> str:
     """The answer half of a fingerprint: the slot, the version ('' when the question does not
     vary) and the exact answer text."""
     text = "\x1f".join((slot, version, answer))
@@ -114,7 +114,7 @@ def answer_print(slot: str, version: str, answer: str) -> str:
 def fingerprint(question: AnyQuestion, slot: str, version: str, answer: str) -> str:
     """``q…-a…``: what a decision was made on. Starts with a letter, so spreadsheets keep it as
     text."""
-    return f"q{question_print(question)}-a{answer_print(slot, version, answer)}"
+    return f"q{question_fingerprint(question)}-a{answer_fingerprint(slot, version, answer)}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -131,7 +131,7 @@ class Decision:
 
 @dataclass(frozen=True)
 class Decisions:
-    """The decisions of one review file, by slot and then by :func:`answer_print`."""
+    """The decisions of one review file, by slot and then by :func:`answer_fingerprint`."""
 
     source: str
     by_slot: Mapping[str, Mapping[str, Decision]] = field(default_factory=dict)
@@ -231,7 +231,7 @@ def read_decisions(path: Path, bank: CompiledBank, *, accept_changes: bool = Fal
             )
             continue
         if slot.question.id not in prints:
-            prints[slot.question.id] = question_print(slot.question, bank)
+            prints[slot.question.id] = question_fingerprint(slot.question, bank)
         if found[1] != prints[slot.question.id]:
             if not accept_changes:
                 problems.append(

@@ -36,7 +36,7 @@ from quizgym.answers import Status, read_choices
 from quizgym.arrays import group
 from quizgym.expr import Reading, read_answer
 from quizgym.grading.batch import GradedPartition, GradedSlot
-from quizgym.grading.plain import PlainColumn, read_plain_column, reads_as_unit
+from quizgym.grading.decimals import PlainColumn, read_plain_column, reads_as_unit
 from quizgym.grading.table import Coded
 from quizgym.grading.verdicts import STATUS_CODES
 from quizgym.grading.versions import Versions

@@ -3,7 +3,8 @@
 Formats (DESIGN.md "Submissions", and docs/grade.md for their exact columns), recognised by
 extension and header (:func:`~quizgym.grading.readers.layout.layout_of`):
 
-- wide CSV or Parquet (:mod:`.wide`; Parquet in :mod:`quizgym.grading.scale.parquet`): ``student`` (optional ``seed``), then one column per slot;
+- wide CSV or Parquet (:mod:`.wide`; Parquet rows from :mod:`quizgym.grading.scale.parquet`):
+  ``student`` (optional ``seed``), then one column per slot;
 - long CSV or Parquet (:mod:`.long`): ``student,question,answer`` (optional ``seed``);
 - JSON Lines (:mod:`.jsonl`): ``{"student": ..., "seed": 7, "answers": {"id": "..."}}``;
 - Canvas's quiz "Student Analysis" and Moodle's quiz "Responses" CSV (:mod:`.lms`).
