@@ -25,7 +25,7 @@ from quizgym.errors import SubmissionError
 from quizgym.grading.pieces import Plan, plan_loaded, read_piece
 from quizgym.grading.readers import read_submissions
 from quizgym.grading.scale.plan import plan_run
-from quizgym.grading.versions import Versions
+from quizgym.grading.variants import Variants
 from quizgym.model import Bank
 
 SLOTS = ["tf-bert", "mc-causal", "mc-multi", "num-sum.first", "why-mask"]
@@ -159,7 +159,7 @@ ANY_BYTES = st.tuples(
 ) | st.tuples(st.sampled_from([".csv", ".jsonl"]), st.binary(max_size=300))
 
 
-ALL = Versions(rule="default")
+ALL = Variants(rule="default")
 """A rule for versions that rejects no row (the readers' rejections only)."""
 
 

@@ -192,7 +192,7 @@ GRADING_FLOORS: list[set[str]] = [
     {"rows", "cells", "census", "decimals", "verdicts", "splits"},  # a row's rules, a cell, a
     # file's record count, plain numbers a column at a time, a slot's distinct verdicts
     {"table"},  # ClassAnswers: a class's answers as read
-    {"readers", "versions", "decisions"},  # the formats; whose version is whose; a teacher's
+    {"readers", "variants", "decisions"},  # the formats; whose variant is whose; a teacher's
     # decisions
     {"batch"},  # grade_partition: every response of a set of students
     {"causes", "fit", "student_fit", "sums", "outputs"},  # what the graded class says

@@ -42,7 +42,7 @@ __all__ = [
     "fingerprint",
     "question_fingerprint",
     "read_decisions",
-    "version_of",
+    "variant_label",
 ]
 
 COLUMNS = ("question", "version", "answer", "score", "comment", "fingerprint")
@@ -59,7 +59,7 @@ class ReviewError(QuizgymError):
     """A review file cannot be applied; names every bad line at once."""
 
 
-def version_of(
+def variant_label(
     question: AnyQuestion,
     label: str,
     text: str,
@@ -67,11 +67,12 @@ def version_of(
     varies: bool,
     earlier: Sequence[tuple[str, str | None]] = (),
 ) -> str:
-    """The version a decision on ``text`` depends on, as ``review.csv`` names it ('' for all).
+    """The variant a decision on ``text`` depends on, as ``review.csv``'s ``version`` column names
+    it ('' for all).
 
-    An answer's meaning depends on the student's version when their numbers differ, or when it
+    An answer's meaning depends on the student's variant when their numbers differ, or when it
     names a choice by its position (``B``, ``2``, ``AC``) in a shuffled order; ``ture`` or a
-    misspelt choice's text mean the same in every version, so one decision covers them all.
+    misspelt choice's text mean the same in every variant, so one decision covers them all.
     A part whose key names earlier parts (error carried forward) is judged against the
     student's own answers to them: those are part of the version (``earlier``, (part, answer)
     in the slot's order), so one decision covers only the students who answered them alike.

@@ -27,7 +27,7 @@ from quizgym.grading.review import Review, review_of
 from quizgym.grading.rows import ROSTER
 from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
-from quizgym.grading.versions import Versions, rejections
+from quizgym.grading.variants import Variants, rejections
 from quizgym.grading.wrong_seed import SeedEvidence, seed_evidence
 from quizgym.grading.wrong_version import VersionCounts, version_counts
 from quizgym.model import Bank
@@ -140,8 +140,8 @@ class Job:
     """Also write this LMS's gradebook rows."""
     feedback: bool = False
     """Also write each student's feedback file."""
-    versions: Versions = SEEDS
-    """How each student's version of each question is known."""
+    variants: Variants = SEEDS
+    """How each student's variant of each question is known."""
     decisions: Decisions | None = None
     """A teacher's decisions from a review file (``grade --review``)."""
     roster: tuple[str, ...] = ()
@@ -170,9 +170,9 @@ class PieceResult:
     seeds: dict[str, int] = field(default_factory=dict)
     """The students given a seed, and their seed (``--compare`` shows their own keys)."""
     version_counts: VersionCounts = field(default_factory=VersionCounts)
-    """How the piece's answers fit other versions than their own."""
+    """How the piece's answers fit other variants than their own."""
     seed_evidence: SeedEvidence = field(default_factory=SeedEvidence)
-    """The piece's students whose answers fit another seed's versions (or whose seed cell the
+    """The piece's students whose answers fit another seed's variants (or whose seed cell the
     manifest contradicts)."""
     review: Review = field(default_factory=Review)
     """The piece's answers a teacher should decide (or did)."""
@@ -190,7 +190,7 @@ def read_piece(
     piece: Piece,
     *,
     present: Sequence[str],
-    versions: Versions = SEEDS,
+    variants: Variants = SEEDS,
     roster: Sequence[str] = (),
 ) -> ClassAnswers:
     """A piece's students and answers, with the rejections of its rows (sorted by line).
@@ -199,7 +199,7 @@ def read_piece(
         bank: the bank.
         piece: the piece (from a plan).
         present: the slots graded in this run (every piece grades the same slots).
-        versions: the run's rule for versions: rows it cannot place are rejected here.
+        variants: the run's rule for variants: rows it cannot place are rejected here.
         roster: the run's roster fields (every piece carries the same ones).
 
     Returns:
@@ -218,7 +218,7 @@ def read_piece(
             if line in dropped
         ]
         answers = kept
-    unplaced = dict(rejections(answers, versions))
+    unplaced = dict(rejections(answers, variants))
     if unplaced:
         kept = answers.take([k for k in range(len(answers)) if k not in unplaced])
         kept.rejected = answers.rejected + [
@@ -332,12 +332,12 @@ def grade_piece(
     """
     book = compiled(bank)
     answers = read_piece(
-        book.bank, piece, present=job.present, versions=job.versions, roster=job.roster
+        book.bank, piece, present=job.present, variants=job.variants, roster=job.roster
     )
     graded = grade_partition(
         book,
         answers,
-        versions=job.versions,
+        variants=job.variants,
         decisions=job.decisions,
         progress=progress,
     )
@@ -347,8 +347,8 @@ def grade_piece(
         sums=partial_sums(graded),
         rejected=answers.rejected,
         seeds=seeds_of(answers),
-        version_counts=version_counts(book, graded, job.versions),
-        seed_evidence=seed_evidence(book, graded, job.versions, seeds=job.seeds),
+        version_counts=version_counts(book, graded, job.variants),
+        seed_evidence=seed_evidence(book, graded, job.variants, seeds=job.seeds),
         review=review_of(book, graded),
         records=_records(answers),
         right=full_marks(graded) if job.irt else None,

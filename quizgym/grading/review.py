@@ -37,7 +37,7 @@ from quizgym.grading.decisions import (
     TEACHER_NOTE,
     answer_fingerprint,
     question_fingerprint,
-    version_of,
+    variant_label,
 )
 from quizgym.grading.outputs import write_rows
 from quizgym.grading.verdicts import STATUSES, UNREAD, Verdicts
@@ -251,7 +251,7 @@ def review_of(bank: CompiledBank, graded: GradedPartition) -> Review:
             # only an answer read is judged against the earlier answers
             read = machines.status[code] not in UNREAD
             earlier = [(name, answers[int(members[0])]) for name, answers in prior if read]
-            version = version_of(g.slot.question, label, text, varies=varies, earlier=earlier)
+            version = variant_label(g.slot.question, label, text, varies=varies, earlier=earlier)
             key = (g.slot.id, version, text)
             if key in found:
                 found[key][0].append(members)

@@ -50,7 +50,7 @@ from quizgym.grading.readers.submissions import read_submissions
 from quizgym.grading.review import Review, agreements, write_review
 from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
-from quizgym.grading.versions import Versions, resolve
+from quizgym.grading.variants import Variants, resolve
 from quizgym.grading.wrong_seed import SeedEvidence, common_seeds
 from quizgym.grading.wrong_version import VersionCounts
 from quizgym.issued import Issued, bank_hash, read_issued, reconcile
@@ -83,15 +83,15 @@ class GradeRun:
     files: list[Path] = field(default_factory=list)
     changes: list[Change] | None = None
     warnings: list[str] = field(default_factory=list)
-    """Grades that may be wrong and why (answers that fit other versions, unreadable columns):
+    """Grades that may be wrong and why (answers that fit other variants, unreadable columns):
     the command exits 1 when there is one."""
     notes: list[str] = field(default_factory=list)
-    """What the run assumed, for the teacher to see (the versions, an edited bank, how a file
+    """What the run assumed, for the teacher to see (the variants, an edited bank, how a file
     was read)."""
     review: ReviewCounts = field(default_factory=ReviewCounts)
     """What ``review.csv`` holds."""
     flags: list[str] = field(default_factory=list)
-    """Students whose answers fit another seed's versions much better than their own, or whose
+    """Students whose answers fit another seed's variants much better than their own, or whose
     seed cell the manifest contradicts (rows of ``review.csv``; no score was changed)."""
     reading: list[str] = field(default_factory=list)
     """The notes on how files were read (a file read as cp1252): also shown on the terminal."""
@@ -189,12 +189,12 @@ def grade_submissions(
         gradebook: also write ``gradebook-canvas.csv`` or ``gradebook-moodle.csv``.
         compare: a previous output folder; lists changed scores in ``changes.csv``.
         issued: the issue manifest (``issued.json``) of what was handed out: every student is
-            graded against the version it says they were given.
-        seed: each student's own version as ``render --roster … --seed N`` drew it (a row's own
+            graded against the variant it says they were given.
+        seed: each student's own variant as ``render --roster … --seed N`` drew it (a row's own
             seed wins).
-        version: ``default``: everyone had the default version; ``per-student``: each student's
-            own version, drawn without a seed.
-        accept_changes: grade against a bank edited since ``issued`` (the issued versions are
+        version: ``default``: everyone had the default variant; ``per-student``: each student's
+            own variant, drawn without a seed (``--version``: the word users know).
+        accept_changes: grade against a bank edited since ``issued`` (the issued variants are
             kept; keys and feedback are the bank's as it is now), and keep the ``review``
             decisions on questions edited since the review was written.
         review: an edited ``review.csv``: its scores replace the machine's for every student who
@@ -248,9 +248,9 @@ def grade_submissions(
         )
     else:
         read = read_submissions(book.bank, submissions, issued=manifest)
-        # One piece: each distinct (version, answer) pair is graded once.
+        # One piece: each distinct (variant, answer) pair is graded once.
         plan = plan_loaded(read, submissions, chunk_rows=max(1, len(read)))
-    versions = resolve(
+    variants = resolve(
         book,
         plan.present,
         issued=manifest,
@@ -259,7 +259,7 @@ def grade_submissions(
         has_seeds=plan.has_seeds,
         by_text=plan.by_text,
     )
-    _check_keys(book, plan.present, versions)
+    _check_keys(book, plan.present, variants)
     with _staged(out_dir) as stage:
         parts_dir = stage / ".parts" if streamed else None
         if parts_dir is not None:
@@ -269,7 +269,7 @@ def grade_submissions(
             parts_dir=parts_dir,
             gradebook=gradebook,
             feedback=feedback,
-            versions=versions,
+            variants=variants,
             decisions=decisions,
             roster=tuple(plan.roster),
             seeds=common_seeds(plan.seeds),
@@ -287,7 +287,7 @@ def grade_submissions(
         changes = None
         if compare is not None:
             seeds = {s: d for result in results for s, d in result.seeds.items()}
-            changes = regrade(book, compare, stage, seeds, versions)
+            changes = regrade(book, compare, stage, seeds, variants)
         written = _publish(stage, out_dir, run, book)
     save(book)
     return replace(run, out_dir=out_dir, files=written, changes=changes)
@@ -503,7 +503,7 @@ def assemble(
             students=students,
             warnings=warnings,
             flags=[f.text for f in flags],
-            notes=[*notes, job.versions.describe()],
+            notes=[*notes, job.variants.describe()],
             non_answers=sums.non_answers,
             silent=Silent(sums.silent, tuple(sums.silent_names)),
             review=ReviewSummary(
@@ -541,7 +541,7 @@ def assemble(
         stats=stats,
         files=files,
         warnings=warnings,
-        notes=[*notes, job.versions.describe()],
+        notes=[*notes, job.variants.describe()],
         review=counts,
         reading=list(plan.notes),
         flags=[f.text for f in flags],
@@ -574,12 +574,12 @@ def check_accounted(plan: Plan, results: Sequence[PieceResult]) -> None:
             )
 
 
-def _check_keys(book: CompiledBank, present: Sequence[str], versions: Versions) -> None:
+def _check_keys(book: CompiledBank, present: Sequence[str], variants: Variants) -> None:
     """Refuse a run in which a key that every student shares cannot be evaluated: every answer
     to it would be "could not be graded".
 
     A question without parameters has one key for everyone, and so has every question when
-    everyone is graded against the default version; a key that fails only for some versions is
+    everyone is graded against the default variant; a key that fails only for some variants is
     found by ``check``'s stress test, and those students' answers go to review.
 
     Raises:
@@ -592,7 +592,7 @@ def _check_keys(book: CompiledBank, present: Sequence[str], versions: Versions) 
     for slot in book.slots:
         if slot.key is None or slot.id not in wanted:
             continue
-        if getattr(slot.question, "params", None) and versions.rule != "default":
+        if getattr(slot.question, "params", None) and variants.rule != "default":
             continue
         try:
             book.key(slot, book.variant(slot.question))
@@ -615,7 +615,7 @@ def _check_manifest(
         teacher (what changed, what was accepted).
 
     Raises:
-        QuizgymError: the manifest is of another bank, or some issued version cannot be graded
+        QuizgymError: the manifest is of another bank, or some issued variant cannot be graded
             as issued; or an issued question's content, key or scoring changed since (unless
             ``accept_changes``).
     """
