@@ -12,7 +12,6 @@ to it).
 
 from __future__ import annotations
 
-import gc
 import json
 import shutil
 import sys
@@ -132,27 +131,6 @@ class GradeRun:
         return text
 
 
-@contextmanager
-def few_collections() -> Iterator[None]:
-    """The garbage collector's thresholds raised for a run, then put back.
-
-    A class in memory is millions of references in lists and dicts; at the default thresholds
-    the collector runs every 700 new containers and walks them again and again (0.3 s of a
-    200,000-student run, against 0.07 s here). A run makes few reference cycles: collecting
-    less often frees the same memory a little later.
-    """
-    before = gc.get_threshold()
-    if before[0] == 0:  # the caller switched collection off: leave it so
-        yield
-        return
-    gc.set_threshold(50_000, 20, 10)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
-
-
-@few_collections()
 def grade_submissions(
     bank: Bank | CompiledBank | str | Path,
     submissions: Sequence[Path | str],
