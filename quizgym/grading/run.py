@@ -455,46 +455,7 @@ def assemble(
     specs = tables(gradebook=job.gradebook)
     files = [out_dir / spec.name for spec in specs]
 
-    def class_wide() -> tuple[Statistics, ReviewCounts]:
-        """The outputs the whole class's statistics give."""
-        from quizgym.render.report import ReviewSummary, Silent, render_report, report_questions
-
-        stats = combine(sums)
-        fitted = (
-            write_irt(out_dir, [s.id for s in sums.slots], [r.right for r in ordered])
-            if job.irt
-            else None
-        )
-        write_items(out_dir / "items.csv", stats)
-        write_rejected(out_dir / "rejected.csv", rejected)
-        write_review(out_dir / "review.csv", bank, review, flags=flags)
-        counts = ReviewCounts(
-            rows=len(review.entries), waiting=review.waiting, decided=review.decided
-        )
-        report = render_report(
-            bank=bank.bank,
-            questions=report_questions(bank),
-            stats=stats,
-            totals=sums.totals,
-            rejected_rows=sum(1 for r in rejected if not r.is_column),
-            ignored_columns=sum(1 for r in rejected if r.is_column),
-            students=students,
-            warnings=warnings,
-            flags=[f.text for f in flags],
-            notes=[*notes, job.variants.describe()],
-            non_answers=sums.non_answers,
-            silent=Silent(sums.silent, tuple(sums.silent_names)),
-            review=ReviewSummary(
-                rows=counts.rows,
-                waiting=counts.waiting,
-                decided=counts.decided,
-                agreement=agreements(bank, review),
-            ),
-            irt=fitted,
-        )
-        (out_dir / "report.html").write_text(report, encoding="utf-8")
-        return stats, counts
-
+    # The per-student tables, then what the whole class's statistics give.
     if job.parts_dir is None:
         parts = [r.graded for r in ordered if r.graded is not None]
         for spec in specs:
@@ -505,7 +466,42 @@ def assemble(
         from quizgym.grading.scale.parts import join_parts
 
         join_parts(out_dir, bank.bank, ordered, job, empty=nothing)
-    stats, counts = class_wide()
+
+    from quizgym.render.report import ReviewSummary, Silent, render_report, report_questions
+
+    stats = combine(sums)
+    fitted = (
+        write_irt(out_dir, [s.id for s in sums.slots], [r.right for r in ordered])
+        if job.irt
+        else None
+    )
+    write_items(out_dir / "items.csv", stats)
+    write_rejected(out_dir / "rejected.csv", rejected)
+    write_review(out_dir / "review.csv", bank, review, flags=flags)
+    counts = ReviewCounts(rows=len(review.entries), waiting=review.waiting, decided=review.decided)
+    report = render_report(
+        bank=bank.bank,
+        questions=report_questions(bank),
+        stats=stats,
+        totals=sums.totals,
+        rejected_rows=sum(1 for r in rejected if not r.is_column),
+        ignored_columns=sum(1 for r in rejected if r.is_column),
+        students=students,
+        warnings=warnings,
+        flags=[f.text for f in flags],
+        notes=[*notes, job.variants.describe()],
+        non_answers=sums.non_answers,
+        silent=Silent(sums.silent, tuple(sums.silent_names)),
+        review=ReviewSummary(
+            rows=counts.rows,
+            waiting=counts.waiting,
+            decided=counts.decided,
+            agreement=agreements(bank, review),
+        ),
+        irt=fitted,
+    )
+    (out_dir / "report.html").write_text(report, encoding="utf-8")
+
     files += [out_dir / n for n in ("items.csv", "rejected.csv", "review.csv", "report.html")]
     if job.irt:
         files += [out_dir / n for n in IRT_FILES]
