@@ -160,7 +160,7 @@ ANY_BYTES = st.tuples(
 
 
 ALL = Variants(rule="default")
-"""A rule for versions that rejects no row (the readers' rejections only)."""
+"""A rule for variants that rejects no row (the readers' rejections only)."""
 
 
 def _account(
@@ -173,7 +173,7 @@ def _account(
     answers: dict[str, list[str | None]] = {}
     counted: dict[str, int] = {}
     for piece in plan.pieces:
-        part = read_piece(bank, piece, present=plan.present, versions=ALL, roster=plan.roster)
+        part = read_piece(bank, piece, present=plan.present, variants=ALL, roster=plan.roster)
         students += [(s, o[1]) for s, o in zip(part.students, part.origins, strict=True)]
         for (source, _), count in zip(part.origins, part.records, strict=True):
             counted[source] = counted.get(source, 0) + count
