@@ -195,7 +195,7 @@ GRADING_FLOORS: list[set[str]] = [
     {"readers", "variants", "decisions"},  # the formats; whose variant is whose; a teacher's
     # decisions
     {"batch"},  # grade_partition: every response of a set of students
-    {"causes", "fit", "student_fit", "sums", "outputs"},  # what the graded class says
+    {"causes", "wrong_version", "wrong_seed", "sums", "outputs"},  # what the graded class says
     {"review", "compare", "irt"},  # review.csv, changes.csv, the IRT files
     {"pieces"},  # a class in pieces, each graded into a result
     {"scale"},  # chunked, Parquet and Dask runs (a wing the in-memory run does not need)
