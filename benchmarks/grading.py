@@ -211,7 +211,7 @@ def cold() -> None:
     across processes the kept units stand for it).
     """
     from quizgym.expr import read_answer
-    from quizgym.grading.plain import reads_as_unit
+    from quizgym.grading.decimals import reads_as_unit
     from quizgym.units import convert
 
     read_answer.cache_clear()
@@ -220,19 +220,11 @@ def cold() -> None:
 
 
 def best_of(runs: int, work: Callable[[], tuple[float, int]]) -> tuple[float, int]:
-    """The fastest of several cold runs: the machine is shared, so single runs swing widely.
-
-    Each runs with the garbage collector set as ``quizgym grade`` sets it for a run
-    (:func:`quizgym.grading.run.few_collections`), the loop over the single-answer path too,
-    so that both sides of the ratio are measured alike.
-    """
-    from quizgym.grading.run import few_collections
-
+    """The fastest of several cold runs: the machine is shared, so single runs swing widely."""
     results = []
     for _ in range(runs):
         cold()
-        with few_collections():
-            results.append(work())
+        results.append(work())
     return min(results)
 
 

@@ -119,7 +119,7 @@ def main() -> None:
         for run in work.values():  # warm the cache (and the OS's file cache) once
             run()
         # A drill before, read for a second at its first prompt (it keeps the bank's preview
-        # meanwhile, which the first prompt is then shown from: quizgym.practice.first).
+        # meanwhile, which the first prompt is then shown from: quizgym.practice.preview).
         first_prompt(cwd=folder, env=env, linger=1.0)
         times: dict[str, list[float]] = {name: [] for name in work}
         for _ in range(args.runs):

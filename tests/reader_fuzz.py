@@ -22,9 +22,10 @@ from typing import Any
 from hypothesis import strategies as st
 
 from quizgym.errors import SubmissionError
-from quizgym.grading.pieces import Plan, plan_loaded, plan_run, read_piece
+from quizgym.grading.pieces import Plan, plan_loaded, read_piece
 from quizgym.grading.readers import read_submissions
-from quizgym.grading.versions import Versions
+from quizgym.grading.scale.plan import plan_run
+from quizgym.grading.variants import Variants
 from quizgym.model import Bank
 
 SLOTS = ["tf-bert", "mc-causal", "mc-multi", "num-sum.first", "why-mask"]
@@ -158,8 +159,8 @@ ANY_BYTES = st.tuples(
 ) | st.tuples(st.sampled_from([".csv", ".jsonl"]), st.binary(max_size=300))
 
 
-ALL = Versions(rule="default")
-"""A rule for versions that rejects no row (the readers' rejections only)."""
+ALL = Variants(rule="default")
+"""A rule for variants that rejects no row (the readers' rejections only)."""
 
 
 def _account(
@@ -172,7 +173,7 @@ def _account(
     answers: dict[str, list[str | None]] = {}
     counted: dict[str, int] = {}
     for piece in plan.pieces:
-        part = read_piece(bank, piece, present=plan.present, versions=ALL, roster=plan.roster)
+        part = read_piece(bank, piece, present=plan.present, variants=ALL, roster=plan.roster)
         students += [(s, o[1]) for s, o in zip(part.students, part.origins, strict=True)]
         for (source, _), count in zip(part.origins, part.records, strict=True):
             counted[source] = counted.get(source, 0) + count

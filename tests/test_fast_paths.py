@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from quizgym.expr import evaluate, format_value, parse
 from quizgym.model import ParamRange
-from quizgym.solver import keys, param_values, quick, show_number, to_mpf
+from quizgym.solver import exact as exact_path
+from quizgym.solver import keys, param_values, show_number, to_mpf
 
 DECIMALS = st.decimals(
     min_value=-1000, max_value=1000, allow_nan=False, allow_infinity=False, places=4
@@ -68,7 +69,7 @@ def test_ranges_keep_their_exact_steps() -> None:
     assert [show_number(v) for v in values] == ["0.1", "0.15", "0.2", "0.25", "0.3"]
 
 
-# --- plain arithmetic without mpmath (quizgym/solver/quick.py) -----------------------------------
+# --- plain arithmetic without mpmath (quizgym/solver/exact.py) -----------------------------------
 
 TINY_OR_HUGE = st.builds(
     lambda mantissa, exponent: f"{mantissa}e{exponent}",
@@ -115,13 +116,13 @@ def test_plain_arithmetic_without_mpmath_agrees_with_mpmath(text: str) -> None:
 
 @given(hard_arithmetic())
 def test_what_the_quick_path_takes_evaluates(text: str) -> None:
-    # Soundness of the bound: whatever quick.evaluates accepts, mpmath's guarded walker
+    # Soundness of the bound: whatever exact_path.evaluates accepts, mpmath's guarded walker
     # evaluates, within the bound of the exact value.
     try:
         parsed = parse(text)
     except keys.AnswerParseError:
         return
-    bounded = quick._walk(parsed.tree)
+    bounded = exact_path._walk(parsed.tree)
     if bounded is None:
         return
     value, error = bounded
@@ -158,9 +159,9 @@ def test_a_fraction_is_rounded_and_shown_as_mpmath_does(value: Fraction) -> None
     with mpmath.workdps(30):
         rounded = mpmath.mpf(value.numerator) / value.denominator
     sign, man, exp, _ = rounded._mpf_
-    assert quick.round_to_mpf(value) == (sign, int(man), int(exp))
+    assert exact_path.round_to_mpf(value) == (sign, int(man), int(exp))
     for digits in (16, 5, 7):
-        shown = quick.shown_value(value, digits)
+        shown = exact_path.shown_value(value, digits)
         assert shown is None or shown == format_value(rounded, digits)
 
 
@@ -248,7 +249,7 @@ def test_one_logarithm_is_the_value_sympy_finds(text: str) -> None:
         evaluate(parsed)
     except keys.AnswerParseError:
         return
-    form = quick.log_form(parsed)
+    form = exact_path.log_form(parsed)
     value = form.value() if form is not None else None
     if value is None:
         return
@@ -265,7 +266,7 @@ def test_what_the_quick_logarithm_takes_evaluates(text: str) -> None:
         parsed = parse(text)
     except keys.AnswerParseError:
         return
-    walked = quick._log_walk(parsed.tree)
+    walked = exact_path._log_walk(parsed.tree)
     if walked is None:
         return
     approx = evaluate(parsed)  # must not raise
@@ -284,7 +285,7 @@ def test_what_the_quick_logarithm_takes_evaluates(text: str) -> None:
 
 @given(POSITIVE_RATIONALS.map(Fraction))
 def test_the_integer_logarithm_brackets_mpmaths(value: Fraction) -> None:
-    low, high = quick.ln_bounds(value)
+    low, high = exact_path.ln_bounds(value)
     with mpmath.workprec(600):
         exact = mpmath.log(mpmath.mpf(value.numerator) / value.denominator)
         assert mpmath.mpf(low.numerator) / low.denominator <= exact

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import csv
-from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from quizgym.errors import SubmissionError
 from quizgym.grading.readers import read_submissions
 from quizgym.grading.readers import wide as ingest
-from quizgym.grading.table import ClassAnswers, Origins
+from quizgym.grading.table import ClassAnswers
 from quizgym.loader import load_bank
 from quizgym.model import Bank
 
@@ -444,7 +441,7 @@ def test_planning_surveys_each_csv_file_once(
     quiz: Bank, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The survey reads every byte of a file (its encoding): planning a chunked run did it twice.
-    from quizgym.grading import pieces
+    from quizgym.grading.scale import plan as pieces
 
     wide, long = tmp_path / "wide.csv", tmp_path / "long.csv"
     wide.write_text(WIDE, encoding="utf-8")
@@ -464,43 +461,3 @@ def test_planning_surveys_each_csv_file_once(
         (str(wide), "wide", 1),
         (str(long), "long", 1),
     ]
-
-
-@settings(max_examples=100, deadline=None)
-@given(
-    steps=st.lists(
-        st.one_of(
-            st.tuples(st.just("pair"), st.sampled_from("ab"), st.integers(1, 9)),
-            st.tuples(st.just("lines"), st.sampled_from("ab"), st.integers(0, 4)),
-            st.tuples(st.just("runs"), st.sampled_from("ab"), st.integers(0, 3)),
-        ),
-        max_size=12,
-    ),
-    cut=st.integers(0, 20),
-    end=st.integers(-3, 25),
-)
-def test_origins_read_as_the_list_of_pairs(
-    steps: list[tuple[str, str, int]], cut: int, end: int
-) -> None:
-    """Runs of lines kept as runs read, count and slice as the pairs they stand for."""
-    origins, pairs = Origins(), []
-    for kind, source, n in steps:
-        if kind == "pair":
-            origins.append((source, n))
-            pairs.append((source, n))
-        elif kind == "lines":
-            origins.extend_lines(source, 2, n)
-            pairs += [(source, line) for line in range(2, 2 + n)]
-        else:
-            other = Origins([(source, 1)])
-            other.extend_lines(source, 5, n)
-            origins.extend(other)
-            pairs += [(source, 1)] + [(source, line) for line in range(5, 5 + n)]
-        assert len(origins) == len(pairs)
-        assert origins.sources() == dict(Counter(s for s, _ in pairs))
-    part = origins[cut:end]  # a slice keeps its runs as runs, and reads as the list's slice
-    assert part.sources() == dict(Counter(s for s, _ in pairs[cut:end]))
-    assert len(part) == len(pairs[cut:end]) and part == pairs[cut:end]
-    assert part[1:-1] == pairs[cut:end][1:-1] and origins[cut::2] == pairs[cut::2]
-    assert origins[cut:] == pairs[cut:] and list(origins) == pairs
-    assert all(origins[k] == pairs[k] for k in range(len(pairs)))

@@ -185,3 +185,65 @@ def test_a_cycle_fails_even_lazily() -> None:
     )
     found = [v for v in violations(edges) if v.startswith("import cycle")]
     assert found and "quizgym.grading.batch" in found[0] and "quizgym.grading.outputs" in found[0]
+
+
+# Inside grading/: its modules (or packages) on floors, lowest first. A module may import only
+# from its own floor or below; docs/architecture.md draws the same floors.
+GRADING_FLOORS: list[set[str]] = [
+    {"rows", "cells", "census", "decimals", "verdicts", "splits"},  # a row's rules, a cell, a
+    # file's record count, plain numbers a column at a time, a slot's distinct verdicts
+    {"table"},  # ClassAnswers: a class's answers as read
+    {"readers", "variants", "decisions"},  # the formats; whose variant is whose; a teacher's
+    # decisions
+    {"batch"},  # grade_partition: every response of a set of students
+    {"causes", "wrong_version", "wrong_seed", "sums", "outputs"},  # what the graded class says
+    {"review", "compare", "irt"},  # review.csv, changes.csv, the IRT files
+    {"pieces"},  # a class in pieces, each graded into a result
+    {"scale"},  # chunked, Parquet and Dask runs (a wing the in-memory run does not need)
+    {"run"},  # read → grade → write
+    {"__init__"},  # the package's face
+]
+
+
+def grading_floor(module: str) -> int:
+    """``quizgym.grading.readers.wide`` → the floor of ``readers``."""
+    parts = module.split(".")
+    name = parts[2] if len(parts) > 2 else "__init__"
+    for level, rooms in enumerate(GRADING_FLOORS):
+        if name in rooms:
+            return level
+    raise AssertionError(f"quizgym/grading/{name} is on no floor: add it to GRADING_FLOORS")
+
+
+def grading_violations(edges: Mapping[str, set[str]]) -> list[str]:
+    """Imports inside grading/ that run up its floors, in words."""
+    found = []
+    for module, targets in sorted(edges.items()):
+        if room(module) != "grading":
+            continue
+        for target in sorted(targets):
+            inside = room(target) == "grading" and target != "quizgym.grading"
+            if inside and grading_floor(target) > grading_floor(module):
+                found.append(f"{module} imports {target} (up grading's floors)")
+    return found
+
+
+def test_grading_imports_run_down_its_floors() -> None:
+    assert grading_violations(graph()) == []
+
+
+def test_every_grading_module_is_on_a_floor() -> None:
+    for module in graph():
+        if room(module) == "grading":
+            grading_floor(module)
+
+
+def test_an_upward_grading_import_fails() -> None:
+    edges = graph()
+    module = "quizgym.grading.batch"
+    edges[module] = edges[module] | imports(
+        "def f():\n    from quizgym.grading.scale.plan import plan_run\n", module
+    )
+    assert grading_violations(edges) == [
+        "quizgym.grading.batch imports quizgym.grading.scale.plan (up grading's floors)"
+    ]

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from quizgym import expr
 from quizgym.expr import normalize, read
-from quizgym.grading import plain as plain_module
+from quizgym.grading import decimals as plain_module
 from quizgym.grading.batch import grade_partition
-from quizgym.grading.plain import read_plain_column
+from quizgym.grading.decimals import read_plain_column
 from quizgym.grading.table import ClassAnswers
 from quizgym.loader import parse_bank
 from quizgym.solver import compile_bank

@@ -368,7 +368,7 @@ def test_ctrl_c_as_soon_as_the_first_prompt_shows_ends_the_drill_every_time(
 ) -> None:
     # The drill is loading in another thread when the prompt appears: a Ctrl-C then must end
     # the session at once, as at any prompt, never leave it waiting for a line. (Blocking in
-    # input() at once lost it now and then; see also test_practice_first.py for the mechanism.)
+    # input() at once lost it now and then; see also test_practice_preview.py for the mechanism.)
     cache = _warm_cache(tmp_path)
     for attempt in range(6):
         db = tmp_path / f"p{attempt}.sqlite3"

@@ -18,8 +18,8 @@ from click.testing import CliRunner
 from conftest import require_module
 
 from quizgym.cli import cli
-from quizgym.grading.pieces import plan_run
 from quizgym.grading.run import grade_submissions as grade
+from quizgym.grading.scale.plan import plan_run
 from quizgym.loader import load_bank
 from quizgym.solver import bank_slots
 

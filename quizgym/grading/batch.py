@@ -46,11 +46,11 @@ from quizgym.answers import (
 )
 from quizgym.arrays import IntArray, group, sorted_unique
 from quizgym.expr import ParseFailure, Reading, read_answer
-from quizgym.grading.decisions import Decision, Decisions, answer_print, apply, version_of
-from quizgym.grading.plain import PlainColumn, read_plain_column, reads_as_unit
+from quizgym.grading.decimals import PlainColumn, read_plain_column, reads_as_unit
+from quizgym.grading.decisions import Decision, Decisions, answer_fingerprint, apply, variant_label
 from quizgym.grading.table import ClassAnswers, Coded
+from quizgym.grading.variants import Variants
 from quizgym.grading.verdicts import STATUS_CODES, UNREAD, Verdicts
-from quizgym.grading.versions import Versions
 from quizgym.model import (
     AbsTolerance,
     AnyQuestion,
@@ -74,7 +74,7 @@ __all__ = [
     "partitions",
 ]
 
-SEEDS = Versions(rule="seeds")
+SEEDS = Variants(rule="seeds")
 """Each student's version drawn with the seed of their row (no seed: drawn without one)."""
 
 FAILED = "This answer could not be graded"
@@ -105,11 +105,11 @@ class GradedSlot:
     variant_codes: IntArray
     """Per student: index into ``variants`` (one version when the slot does not vary)."""
     decided: frozenset[str] = frozenset()
-    """The teacher's decisions (:func:`~quizgym.grading.decisions.answer_print`) that scored
+    """The teacher's decisions (:func:`~quizgym.grading.decisions.answer_fingerprint`) that scored
     some response here."""
     numbers: PlainColumn | None = None
     """A numeric slot: per distinct verdict, its text read as a plain decimal (a column at
-    once, :mod:`quizgym.grading.plain`), for whoever reads the answers again."""
+    once, :mod:`quizgym.grading.decimals`), for whoever reads the answers again."""
 
     @property
     def variant_labels(self) -> list[str]:
@@ -176,7 +176,7 @@ def grade_partition(
     bank: Bank | CompiledBank,
     answers: ClassAnswers,
     *,
-    versions: Versions = SEEDS,
+    variants: Variants = SEEDS,
     decisions: Decisions | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> GradedPartition:
@@ -185,7 +185,7 @@ def grade_partition(
     Args:
         bank: the bank, compiled (a plain bank is compiled for this call).
         answers: the students and their answers (one partition or the whole class).
-        versions: how each student's version is known (default: drawn from each row's seed).
+        variants: how each student's variant is known (default: drawn from each row's seed).
         decisions: a teacher's decisions (``grade --review``): each scores every response to
             its slot and version with its answer text.
         progress: called with each slot's id once it is graded.
@@ -195,16 +195,16 @@ def grade_partition(
     """
     book = compiled(bank)
     slots = graded_slots(book, answers)
-    drawn = versions.draws and any(book.varies(slot.question) for slot in slots)
+    drawn = variants.draws and any(book.varies(slot.question) for slot in slots)
     # The students' draw keys are hashed once, for every slot that varies.
     keys = (
-        student_keys(book.bank.bank, answers.students, versions.draw_seeds(answers))
+        student_keys(book.bank.bank, answers.students, variants.draw_seeds(answers))
         if drawn
         else None
     )
     graded: dict[int, GradedSlot] = {}
     for k, slot in enumerate(slots):
-        graded[k] = _grade_slot(book, slot, answers, versions, keys, decisions)
+        graded[k] = _grade_slot(book, slot, answers, variants, keys, decisions)
         if progress is not None:
             progress(slot.id)
     return GradedPartition(answers, [graded[k] for k in range(len(slots))])
@@ -232,14 +232,14 @@ def _grade_slot(
     bank: CompiledBank,
     slot: Slot,
     answers: ClassAnswers,
-    versions: Versions,
+    variants: Variants,
     keys: npt.NDArray[np.uint64] | None,
     decisions: Decisions | None,
 ) -> GradedSlot:
     question = slot.question
     column = answers.column(slot.id)
     n = len(answers)
-    variants, vcodes = versions.variants(bank, slot, answers, keys=keys)
+    distinct, vcodes = variants.of_class(bank, slot, answers, keys=keys)
     texts, tcodes = factorize(column)
     # Grouping key: variant, text, and (for error carried forward) the earlier parts' texts.
     key = vcodes * len(texts) + tcodes
@@ -265,7 +265,7 @@ def _grade_slot(
     if slot.is_numeric:
         try:
             verdicts, numbers = _grade_numeric(
-                bank, slot, variants, pair_variants, texts, pair_texts, pair_earlier
+                bank, slot, distinct, pair_variants, texts, pair_texts, pair_earlier
             )
         except Exception:  # the array path failed as a whole: each pair on its own, guarded
             verdicts = Verdicts.of(
@@ -279,7 +279,7 @@ def _grade_slot(
                             texts[t],
                             part=slot.part,
                             earlier={n: x for n, x in pair_earlier[k].items() if x is not None},
-                            variant=variants[v],
+                            variant=distinct[v],
                         ),
                     )
                     for k, (v, t) in enumerate(zip(pair_variants, pair_texts, strict=True))
@@ -296,7 +296,7 @@ def _grade_slot(
                         question,
                         texts[t],
                         part=slot.part,
-                        variant=variants[v],
+                        variant=distinct[v],
                     ),
                 )
                 for v, t in zip(pair_variants, pair_texts, strict=True)
@@ -309,7 +309,7 @@ def _grade_slot(
             slot,
             decisions.of(slot.id),
             verdicts,
-            variants,
+            distinct,
             pair_variants,
             texts,
             pair_texts,
@@ -319,7 +319,7 @@ def _grade_slot(
     if choices_of(question, slot.part) is not None:
         for k, (v, t) in enumerate(zip(pair_variants, pair_texts, strict=True)):
             try:
-                options[k] = _option(question, slot.part, variants[v], texts[t])
+                options[k] = _option(question, slot.part, distinct[v], texts[t])
             except Exception:  # counted as unreadable, as its verdict is
                 options[k] = OPTION_UNREADABLE
     return GradedSlot(
@@ -327,7 +327,7 @@ def _grade_slot(
         verdicts=verdicts,
         codes=inverse.reshape(-1).astype(np.int64),
         options=options[inverse.reshape(-1)] if n else options,
-        variants=variants,
+        variants=distinct,
         variant_codes=vcodes,
         decided=decided,
         numbers=numbers,
@@ -361,8 +361,10 @@ def _decide(
         if text is None:
             continue
         earlier = [(name, pair_earlier[k].get(name)) for name in slot.earlier if read(k)]
-        label = version_of(slot.question, variants[v].label, text, varies=varies, earlier=earlier)
-        key = answer_print(slot.id, label, text)
+        label = variant_label(
+            slot.question, variants[v].label, text, varies=varies, earlier=earlier
+        )
+        key = answer_fingerprint(slot.id, label, text)
         decision = decisions.get(key)
         if decision is not None:
             verdicts[k] = apply(verdicts[k], decision)

@@ -10,7 +10,7 @@ no decoding (``"``, the delimiters and line endings are the same bytes in UTF-8 
 Runs of lines that are each one whole record are counted a block at a time, by one regular
 expression (:func:`_records`) and byte counts; the other lines are read one at a time
 (``tests/test_census.py`` holds the two ways to the same count on random CSV-ish bytes).
-JSON Lines records are its non-blank lines; Parquet rows are what the file's metadata says.
+JSON Lines records are its non-blank lines.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 from quizgym.errors import SubmissionError
 from quizgym.grading.rows import MAX_RECORD
 
-__all__ = ["Census", "count_csv", "count_jsonl", "count_parquet", "counted"]
+__all__ = ["Census", "count_csv", "count_jsonl", "counted"]
 
 _QUOTE = ord('"')
 _WHITESPACE = b" \t\r\n\x0b\x0c"
@@ -348,17 +348,3 @@ def count_jsonl(path: Path) -> Census:
     except OSError as exc:
         raise SubmissionError(path, exc.strerror or "cannot read") from exc
     return Census(records=records, blank=blank)
-
-
-def count_parquet(path: Path) -> Census:
-    """A Parquet file's rows, as its metadata says (the file was opened by its reader first).
-
-    Raises:
-        SubmissionError: the file cannot be read as Parquet.
-    """
-    import pyarrow.parquet as pq
-
-    try:
-        return Census(records=pq.read_metadata(path).num_rows)
-    except Exception as exc:  # pyarrow raises ArrowInvalid, OSError…
-        raise SubmissionError(path, f"cannot read as Parquet: {exc}") from exc

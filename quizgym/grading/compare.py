@@ -20,7 +20,7 @@ from quizgym.errors import QuizgymError, SubmissionError
 from quizgym.grading.cells import undefuse
 from quizgym.grading.outputs import write_rows
 from quizgym.grading.table import ClassAnswers
-from quizgym.grading.versions import Versions
+from quizgym.grading.variants import Variants
 from quizgym.solver import CompiledBank
 
 __all__ = [
@@ -161,18 +161,18 @@ def seeds_of(answers: ClassAnswers) -> dict[str, int]:
 
 
 def expected_answers(
-    bank: CompiledBank, seeds: Mapping[str, int], versions: Versions
+    bank: CompiledBank, seeds: Mapping[str, int], variants: Variants
 ) -> Callable[[str, str], str]:
     """``expected(student, slot)``: the answer that slot expects of that student, as shown in
-    their verdict (their own numbers and choice order, as the run's ``versions`` say); '' when
-    only the submissions could tell their version."""
+    their verdict (their own numbers and choice order, as the run's ``variants`` say); '' when
+    only the submissions could tell their variant."""
 
     def expected(student: str, slot_id: str) -> str:
         try:
             slot = bank.slot(slot_id)
         except KeyError:
             return ""
-        variant = versions.variant_of(bank, slot.question, student, seeds.get(student))
+        variant = variants.variant_of(bank, slot.question, student, seeds.get(student))
         if variant is None:
             return ""
         return grade_response(bank, slot.question, None, part=slot.part, variant=variant).expected
@@ -271,7 +271,7 @@ def regrade(
     previous: Path,
     out_dir: Path,
     seeds: Mapping[str, int],
-    versions: Versions,
+    variants: Variants,
 ) -> list[Change]:
     """Compare this run's folder with a previous one and write ``changes.csv`` there.
 
@@ -280,9 +280,9 @@ def regrade(
         previous: the previous run's folder.
         out_dir: this run's folder, its outputs written.
         seeds: the students given a seed (:func:`seeds_of`).
-        versions: how this run knew each student's version (for their own keys).
+        variants: how this run knew each student's variant (for their own keys).
     """
-    expected = expected_answers(bank, seeds, versions)
+    expected = expected_answers(bank, seeds, variants)
     changes = compare_runs(previous, out_dir, expected=expected)
     write_changes(out_dir / "changes.csv", changes)
     return changes

@@ -37,12 +37,12 @@ __all__ = [
     "Decision",
     "Decisions",
     "ReviewError",
-    "answer_print",
+    "answer_fingerprint",
     "apply",
     "fingerprint",
-    "question_print",
+    "question_fingerprint",
     "read_decisions",
-    "version_of",
+    "variant_label",
 ]
 
 COLUMNS = ("question", "version", "answer", "score", "comment", "fingerprint")
@@ -59,7 +59,7 @@ class ReviewError(QuizgymError):
     """A review file cannot be applied; names every bad line at once."""
 
 
-def version_of(
+def variant_label(
     question: AnyQuestion,
     label: str,
     text: str,
@@ -67,11 +67,12 @@ def version_of(
     varies: bool,
     earlier: Sequence[tuple[str, str | None]] = (),
 ) -> str:
-    """The version a decision on ``text`` depends on, as ``review.csv`` names it ('' for all).
+    """The variant a decision on ``text`` depends on, as ``review.csv``'s ``version`` column names
+    it ('' for all).
 
-    An answer's meaning depends on the student's version when their numbers differ, or when it
+    An answer's meaning depends on the student's variant when their numbers differ, or when it
     names a choice by its position (``B``, ``2``, ``AC``) in a shuffled order; ``ture`` or a
-    misspelt choice's text mean the same in every version, so one decision covers them all.
+    misspelt choice's text mean the same in every variant, so one decision covers them all.
     A part whose key names earlier parts (error carried forward) is judged against the
     student's own answers to them: those are part of the version (``earlier``, (part, answer)
     in the slot's order), so one decision covers only the students who answered them alike.
@@ -94,7 +95,7 @@ def _positional(options: ChoiceInteraction, text: str) -> bool:
     return bool(tokens) and all(c in letters for c in "".join(tokens))
 
 
-def question_print(question: AnyQuestion, book: CompiledBank | None = None) -> str:
+def question_fingerprint(question: AnyQuestion, book: CompiledBank | None = None) -> str:
     """The question half of a fingerprint: changes whenever the question's content does
     (``book``: the compiled bank the question is from, which keeps its hash, as an issue
     manifest does: the hash dumps the question through pydantic, whose serializer is built on
@@ -104,7 +105,7 @@ def question_print(question: AnyQuestion, book: CompiledBank | None = None) -> s
     return book.memo("question_hash", question.id, lambda: question_hash(question))[:10]
 
 
-def answer_print(slot: str, version: str, answer: str) -> str:
+def answer_fingerprint(slot: str, version: str, answer: str) -> str:
     """The answer half of a fingerprint: the slot, the version ('' when the question does not
     vary) and the exact answer text."""
     text = "\x1f".join((slot, version, answer))
@@ -114,7 +115,7 @@ def answer_print(slot: str, version: str, answer: str) -> str:
 def fingerprint(question: AnyQuestion, slot: str, version: str, answer: str) -> str:
     """``q…-a…``: what a decision was made on. Starts with a letter, so spreadsheets keep it as
     text."""
-    return f"q{question_print(question)}-a{answer_print(slot, version, answer)}"
+    return f"q{question_fingerprint(question)}-a{answer_fingerprint(slot, version, answer)}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -131,7 +132,7 @@ class Decision:
 
 @dataclass(frozen=True)
 class Decisions:
-    """The decisions of one review file, by slot and then by :func:`answer_print`."""
+    """The decisions of one review file, by slot and then by :func:`answer_fingerprint`."""
 
     source: str
     by_slot: Mapping[str, Mapping[str, Decision]] = field(default_factory=dict)
@@ -231,7 +232,7 @@ def read_decisions(path: Path, bank: CompiledBank, *, accept_changes: bool = Fal
             )
             continue
         if slot.question.id not in prints:
-            prints[slot.question.id] = question_print(slot.question, bank)
+            prints[slot.question.id] = question_fingerprint(slot.question, bank)
         if found[1] != prints[slot.question.id]:
             if not accept_changes:
                 problems.append(

@@ -35,9 +35,9 @@ from quizgym.grading.cells import fmt
 from quizgym.grading.decisions import (
     STUDENT_ROW,
     TEACHER_NOTE,
-    answer_print,
-    question_print,
-    version_of,
+    answer_fingerprint,
+    question_fingerprint,
+    variant_label,
 )
 from quizgym.grading.outputs import write_rows
 from quizgym.grading.verdicts import STATUSES, UNREAD, Verdicts
@@ -251,7 +251,7 @@ def review_of(bank: CompiledBank, graded: GradedPartition) -> Review:
             # only an answer read is judged against the earlier answers
             read = machines.status[code] not in UNREAD
             earlier = [(name, answers[int(members[0])]) for name, answers in prior if read]
-            version = version_of(g.slot.question, label, text, varies=varies, earlier=earlier)
+            version = variant_label(g.slot.question, label, text, varies=varies, earlier=earlier)
             key = (g.slot.id, version, text)
             if key in found:
                 found[key][0].append(members)
@@ -323,7 +323,7 @@ def write_review(
         items = sorted(by_slot[slot_id], key=lambda kv: (-kv[1].count, kv[0][1], kv[0][2]))
         groups = _groups(bank, slot_id, items)
         ranked = sorted(range(len(items)), key=lambda i: (groups[i] or 0, i))
-        printed = question_print(bank.slot(slot_id).question, bank)
+        printed = question_fingerprint(bank.slot(slot_id).question, bank)
         for i in ranked:
             key, entry = items[i]
             rows.append(_row(bank, key, entry, groups[i], printed))
@@ -381,7 +381,7 @@ def _row(bank: CompiledBank, key: Key, entry: Entry, group: int, printed: str) -
         str(group) if group else "",
         fmt(graded.decided),
         graded.comment,
-        f"q{printed}-a{answer_print(slot, version, answer)}",
+        f"q{printed}-a{answer_fingerprint(slot, version, answer)}",
     ]
 
 

@@ -1,36 +1,32 @@
-"""``quizgym grade`` as one library call: plan pieces → an engine grades them → assemble once.
+"""A bank and submission files in, ``quizgym grade``'s output folder out: read → grade → write.
 
-:func:`grade_submissions` is the one grading run, whatever the input size or engine:
-
-- **plan** (:mod:`~quizgym.grading.pieces`): a class read whole in this process when it fits
-  (no ``chunk_rows``, no Parquet, no Dask); otherwise pieces of at most ``chunk_rows`` students
-  that read their own rows from the files;
-- **grade** (:mod:`~quizgym.grading.engines`): the serial engine in this process, or Dask;
-- **assemble** (:func:`assemble`): the per-student tables (``grades.csv``, ``responses.csv``, the
-  gradebook, feedback files) written whole from the graded partitions, or joined from the
-  pieces' part files under one header; then the statistics, ``items.csv``, ``rejected.csv``
-  and ``report.html``, once. Every engine writes the same bytes (a test holds them to it).
+:func:`grade_submissions` is the one grading run: it reads the class whole
+(:func:`~quizgym.grading.readers.submissions.read_submissions`), grades it as one piece
+(:func:`~quizgym.grading.pieces.grade_piece`), and :func:`assemble` writes every output: the
+per-student tables (``grades.csv``, ``responses.csv``, the gradebook, feedback files), then the
+statistics, ``items.csv``, ``rejected.csv``, ``review.csv`` and ``report.html``. A chunked,
+Parquet or Dask run plans and grades its pieces in :mod:`quizgym.grading.scale` instead, behind
+the same plan → pieces → assemble steps; every engine writes the same bytes (a test holds them
+to it).
 """
 
 from __future__ import annotations
 
-import gc
 import json
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from quizgym.analysis import Statistics, Sums, combine
 from quizgym.errors import QuizgymError
-from quizgym.grading.batch import GradedPartition, grade_partition
+from quizgym.grading.batch import grade_partition
 from quizgym.grading.compare import Change, check_previous, regrade
 from quizgym.grading.decisions import read_decisions
-from quizgym.grading.engines import Progress, engine_named
 from quizgym.grading.irt import IRT_FILES, check_irt, write_irt
 from quizgym.grading.outputs import (
     check_gradebook,
@@ -44,19 +40,20 @@ from quizgym.grading.pieces import (
     Job,
     PieceResult,
     Plan,
+    Progress,
+    grade_piece,
     plan_loaded,
-    plan_run,
+    ticks,
 )
 from quizgym.grading.readers.submissions import read_submissions
 from quizgym.grading.review import Review, agreements, write_review
 from quizgym.grading.sums import partial_sums
 from quizgym.grading.table import ClassAnswers, Rejection
-from quizgym.grading.versions import Versions, resolve
+from quizgym.grading.variants import Variants, resolve
 from quizgym.grading.wrong_seed import SeedEvidence, common_seeds
 from quizgym.grading.wrong_version import VersionCounts
 from quizgym.issued import Issued, bank_hash, read_issued, reconcile
 from quizgym.model import Bank
-from quizgym.names import claim_name
 from quizgym.solver import CompiledBank, compile_bank
 from quizgym.solver.cache import open_bank, save
 from quizgym.version import __version__
@@ -85,15 +82,15 @@ class GradeRun:
     files: list[Path] = field(default_factory=list)
     changes: list[Change] | None = None
     warnings: list[str] = field(default_factory=list)
-    """Grades that may be wrong and why (answers that fit other versions, unreadable columns):
+    """Grades that may be wrong and why (answers that fit other variants, unreadable columns):
     the command exits 1 when there is one."""
     notes: list[str] = field(default_factory=list)
-    """What the run assumed, for the teacher to see (the versions, an edited bank, how a file
+    """What the run assumed, for the teacher to see (the variants, an edited bank, how a file
     was read)."""
     review: ReviewCounts = field(default_factory=ReviewCounts)
     """What ``review.csv`` holds."""
     flags: list[str] = field(default_factory=list)
-    """Students whose answers fit another seed's versions much better than their own, or whose
+    """Students whose answers fit another seed's variants much better than their own, or whose
     seed cell the manifest contradicts (rows of ``review.csv``; no score was changed)."""
     reading: list[str] = field(default_factory=list)
     """The notes on how files were read (a file read as cp1252): also shown on the terminal."""
@@ -137,27 +134,6 @@ class GradeRun:
         return text
 
 
-@contextmanager
-def few_collections() -> Iterator[None]:
-    """The garbage collector's thresholds raised for a run, then put back.
-
-    A class in memory is millions of references in lists and dicts; at the default thresholds
-    the collector runs every 700 new containers and walks them again and again (0.3 s of a
-    200,000-student run, against 0.07 s here). A run makes few reference cycles: collecting
-    less often frees the same memory a little later.
-    """
-    before = gc.get_threshold()
-    if before[0] == 0:  # the caller switched collection off: leave it so
-        yield
-        return
-    gc.set_threshold(50_000, 20, 10)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
-
-
-@few_collections()
 def grade_submissions(
     bank: Bank | CompiledBank | str | Path,
     submissions: Sequence[Path | str],
@@ -194,12 +170,12 @@ def grade_submissions(
         gradebook: also write ``gradebook-canvas.csv`` or ``gradebook-moodle.csv``.
         compare: a previous output folder; lists changed scores in ``changes.csv``.
         issued: the issue manifest (``issued.json``) of what was handed out: every student is
-            graded against the version it says they were given.
-        seed: each student's own version as ``render --roster … --seed N`` drew it (a row's own
+            graded against the variant it says they were given.
+        seed: each student's own variant as ``render --roster … --seed N`` drew it (a row's own
             seed wins).
-        version: ``default``: everyone had the default version; ``per-student``: each student's
-            own version, drawn without a seed.
-        accept_changes: grade against a bank edited since ``issued`` (the issued versions are
+        version: ``default``: everyone had the default variant; ``per-student``: each student's
+            own variant, drawn without a seed (``--version``: the word users know).
+        accept_changes: grade against a bank edited since ``issued`` (the issued variants are
             kept; keys and feedback are the bank's as it is now), and keep the ``review``
             decisions on questions edited since the review was written.
         review: an edited ``review.csv``: its scores replace the machine's for every student who
@@ -218,7 +194,13 @@ def grade_submissions(
         BankError: the bank has errors.
         ReviewError: the review file is stale or has bad rows (nothing is written).
     """
-    runner = engine_named(engine, scheduler=scheduler, workers=workers)
+    parquet = any(Path(s).suffix.lower() == ".parquet" for s in submissions)
+    streamed = chunk_rows is not None or engine != "numpy" or parquet
+    if streamed:
+        from quizgym.grading.scale.engines import engine_named
+        from quizgym.grading.scale.plan import plan_run
+
+        runner = engine_named(engine, scheduler=scheduler, workers=workers)
     if irt:
         check_irt()  # before anything is graded
     check_gradebook(gradebook)
@@ -240,23 +222,16 @@ def grade_submissions(
     if review is not None:
         decisions = read_decisions(review, book, accept_changes=accept_changes)
         notes += decisions.notes
-    parquet = any(Path(s).suffix.lower() == ".parquet" for s in submissions)
-    streamed = chunk_rows is not None or engine != "numpy" or parquet
+    # read
     if streamed:
         plan = plan_run(
             book.bank, submissions, chunk_rows=chunk_rows or CHUNK_ROWS, issued=manifest
         )
     else:
         read = read_submissions(book.bank, submissions, issued=manifest)
-        # One piece: each distinct (version, answer) pair is graded once (in pieces, each piece
-        # grades the pairs it holds again), and the graded class is as large either way.
+        # One piece: each distinct (variant, answer) pair is graded once.
         plan = plan_loaded(read, submissions, chunk_rows=max(1, len(read)))
-        if len(plan.pieces) != 1:  # its one piece writes the tables (Job.write_to)
-            raise QuizgymError(
-                f"a class read whole made {len(plan.pieces)} pieces, not one (this is a bug in "
-                "quizgym: please report it)"
-            )
-    versions = resolve(
+    variants = resolve(
         book,
         plan.present,
         issued=manifest,
@@ -265,7 +240,7 @@ def grade_submissions(
         has_seeds=plan.has_seeds,
         by_text=plan.by_text,
     )
-    _check_keys(book, plan.present, versions)
+    _check_keys(book, plan.present, variants)
     with _staged(out_dir) as stage:
         parts_dir = stage / ".parts" if streamed else None
         if parts_dir is not None:
@@ -275,25 +250,29 @@ def grade_submissions(
             parts_dir=parts_dir,
             gradebook=gradebook,
             feedback=feedback,
-            versions=versions,
+            variants=variants,
             decisions=decisions,
             roster=tuple(plan.roster),
             seeds=common_seeds(plan.seeds),
             irt=irt,
         )
-        results = runner.map(book, plan, job, progress)
+        # grade
+        if streamed:
+            results = runner.map(book, plan, job, progress)
+        else:
+            tick = ticks(progress, len(plan.pieces) * len(job.present))
+            results = [grade_piece(book, piece, job, progress=tick) for piece in plan.pieces]
         check_accounted(plan, results)
+        # write
         run = assemble(book, plan, results, job, out_dir=stage, notes=[*plan.notes, *notes])
         changes = None
         if compare is not None:
             seeds = {s: d for result in results for s, d in result.seeds.items()}
-            changes = regrade(book, compare, stage, seeds, versions)
+            changes = regrade(book, compare, stage, seeds, variants)
         written = _publish(stage, out_dir, run, book)
     save(book)
     return replace(run, out_dir=out_dir, files=written, changes=changes)
 
-
-T = TypeVar("T")
 
 RUN_RECORD = "run.json"
 """Written last into an output folder, once every other file of the run is in place."""
@@ -478,62 +457,54 @@ def assemble(
     flags = seed_evidence.flags()
     specs = tables(gradebook=job.gradebook)
     files = [out_dir / spec.name for spec in specs]
-    report_inputs: dict[str, Any] = {}
-
-    def class_wide() -> tuple[Statistics, ReviewCounts]:
-        """The outputs the whole class's statistics give."""
-        # The render stack (Jinja, the rich-text tree) loads here, while the tables are written.
-        from quizgym.render.report import ReviewSummary, Silent, render_report, report_questions
-
-        stats = combine(sums)
-        fitted = (
-            write_irt(out_dir, [s.id for s in sums.slots], [r.right for r in ordered])
-            if job.irt
-            else None
-        )
-        write_items(out_dir / "items.csv", stats)
-        write_rejected(out_dir / "rejected.csv", rejected)
-        write_review(out_dir / "review.csv", bank, review, flags=flags)
-        counts = ReviewCounts(
-            rows=len(review.entries), waiting=review.waiting, decided=review.decided
-        )
-        inputs: dict[str, Any] = {
-            "bank": bank.bank,
-            "questions": report_questions(bank),
-            "stats": stats,
-            "totals": sums.totals,
-            "rejected_rows": sum(1 for r in rejected if not r.is_column),
-            "ignored_columns": sum(1 for r in rejected if r.is_column),
-            "students": students,
-            "warnings": warnings,
-            "flags": [f.text for f in flags],
-            "notes": [*notes, job.versions.describe()],
-            "non_answers": sums.non_answers,
-            "silent": Silent(sums.silent, tuple(sums.silent_names)),
-            "review": ReviewSummary(
-                rows=counts.rows,
-                waiting=counts.waiting,
-                decided=counts.decided,
-                agreement=agreements(bank, review),
-            ),
-            "irt": fitted,
-        }
-        report = render_report(**inputs)
-        report_inputs.update(inputs)
-        (out_dir / "report.html").write_text(report, encoding="utf-8")
-        return stats, counts
-
+    # The per-student tables, then what the whole class's statistics give.
     if job.parts_dir is None:
         parts = [r.graded for r in ordered if r.graded is not None]
-        stats, counts = _write_whole(out_dir, bank.bank, parts, job, then=class_wide)
-    else:
         for spec in specs:
-            head = job.parts_dir / f"header-{spec.name}"
-            spec.write(head, bank.bank, [nothing])
-            _concatenate(out_dir / spec.name, head, [r.files[spec.name] for r in ordered])
+            spec.write(out_dir / spec.name, bank.bank, parts)
         if job.feedback:
-            _move_feedback(out_dir / "feedback", ordered)
-        stats, counts = class_wide()
+            write_feedback(out_dir / "feedback", bank.bank, parts)
+    else:
+        from quizgym.grading.scale.parts import join_parts
+
+        join_parts(out_dir, bank.bank, ordered, job, empty=nothing)
+
+    from quizgym.render.report import ReviewSummary, Silent, render_report, report_questions
+
+    stats = combine(sums)
+    fitted = (
+        write_irt(out_dir, [s.id for s in sums.slots], [r.right for r in ordered])
+        if job.irt
+        else None
+    )
+    write_items(out_dir / "items.csv", stats)
+    write_rejected(out_dir / "rejected.csv", rejected)
+    write_review(out_dir / "review.csv", bank, review, flags=flags)
+    counts = ReviewCounts(rows=len(review.entries), waiting=review.waiting, decided=review.decided)
+    report_inputs: dict[str, Any] = {
+        "bank": bank.bank,
+        "questions": report_questions(bank),
+        "stats": stats,
+        "totals": sums.totals,
+        "rejected_rows": sum(1 for r in rejected if not r.is_column),
+        "ignored_columns": sum(1 for r in rejected if r.is_column),
+        "students": students,
+        "warnings": warnings,
+        "flags": [f.text for f in flags],
+        "notes": [*notes, job.variants.describe()],
+        "non_answers": sums.non_answers,
+        "silent": Silent(sums.silent, tuple(sums.silent_names)),
+        "review": ReviewSummary(
+            rows=counts.rows,
+            waiting=counts.waiting,
+            decided=counts.decided,
+            agreement=agreements(bank, review),
+        ),
+        "irt": fitted,
+    }
+    report = render_report(**report_inputs)
+    (out_dir / "report.html").write_text(report, encoding="utf-8")
+
     files += [out_dir / n for n in ("items.csv", "rejected.csv", "review.csv", "report.html")]
     if job.irt:
         files += [out_dir / n for n in IRT_FILES]
@@ -547,7 +518,7 @@ def assemble(
         stats=stats,
         files=files,
         warnings=warnings,
-        notes=[*notes, job.versions.describe()],
+        notes=[*notes, job.variants.describe()],
         review=counts,
         reading=list(plan.notes),
         flags=[f.text for f in flags],
@@ -581,12 +552,12 @@ def check_accounted(plan: Plan, results: Sequence[PieceResult]) -> None:
             )
 
 
-def _check_keys(book: CompiledBank, present: Sequence[str], versions: Versions) -> None:
+def _check_keys(book: CompiledBank, present: Sequence[str], variants: Variants) -> None:
     """Refuse a run in which a key that every student shares cannot be evaluated: every answer
     to it would be "could not be graded".
 
     A question without parameters has one key for everyone, and so has every question when
-    everyone is graded against the default version; a key that fails only for some versions is
+    everyone is graded against the default variant; a key that fails only for some variants is
     found by ``check``'s stress test, and those students' answers go to review.
 
     Raises:
@@ -599,7 +570,7 @@ def _check_keys(book: CompiledBank, present: Sequence[str], versions: Versions) 
     for slot in book.slots:
         if slot.key is None or slot.id not in wanted:
             continue
-        if getattr(slot.question, "params", None) and versions.rule != "default":
+        if getattr(slot.question, "params", None) and variants.rule != "default":
             continue
         try:
             book.key(slot, book.variant(slot.question))
@@ -622,7 +593,7 @@ def _check_manifest(
         teacher (what changed, what was accepted).
 
     Raises:
-        QuizgymError: the manifest is of another bank, or some issued version cannot be graded
+        QuizgymError: the manifest is of another bank, or some issued variant cannot be graded
             as issued; or an issued question's content, key or scoring changed since (unless
             ``accept_changes``).
     """
@@ -659,43 +630,3 @@ def _unreadable(sums: Sums) -> list[str]:
                 "this question, in the format students were asked for?"
             )
     return out
-
-
-def _write_whole(
-    out_dir: Path,
-    bank: Bank,
-    parts: Sequence[GradedPartition],
-    job: Job,
-    *,
-    then: Callable[[], T],
-) -> T:
-    """The outputs of a run in memory: its per-student tables, its feedback files and
-    ``then()``'s (the class-wide outputs); returns what ``then()`` returns."""
-    for table in tables(gradebook=job.gradebook):
-        table.write(out_dir / table.name, bank, parts)
-    if job.feedback:
-        write_feedback(out_dir / "feedback", bank, parts)
-    return then()
-
-
-def _move_feedback(folder: Path, results: Sequence[PieceResult]) -> None:
-    """Move each piece's feedback files to ``folder``, named as one in-memory run names them."""
-    folder.mkdir(parents=True, exist_ok=True)
-    used: set[str] = set()
-    for result in results:
-        local: set[str] = set()
-        for name in result.feedback:
-            source = result.files["feedback"] / claim_name(name, local)
-            source.replace(folder / claim_name(name, used))
-
-
-def _concatenate(target: Path, head: Path, parts: Sequence[Path]) -> None:
-    """One file: the header (from an empty class), then each part without its identical header."""
-    prefix = head.read_bytes()
-    with target.open("wb") as out:
-        out.write(prefix)
-        for part in parts:
-            with part.open("rb") as stream:
-                if stream.read(len(prefix)) != prefix:
-                    raise QuizgymError(f"{part}: part file does not start with the run's header")
-                shutil.copyfileobj(stream, out, 1 << 20)

@@ -7,11 +7,8 @@ batch grader grades it column by column. A column may be a plain list of texts o
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
-from operator import itemgetter
 from typing import overload
 
 import numpy as np
@@ -20,7 +17,7 @@ import numpy.typing as npt
 from quizgym.grading.census import Census
 from quizgym.grading.rows import Origin, clean_id, duplicate_student, id_problem, look_of
 
-__all__ = ["ClassAnswers", "Coded", "Origin", "Origins", "Rejection"]
+__all__ = ["ClassAnswers", "Coded", "Origin", "Rejection"]
 
 
 @dataclass(frozen=True)
@@ -87,92 +84,6 @@ class Coded(Sequence[str | None]):
     __hash__ = None  # type: ignore[assignment]  # mutable-looking, like the list it stands for
 
 
-class Origins(Sequence[Origin]):
-    """Where each student was first read (file, line), in the order of the students.
-
-    It reads like the list of pairs it stands for. The students of a file pyarrow read are
-    lines one after another, kept as that run until someone asks for their pairs (200,000
-    tuples made for nothing took 24 ms of every whole-class run).
-    """
-
-    __slots__ = ("_pairs", "_runs")
-
-    def __init__(self, pairs: Iterable[Origin] = ()) -> None:
-        self._pairs: list[Origin] = list(pairs)
-        self._runs: list[tuple[str, int, int]] = []
-        """Runs not yet made into pairs, after them: (file, first line, students)."""
-
-    def append(self, origin: Origin) -> None:
-        self._made().append(origin)
-
-    def extend(self, origins: Iterable[Origin]) -> None:
-        """Origins after these (another :class:`Origins`' runs kept as runs)."""
-        if not isinstance(origins, Origins):
-            self._made().extend(origins)
-            return
-        if origins._pairs:
-            self._made().extend(origins._pairs)
-        self._runs += origins._runs
-
-    def extend_lines(self, source: str, first: int, count: int) -> None:
-        """Students read from ``count`` lines of ``source`` one after another, from ``first``."""
-        if count:
-            self._runs.append((source, first, count))
-
-    def sources(self) -> dict[str, int]:
-        """Per file, how many students were read from it."""
-        counts: dict[str, int] = dict(Counter(map(itemgetter(0), self._pairs)))
-        for source, _, count in self._runs:
-            counts[source] = counts.get(source, 0) + count
-        return counts
-
-    def _made(self) -> list[Origin]:
-        for source, first, count in self._runs:
-            self._pairs += zip(repeat(source), range(first, first + count))
-        self._runs.clear()
-        return self._pairs
-
-    def __len__(self) -> int:
-        return len(self._pairs) + sum(count for _, _, count in self._runs)
-
-    @overload
-    def __getitem__(self, index: int) -> Origin: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Origins: ...
-
-    def __getitem__(self, index: int | slice) -> Origin | Origins:
-        if isinstance(index, slice):
-            start, stop, step = index.indices(len(self))
-            return self._run(start, stop) if step == 1 else Origins(self._made()[index])
-        return self._made()[index]
-
-    def _run(self, start: int, stop: int) -> Origins:
-        """The origins from ``start`` to ``stop``, its runs kept as runs (a class's one piece
-        is all of it)."""
-        part = Origins(self._pairs[start:stop])
-        offset = len(self._pairs)
-        for source, first, count in self._runs:
-            low, high = max(start, offset), min(stop, offset + count)
-            if low < high:
-                part._runs.append((source, first + low - offset, high - low))
-            offset += count
-        return part
-
-    def __iter__(self) -> Iterator[Origin]:
-        return iter(self._made())
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, like the list it stands for
-
-    def __repr__(self) -> str:
-        return f"Origins({self._made()!r})"
-
-
 @dataclass
 class ClassAnswers:
     """Every student's answers, one column per answered slot (None = not answered).
@@ -185,7 +96,7 @@ class ClassAnswers:
     slots: list[str]
     students: list[str] = field(default_factory=list)
     seeds: list[int | None] = field(default_factory=list)
-    origins: Origins = field(default_factory=Origins)
+    origins: list[Origin] = field(default_factory=list)
     answers: dict[str, Sequence[str | None]] = field(default_factory=dict)
     versions: dict[str, list[int | None]] = field(default_factory=dict)
     """Per slot, each student's version as the file itself says (the LMS item they answered):
@@ -362,7 +273,7 @@ class ClassAnswers:
         else:
             part.students = [self.students[r] for r in rows]
             part.seeds = [self.seeds[r] for r in rows]
-            part.origins = Origins(self.origins[r] for r in rows)
+            part.origins = [self.origins[r] for r in rows]
             part.records = [self.records[r] for r in rows]
             part.answers = {s: [col[r] for r in rows] for s, col in self.answers.items()}
             part.versions = {q: [seen[r] for r in rows] for q, seen in self.versions.items()}

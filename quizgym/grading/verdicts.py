@@ -5,7 +5,7 @@ batch grader grades each distinct (version, answer) pair once. Making a
 :class:`~quizgym.answers.Verdict` object for each, only for the outputs to take every field
 back out of it, cost more than grading them: :class:`Verdicts` holds the same fields as
 columns (NumPy arrays for numbers and codes, lists for texts). The batch grader fills them a
-column at a time for plain decimals (:mod:`quizgym.grading.plain`) and from verdict objects for
+column at a time for plain decimals (:mod:`quizgym.grading.decimals`) and from verdict objects for
 the rest; the outputs, statistics and review queue read the columns; anyone who asks for one
 verdict gets a :class:`~quizgym.answers.Verdict` equal to the one the single-answer path makes
 (made once, then kept).

@@ -62,8 +62,8 @@ from quizgym.answers import Status
 from quizgym.arrays import group
 from quizgym.grading.batch import GradedPartition, GradedSlot
 from quizgym.grading.table import Coded
+from quizgym.grading.variants import Variants
 from quizgym.grading.verdicts import STATUS_CODES
-from quizgym.grading.versions import Versions
 from quizgym.grading.wrong_version import Numbers, lettered, picks_right, read_numbers
 from quizgym.solver import CompiledBank, Variant
 from quizgym.solver.variants import student_keys
@@ -277,7 +277,7 @@ def poisson_binomial_tail(p: Sequence[float], k: int) -> float:
 def seed_evidence(
     bank: CompiledBank,
     graded: GradedPartition,
-    versions: Versions,
+    versions: Variants,
     *,
     seeds: Sequence[int] = (),
 ) -> SeedEvidence:
@@ -326,7 +326,7 @@ def _held(bank: CompiledBank, g: GradedSlot) -> bool:
     return lettered(g.slot) is not None
 
 
-def _own_label(versions: Versions, cell: int | None) -> tuple[str, int | None]:
+def _own_label(versions: Variants, cell: int | None) -> tuple[str, int | None]:
     """How a student's own versions are named, and the seed they were drawn with (if any)."""
     if versions.rule == "issued":
         return "the issued versions", None
@@ -339,7 +339,7 @@ def _own_label(versions: Versions, cell: int | None) -> tuple[str, int | None]:
 
 
 def _candidates(
-    versions: Versions, cell: int | None, issued_seed: int | None, common: Sequence[int]
+    versions: Variants, cell: int | None, issued_seed: int | None, common: Sequence[int]
 ) -> tuple[str, list[tuple[int, str]]]:
     """A student's own label and their candidate seeds, each with its label (``cell``: their
     seed cell; ``issued_seed``: the seed the manifest issued to them)."""
@@ -374,7 +374,7 @@ def _suspects(
     bank: CompiledBank,
     graded: GradedPartition,
     held: list[GradedSlot],
-    versions: Versions,
+    versions: Variants,
     rows: npt.NDArray[np.int64],
     common: Sequence[int],
     out: SeedEvidence,
@@ -580,7 +580,7 @@ def _numbers(
 
 
 def _contradictions(
-    bank: CompiledBank, graded: GradedPartition, versions: Versions
+    bank: CompiledBank, graded: GradedPartition, versions: Variants
 ) -> dict[int, str]:
     """Row → how its seed cell contradicts the issue manifest the run grades by."""
     issued = versions.issued

@@ -36,10 +36,10 @@ from quizgym.answers import Status, read_choices
 from quizgym.arrays import group
 from quizgym.expr import Reading, read_answer
 from quizgym.grading.batch import GradedPartition, GradedSlot
-from quizgym.grading.plain import PlainColumn, read_plain_column, reads_as_unit
+from quizgym.grading.decimals import PlainColumn, read_plain_column, reads_as_unit
 from quizgym.grading.table import Coded
+from quizgym.grading.variants import Variants
 from quizgym.grading.verdicts import STATUS_CODES
-from quizgym.grading.versions import Versions
 from quizgym.model import AnyQuestion, Tolerance
 from quizgym.solver import CompiledBank, Slot, Variant
 from quizgym.tolerance import KIND_CODES, compare_array
@@ -110,7 +110,7 @@ def _clearly(kind: str, *, own: int, other: int, answered: int) -> bool:
 
 
 def version_counts(
-    bank: CompiledBank, graded: GradedPartition, versions: Versions
+    bank: CompiledBank, graded: GradedPartition, versions: Variants
 ) -> VersionCounts:
     """The (own, other) counts of one graded partition.
 
@@ -143,7 +143,7 @@ def _slot_counts(
     slot: Slot,
     g: GradedSlot,
     column: Sequence[str | None],
-    versions: Versions,
+    versions: Variants,
     kind: str,
 ) -> Counter[tuple[str, str]]:
     pairs, first, inverse = group(g.codes)  # codes of verdicts: grouped without sorting
@@ -195,7 +195,7 @@ def _slot_counts(
 
 
 def _alternatives(
-    bank: CompiledBank, question: AnyQuestion, versions: Versions
+    bank: CompiledBank, question: AnyQuestion, versions: Variants
 ) -> Iterator[tuple[str, Variant]]:
     """The versions answers are held against: the same for every piece of a run.
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the drill pulls in the answer engine (sympy): import it only when used
     from pathlib import Path
 
-    from quizgym.practice.first import Loader, Opening
+    from quizgym.practice.preview import Loader, Opening
     from quizgym.practice.stats import BankStats
     from quizgym.practice.ui import RichUI
     from quizgym.practice.views import Summary
@@ -50,14 +50,14 @@ def run_practice(
     Raises:
         QuizgymError: a bank or the database cannot be used.
     """
-    from quizgym.practice.first import Loader, first_item, read_previews, show_first
+    from quizgym.practice.preview import Loader, first_item, read_previews, show_first
     from quizgym.practice.store import Store
     from quizgym.practice.ui import RichUI, make_console
     from quizgym.practice.views import clock_from
 
     names = list(banks or [DEFAULT_BANK])
     # A bank drilled before shows its first item from its preview while the drill loads
-    # (quizgym.practice.first); any other starts as it always has, loading the drill first, so
+    # (quizgym.practice.preview); any other starts as it always has, loading the drill first, so
     # an unreadable bank or pack is reported before anything is asked.
     previews = read_previews(names)
     books = _load(names) if previews is None else []
@@ -137,7 +137,7 @@ def _meanwhile(keeper: Loader[None]) -> None:
     """At the drill's first prompt: make the previews in the background, the prompt waiting
     in Python meanwhile (a Ctrl-C acts at once), and not reading the line before they are done
     (so the main thread imports nothing while the other thread does)."""
-    from quizgym.practice.first import wait_for_line
+    from quizgym.practice.preview import wait_for_line
 
     keeper.start()
     wait_for_line(keeper)
@@ -145,8 +145,8 @@ def _meanwhile(keeper: Loader[None]) -> None:
 
 
 def _keep_previews(books: Sequence[CompiledBank]) -> None:
-    """Keep each bank's preview for the next drill (see quizgym.practice.first)."""
-    from quizgym.practice.first import keep_preview
+    """Keep each bank's preview for the next drill (see quizgym.practice.preview)."""
+    from quizgym.practice.preview import keep_preview
 
     for book in books:
         keep_preview(book)

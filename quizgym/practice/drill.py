@@ -59,7 +59,7 @@ from quizgym.types import (
 )
 
 if TYPE_CHECKING:
-    from quizgym.practice.first import Opening
+    from quizgym.practice.preview import Opening
 
 RETRY_GAP = 3
 """A wrong item comes back after this many other items (or at the end)."""
@@ -794,7 +794,7 @@ def practice(
         cram: also drill learned items that are not due; those answers leave the schedule alone.
         seed: makes variants, order and intervals reproducible (disables FSRS interval fuzz).
         opening: the first item as shown before the drill was loaded
-            (:mod:`~quizgym.practice.first`): its session start and seed are the session's,
+            (:mod:`~quizgym.practice.preview`): its session start and seed are the session's,
             and when the drill's first item is the one shown, the answer typed there is its
             first answer.
 

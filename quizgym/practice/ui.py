@@ -49,7 +49,7 @@ if TYPE_CHECKING:  # the answer engine (sympy) stays unloaded for `quizgym stats
 
 # Imported where they are drawn, not here: a formula (the TeX reader and its HTML and XML
 # modules), a table (rich's tables) and the statistics are not on most first screens, and the
-# first prompt is shown before the drill is loaded (quizgym.practice.first). Never imported
+# first prompt is shown before the drill is loaded (quizgym.practice.preview). Never imported
 # while the drill loads in the background: every screen is drawn before that or after it.
 
 _FORMULAS: dict[tuple[str, bool], str] = {}

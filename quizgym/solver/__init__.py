@@ -2,7 +2,7 @@
 
 # - :mod:`~quizgym.solver.functions`: the functions keys may call beyond a student's;
 # - :mod:`~quizgym.solver.keys`: exact keys (sympy), their values and display, ``quizgym solve``;
-# - :mod:`~quizgym.solver.quick`: ``quizgym solve`` of plain arithmetic and of one logarithm without
+# - :mod:`~quizgym.solver.exact`: ``quizgym solve`` of plain arithmetic and of one logarithm without
 #   sympy or mpmath, provably as the exact path shows them;
 # - :mod:`~quizgym.solver.variants`: deterministic per-student draws, scalar and for a class;
 # - :mod:`~quizgym.solver.mistakes`: wrong answers derived from a loss key;

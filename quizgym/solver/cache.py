@@ -23,7 +23,7 @@ from quizgym.version import __version__
 
 # Reading a file back needs none of tempfile (and shutil, which it imports), the units' memo,
 # fractions nor decimal: the drill's first prompt reads its preview from here
-# (quizgym.practice.first) before anything else is loaded. Each is imported where it is used.
+# (quizgym.practice.preview) before anything else is loaded. Each is imported where it is used.
 
 if TYPE_CHECKING:
     from quizgym.model import Bank, Pack

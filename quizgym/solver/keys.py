@@ -29,8 +29,7 @@ from quizgym.expr import (
     to_sympy,
     to_text,
 )
-from quizgym.solver.functions import STEP_FUNCTIONS, FunctionTable
-from quizgym.solver.quick import (
+from quizgym.solver.exact import (
     LogForm,
     evaluates,
     log_reads_back,
@@ -38,6 +37,7 @@ from quizgym.solver.quick import (
     reads_back,
     shown_value,
 )
+from quizgym.solver.functions import STEP_FUNCTIONS, FunctionTable
 
 if TYPE_CHECKING:
     import mpmath

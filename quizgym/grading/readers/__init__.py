@@ -3,7 +3,8 @@
 Formats (DESIGN.md "Submissions", and docs/grade.md for their exact columns), recognised by
 extension and header (:func:`~quizgym.grading.readers.layout.layout_of`):
 
-- wide CSV or Parquet (:mod:`.wide`): ``student`` (optional ``seed``), then one column per slot;
+- wide CSV or Parquet (:mod:`.wide`; Parquet rows from :mod:`quizgym.grading.scale.parquet`):
+  ``student`` (optional ``seed``), then one column per slot;
 - long CSV or Parquet (:mod:`.long`): ``student,question,answer`` (optional ``seed``);
 - JSON Lines (:mod:`.jsonl`): ``{"student": ..., "seed": 7, "answers": {"id": "..."}}``;
 - Canvas's quiz "Student Analysis" and Moodle's quiz "Responses" CSV (:mod:`.lms`).
@@ -13,7 +14,7 @@ by commas, semicolons or tabs (:mod:`.text` says how both are told). Nothing is 
 silently: a row that cannot be graded becomes a :class:`~quizgym.grading.table.Rejection` with
 its file, line and reason, and the rest is kept. A file that cannot be read at all (missing,
 no header we recognise) raises :class:`~quizgym.errors.SubmissionError`. A chunked run reads
-its pieces with the same readers (:mod:`quizgym.grading.pieces`).
+its pieces with the same readers (:mod:`quizgym.grading.scale.plan`).
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ from quizgym.grading.rows import (
     strip_id,
     unknown_question,
 )
-from quizgym.grading.table import ClassAnswers, Coded, Origins
+from quizgym.grading.table import ClassAnswers, Coded
 
 __all__ = [
     "ArrowRead",
@@ -344,8 +344,7 @@ def _read_wide_arrow(
     for reason in spec.ignored:
         answers.ignore_column(source, 1, reason)
     answers.typed.update(name for _, name in spec.columns)
-    lines = Origins()  # every student a line, from line 2 on
-    lines.extend_lines(source, 2, len(students))
+    lines = [(source, line) for line in range(2, 2 + len(students))]  # a student a line
     answers.extend(
         students,
         seeds,

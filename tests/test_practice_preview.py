@@ -1,4 +1,4 @@
-"""The first prompt shown from the bank's preview, before the drill is loaded (practice/first.py).
+"""The first prompt shown from the bank's preview, before the drill is loaded (practice/preview.py).
 
 A drill whose bank has a preview in the cache must be, to the student and in the progress
 database, the very drill it is without one: the same screens, verdicts, answers, times and
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from practice_helpers import rows, run
 
-import quizgym.practice.first as first
+import quizgym.practice.preview as first
 
 HERE = Path(__file__).parent
 BANK = HERE / "data" / "practice" / "first.yaml"
@@ -400,7 +400,7 @@ def test_the_first_answer_is_timed_when_its_line_is_read(
 CTRL_C_IN_THE_LOADER = """
 import signal, sys, threading, time
 from rich.console import Console
-from quizgym.practice.first import First, Loader, show_first
+from quizgym.practice.preview import First, Loader, show_first
 from quizgym.practice.ui import RichUI
 from quizgym.practice.views import ItemView, utc_now
 

@@ -1,8 +1,9 @@
-"""Where a run's pieces are graded: in this process, one after the other, or on Dask workers.
+"""A chunked run's plan in, its pieces' results out: graded one after the other in this
+process, or on Dask workers, each piece's rows written to part files.
 
-An engine only maps :func:`~quizgym.grading.pieces.grade_piece` over a plan's pieces; what a
-piece does (the :class:`~quizgym.grading.pieces.Job`) and how the outputs are put together do not
-depend on it.
+An engine only maps :func:`~quizgym.grading.pieces.grade_piece` (then
+:func:`~quizgym.grading.scale.parts.write_parts`) over a plan's pieces; what a piece does (the
+:class:`~quizgym.grading.pieces.Job`) and how the outputs are put together do not depend on it.
 
 The Dask engine turns the plan's pieces into a Dask DataFrame with one piece per partition;
 ``map_partitions`` runs ``grade_piece`` on each, on the workers of a ``distributed.LocalCluster``
@@ -18,12 +19,12 @@ from __future__ import annotations
 
 import logging
 import pickle
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from quizgym.errors import QuizgymError
-from quizgym.grading.pieces import Job, PieceResult, Plan, grade_piece
+from quizgym.grading.pieces import Job, PieceResult, Plan, Progress, grade_piece, ticks
+from quizgym.grading.scale.parts import write_parts
 from quizgym.model import Bank
 from quizgym.solver import CompiledBank
 
@@ -35,9 +36,6 @@ __all__ = ["ENGINES", "INSTALL_DASK", "DaskEngine", "Engine", "SerialEngine", "e
 ENGINES = ("numpy", "dask")
 """The engines ``quizgym grade --engine`` knows: this process (NumPy), or Dask."""
 INSTALL_DASK = '--engine dask needs Dask: pip install "quizgym[dask]"'
-
-Progress = Callable[[int, int], None]
-"""Called with (slots graded, slots to grade) as the run goes."""
 
 
 class Engine(Protocol):
@@ -56,16 +54,13 @@ class SerialEngine:
     def map(
         self, bank: CompiledBank, plan: Plan, job: Job, progress: Progress | None
     ) -> list[PieceResult]:
-        """Grade each piece in turn; ``progress`` is told after every slot."""
-        total, done = len(plan.pieces) * len(job.present), 0
-
-        def tick(_: str) -> None:
-            nonlocal done
-            done += 1
-            if progress is not None:
-                progress(done, total)
-
-        return [grade_piece(bank, piece, job, progress=tick) for piece in plan.pieces]
+        """Grade each piece in turn, writing its part files; ``progress`` is told after every
+        slot."""
+        tick = ticks(progress, len(plan.pieces) * len(job.present))
+        return [
+            write_parts(grade_piece(bank, piece, job, progress=tick), bank.bank, job)
+            for piece in plan.pieces
+        ]
 
 
 def require_dask() -> None:
@@ -85,7 +80,8 @@ def _grade_frame(frame: pd.DataFrame, *, bank: Bank, job: Job) -> pd.DataFrame:
     results = []
     for index, blob in zip(frame["piece"], frame["blob"], strict=True):
         piece = pickle.loads(blob)  # noqa: S301 - written by this run's client
-        results.append((int(index), pickle.dumps(grade_piece(bank, piece, job))))
+        result = write_parts(grade_piece(bank, piece, job), bank, job)
+        results.append((int(index), pickle.dumps(result)))
     return pd.DataFrame(
         {"piece": [r[0] for r in results], "blob": [r[1] for r in results]},
         columns=["piece", "blob"],
@@ -105,8 +101,6 @@ class DaskEngine:
     ) -> list[PieceResult]:
         """Grade every piece on the cluster; ``progress`` is told once all are done."""
         require_dask()
-        if job.parts_dir is None:
-            raise QuizgymError("the Dask engine writes part files: the job needs a parts folder")
         import dask
         import dask.dataframe as dd
         import pandas as pd

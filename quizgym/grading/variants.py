@@ -1,15 +1,15 @@
-"""Which version of each question each student was given: never guessed.
+"""Which variant of each question each student was given: never guessed.
 
-A question with parameters or shuffled choices has a version per student, and grading against the
-wrong one gives a silently wrong grade. So a run must say how versions were handed out:
+A question with parameters or shuffled choices has a variant per student, and grading against the
+wrong one gives a silently wrong grade. So a run must say how variants were handed out:
 
-- ``--issued FILE``: what ``render`` or ``export`` recorded (:mod:`quizgym.issued`): one version for
+- ``--issued FILE``: what ``render`` or ``export`` recorded (:mod:`quizgym.issued`): one variant for
   everyone, each roster student's own, or the LMS pool item each student answered;
-- ``--seed N``: each student's own version, as ``render --roster … --seed N`` drew it (a ``seed``
+- ``--seed N``: each student's own variant, as ``render --roster … --seed N`` drew it (a ``seed``
   column, where a row has one, wins, as a roster's does);
-- ``--version default``: everyone had the default version (one sheet for the whole class);
-  ``--version per-student``: each student's own version, drawn without a seed;
-- a ``seed`` column on every row: each student's own version with their seed.
+- ``--version default``: everyone had the default variant (one sheet for the whole class);
+  ``--version per-student``: each student's own variant, drawn without a seed;
+- a ``seed`` column on every row: each student's own variant with their seed.
 
 Without any of them, a run whose bank has such questions is refused (:func:`resolve`). A row whose
 seed cell is blank while other rows have one, and a student the manifest does not list, are
@@ -33,24 +33,24 @@ from quizgym.model import AnyQuestion
 from quizgym.solver import CompiledBank, Slot, Variant
 from quizgym.types import choices_of
 
-__all__ = ["Versions", "rejections", "resolve"]
+__all__ = ["Variants", "rejections", "resolve"]
 
 Rule = Literal["seeds", "drawn", "default", "issued"]
 
 
 @dataclass(frozen=True, kw_only=True)
-class Versions:
-    """How a run knows each student's version of each question."""
+class Variants:
+    """How a run knows each student's variant of each question."""
 
     rule: Rule
     """``seeds``: drawn from each row's seed column (a library call without options); ``drawn``:
-    drawn per student, with ``seed`` where a row has none; ``default``: the default version for
+    drawn per student, with ``seed`` where a row has none; ``default``: the default variant for
     everyone; ``issued``: as the manifest says."""
     seed: int | None = None
     issued: Issued | None = None
 
     def describe(self) -> str:
-        """How the run's versions were chosen, in words."""
+        """How the run's variants were chosen, in words."""
         if self.rule == "issued" and self.issued is not None:
             return f"versions as issued ({self.issued.mode}, by {self.issued.issued_by})"
         if self.rule == "default":
@@ -60,7 +60,7 @@ class Versions:
             return f"each student's own version ({seed} where a row has no seed)"
         return "each student's own version, with the seed of their row"
 
-    def variants(
+    def of_class(
         self,
         bank: CompiledBank,
         slot: Slot,
@@ -68,9 +68,9 @@ class Versions:
         *,
         keys: npt.NDArray[np.uint64] | None = None,
     ) -> tuple[list[Variant], npt.NDArray[np.int64]]:
-        """The distinct versions of a slot's question in a class, and each student's index.
+        """The distinct variants of a slot's question in a class, and each student's index.
 
-        A version a reader saw in the file itself (the LMS item a student answered) wins over the
+        A variant a reader saw in the file itself (the LMS item a student answered) wins over the
         rule: an LMS draws each item of a pool per student, each part's item on its own.
 
         Args:
@@ -100,7 +100,7 @@ class Versions:
     def variant_of(
         self, bank: CompiledBank, question: AnyQuestion, student: str, seed: int | None
     ) -> Variant | None:
-        """One student's version of a question under this rule (``seed``: their row's).
+        """One student's variant of a question under this rule (``seed``: their row's).
 
         None when only the submissions could say (the LMS item a student drew from a pool).
         """
@@ -129,7 +129,7 @@ class Versions:
 
     @property
     def draws(self) -> bool:
-        """Whether versions are drawn per student (from seeds), as opposed to looked up."""
+        """Whether variants are drawn per student (from seeds), as opposed to looked up."""
         return self.rule in ("seeds", "drawn")
 
     def draw_seeds(self, answers: ClassAnswers) -> Sequence[int | None]:
@@ -142,15 +142,15 @@ class Versions:
 def _issued(
     issued: Issued, question: AnyQuestion, answers: ClassAnswers, seen: list[int | None] | None
 ) -> tuple[list[Variant], npt.NDArray[np.int64]]:
-    """Each student's version as the manifest (or the LMS item they answered) says."""
+    """Each student's variant as the manifest (or the LMS item they answered) says."""
     table = issued.versions.get(question.id)
     if not table:
         raise QuizgymError(f"{question.id}: the issue manifest did not hand this question out")
     variants = [record.variant(question.id) for record in table]
     n = len(answers)
     if seen is not None:
-        # the LMS item a student answered; a student with none gets the first version (their
-        # answer is blank: no version can be right or wrong)
+        # the LMS item a student answered; a student with none gets the first variant (their
+        # answer is blank: no variant can be right or wrong)
         codes = np.array([0 if v is None else v for v in seen], dtype=np.int64)
         return variants, codes
     if issued.mode == "single" or len(table) == 1:
@@ -178,7 +178,7 @@ def resolve(
     version: Literal["default", "per-student"] | None,
     has_seeds: bool,
     by_text: Collection[str] = (),
-) -> Versions:
+) -> Variants:
     """The rule a run grades by, from its options; refuse to guess.
 
     Args:
@@ -200,15 +200,15 @@ def resolve(
     if len(given) > 1:
         raise QuizgymError(f"{' and '.join(given)}: give one way the versions were handed out")
     if issued is not None:
-        return Versions(rule="issued", issued=issued)
+        return Variants(rule="issued", issued=issued)
     if seed is not None:
-        return Versions(rule="drawn", seed=seed)
+        return Variants(rule="drawn", seed=seed)
     if version == "default":
-        return Versions(rule="default")
+        return Variants(rule="default")
     if version == "per-student":
-        return Versions(rule="drawn")
+        return Variants(rule="drawn")
     if has_seeds:
-        return Versions(rule="seeds")
+        return Variants(rule="seeds")
     varying = sorted(
         {
             bank.slot(s).question.id
@@ -226,7 +226,7 @@ def resolve(
             "wrote), --seed N (as render --roster … --seed N), or --version default (one sheet "
             "for everyone)"
         )
-    return Versions(rule="default")  # no question differs: every rule gives the same versions
+    return Variants(rule="default")  # no question differs: every rule gives the same variants
 
 
 def _order_only(bank: CompiledBank, slot: str, by_text: Collection[str]) -> bool:
@@ -236,17 +236,17 @@ def _order_only(bank: CompiledBank, slot: str, by_text: Collection[str]) -> bool
     return slot in by_text and picks is not None and picks.lettered
 
 
-def rejections(answers: ClassAnswers, versions: Versions) -> list[tuple[int, str]]:
-    """(row, reason) of every student whose version cannot be known under the run's rule.
+def rejections(answers: ClassAnswers, variants: Variants) -> list[tuple[int, str]]:
+    """(row, reason) of every student whose variant cannot be known under the run's rule.
 
     A blank seed cell while other rows have a seed (without ``--seed``: grading that student
     without one would draw other numbers), and a student a per-student manifest does not list.
     """
     out: list[tuple[int, str]] = []
-    if versions.rule == "seeds":
+    if variants.rule == "seeds":
         out += [(row, no_seed()) for row, s in enumerate(answers.seeds) if s is None]
-    issued = versions.issued
-    if versions.rule == "issued" and issued is not None and issued.mode == "per-student":
+    issued = variants.issued
+    if variants.rule == "issued" and issued is not None and issued.mode == "per-student":
         out += [
             (row, not_in_roster(len(issued.students)))
             for row, student in enumerate(answers.students)
