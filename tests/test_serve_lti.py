@@ -86,8 +86,13 @@ def _encode(query: dict[str, str]) -> str:
     return urllib.parse.urlencode(query)
 
 
-def _start(folder: Path, *options: str, roster: bool = True, db: str | None = None) -> Lms:
+def _start(
+    folder: Path, *options: str, roster: bool = True, db: str | None = None,
+    bank_text: str | None = None,
+) -> Lms:  # fmt: skip
     bank, roster_csv = write_class(folder, students=("zed",))
+    if bank_text is not None:
+        bank.write_text(bank_text, encoding="utf-8")
     data = folder / "data"
     members = [Member("teach-1", "Tess Teacher", [INSTRUCTOR])]
     members += [Member(s, f"Student {s.upper()}", [LEARNER]) for s in STUDENTS]
@@ -365,6 +370,117 @@ def test_a_regrade_posts_the_changed_scores_and_lists_them(lms: Lms, tmp_path: P
     assert last_scores(lms)["s1"]["scoreGiven"] == new
     again = quizgym("serve", "lti", "regrade", str(grades), "--data", str(lms.data))
     assert "0 changed scores queued" in again.stdout  # queued once
+
+
+REVIEW_BANK = """\
+bank: optics
+title: Lenses
+questions:
+  - id: pick
+    type: multiple_choice
+    tags: [quiz]
+    prompt: Which lens converges light?
+    choices:
+      - {text: convex, correct: true}
+      - {text: concave}
+  - id: why
+    type: free_text
+    tags: [quiz]
+    prompt: Why does a magnifying glass enlarge?
+    model_answer: The object sits inside the focal length, so the image is virtual and larger.
+    rubric:
+      - {criterion: focal, any_of: [focal length, focus], points: 1}
+      - {criterion: virtual, any_of: [virtual], points: 1}
+"""
+
+
+def _review_forms(teacher: Client) -> dict[str, tuple[str, dict[str, str]]]:
+    import re
+
+    page = teacher.get("/teacher/review")
+    assert page.status == 200, page.text
+    heads = re.findall(r"<h2 id=\"r\d+\">[^<]*“([^”]*)”</h2>", page.text)
+    forms = [f for f in forms_of(page.text) if "fingerprint" in f.hidden]
+    assert len(heads) == len(forms)
+    return {answer: (f.action, f.hidden) for answer, f in zip(heads, forms, strict=True)}
+
+
+def _changed(page: str) -> list[str]:
+    import re
+
+    assert 'class="changed">' in page, page
+    return re.findall(r"<li>([^<]*)</li>", page.split('class="changed">')[1].split("</ul>")[0])
+
+
+def _score_rows(lms: Lms) -> int:
+    import sqlite3
+
+    with sqlite3.connect(f"file:{lms.data / 'serve.sqlite3'}?mode=ro", uri=True) as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM lti_score").fetchone()[0])
+
+
+def test_a_review_decision_on_the_page_sends_the_changed_scores_once(tmp_path: Path) -> None:
+    lms = _start(tmp_path, "--attempts", "2", bank_text=REVIEW_BANK)
+    try:
+        teacher = Client(lms.server)
+        page = lms.launch(teacher, "teach-1", deep_link=True)
+        back = Client(_At(lms.platform.url)).post("/deep-link", list(page.form().hidden.items()))
+        assert back.status == 200
+        said = {"s1": "it bends light", "s2": "it bends light", "s3": "a virtual image, inside"}
+        for sub, why in said.items():
+            client = Client(lms.server)
+            assert lms.launch(client, sub, link="link-1").status == 303
+            quiz = client.get("/quiz")
+            pick = next(v for kind, name, v in quiz.form().fields if name == "pick")
+            assert client.submit(quiz, {"pick": pick, "why": why}).status == 303
+        wait_for(lambda: len(lms.platform.scores_of(1)) == 3, "the answers' scores")
+        first = {s["userId"]: s for s in lms.platform.scores_of(1)}
+        assert first["s1"]["gradingProgress"] == "PendingManual"  # awaiting the teacher
+        old = first["s1"]["scoreGiven"]
+        assert first["s2"]["scoreGiven"] == old
+        # The teacher, launched from the LMS, has the LMS page in the navigation.
+        assert lms.launch(teacher, "teach-1", link="link-1").status == 303
+        assert '<a href="/lti/roster">LMS</a>' in teacher.get("/teacher").text
+        action, hidden = _review_forms(teacher)["it bends light"]
+        lms.platform.stop()  # the LMS is away: the changed scores wait for it
+        decision = [*hidden.items(), ("score", "1"), ("comment", "Say where the object is.")]
+        assert teacher.post(action, decision).status == 303
+        listed = _changed(teacher.get("/teacher/review").text)
+        assert listed == [
+            f"lti1-{s}: {old:g} → {old + 1:g} of 3, waiting for the LMS" for s in ("s1", "s2")
+        ]
+        lms.platform.start()
+        wait_for(lambda: len(lms.platform.scores_of(1)) == 5, "the decided scores", 120)
+        wait_for(
+            lambda: "sent to the LMS" in teacher.get("/teacher/review").text, "the page's news"
+        )
+        listed = _changed(teacher.get("/teacher/review").text)
+        assert listed == [
+            f"lti1-{s}: {old:g} → {old + 1:g} of 3, sent to the LMS" for s in ("s1", "s2")
+        ]
+        last = last_scores(lms)
+        assert (last["s1"]["scoreGiven"], last["s2"]["scoreGiven"]) == (old + 1, old + 1)
+        assert last["s3"] == first["s3"]  # not changed, not sent again
+        # The LMS's scores are the ones quizgym grade --review gives with the decisions.
+        decisions = tmp_path / "decisions.csv"
+        decisions.write_bytes(teacher.get("/teacher/decisions.csv").body)
+        graded = graded_scores(lms, tmp_path)
+        out = tmp_path / "attempts.jsonl"
+        made = quizgym("grade", str(lms.bank), str(out), "--issued", str(lms.data / "issued.json"),
+                       "--review", str(decisions), "-o", str(tmp_path / "decided"))  # fmt: skip
+        assert made.returncode in (0, 1), made.stderr
+        with (tmp_path / "decided" / "grades.csv").open(encoding="utf-8") as stream:
+            decided = {row["student"]: float(row["score"]) for row in csv.DictReader(stream)}
+        assert decided["lti1-s1"] == graded["lti1-s1"] + 1 == last["s1"]["scoreGiven"]
+        # The same decision again changes no score: nothing is queued, nothing is posted.
+        rows = _score_rows(lms)
+        assert teacher.post(action, decision).status == 303
+        assert 'class="changed">' not in teacher.get("/teacher/review").text
+        assert _score_rows(lms) == rows
+        assert len(lms.platform.scores_of(1)) == 5
+    finally:
+        lms.server.stop()
+        lms.platform.stop()
 
 
 def test_scores_wait_for_the_feedback_policy(tmp_path: Path) -> None:

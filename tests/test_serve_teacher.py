@@ -189,6 +189,11 @@ def test_review_decisions_are_applied_and_written_as_grade_review_reads_them(
     }
     page = teacher.get("/teacher/review").text
     assert 'value="1"' in page and "Half: say where the object is." in page
+    # The page lists the scores the decision changed; no LMS is registered, so none is sent.
+    changed = re.findall(r"<li>([^<]*)</li>", page.split('class="changed">')[1].split("</ul>")[0])
+    assert changed == [
+        f"{who}: {float(before[who]):g} → {float(after[who]):g} of 4" for who in ("ben", "dan")
+    ]
     # The downloaded decisions, given to quizgym grade with the export, give the same scores.
     decisions = teacher.get("/teacher/decisions.csv")
     assert decisions.status == 200

@@ -163,6 +163,8 @@ class _App:
         self.room = room
         self.sign_ins = sign_ins
         self.teacher_view = Teacher(room, room.folder) if room.folder is not None else None
+        self.lti = False
+        """Whether LTI is mounted (the teacher's navigation links the LMS page)."""
 
     # --- requests -----------------------------------------------------------------------------
 
@@ -232,6 +234,7 @@ class _App:
             return (
                 '<a href="/teacher">Class</a><a href="/teacher/items">Items</a>'
                 '<a href="/teacher/review">Review</a>'
+                + ('<a href="/lti/roster">LMS</a>' if self.lti else "")
             )
         quiz = '<a href="/quiz">Quiz</a>' if self.room.quiz is not None else ""
         return f'<a href="/">Home</a><a href="/practice">Practise</a>{quiz}'
@@ -615,6 +618,8 @@ class _App:
         ]
         if problem is not None:
             parts.append(f'<p class="problem" role="alert">{escape(problem[1])}</p>')
+        elif self.teacher_view is not None and self.teacher_view.changes:
+            parts.append(self.changes_html(self.teacher_view))
         if flagged:
             parts.append(
                 table(
@@ -665,6 +670,22 @@ class _App:
             )
             parts.append(f'<nav aria-label="Pages of the queue"><p>Pages: {links}</p></nav>')
         return "".join(parts)
+
+    def changes_html(self, teacher: Teacher) -> str:
+        """The scores the last decision changed, and whether the LMS has them."""
+        posted = teacher.posted()
+        items = []
+        for c in teacher.changes:
+            line = f"{c.student}: {c.old:g} → {c.new:g} of {c.top:g}"
+            if c.key is not None:
+                line += ", sent to the LMS" if c.key in posted else ", waiting for the LMS"
+            elif c.why:
+                line += f" (not sent to the LMS: {c.why})"
+            items.append(f"<li>{escape(line)}</li>")
+        return (
+            '<section aria-labelledby="changed"><h2 id="changed">Scores the last decision'
+            f' changed</h2><ul class="changed">{"".join(items)}</ul></section>'
+        )
 
     async def review_post(self, request: Request) -> Response:
         who, session = self.who(request)
@@ -816,8 +837,13 @@ def make_app(
         from quizgym.serve.lti.routes import lti_routes
         from quizgym.serve.lti.service import LtiClassroom
 
-        more, lifespan = lti_routes(LtiClassroom(room, folder), url=url)
+        lti = LtiClassroom(room, folder)
+        more, lifespan = lti_routes(lti, url=url)
         routes += more
+        app.lti = True
+        if app.teacher_view is not None:  # decisions' changed scores go to the LMS
+            app.teacher_view.sink = lti
+            lti.decided = app.teacher_view.decided_scores
     return Starlette(routes=routes, exception_handlers=dict(handlers), lifespan=lifespan)
 
 

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from quizgym.errors import QuizgymError
 from quizgym.grading.review import HEADER
@@ -26,7 +26,7 @@ from quizgym.grading.review import HEADER
 if TYPE_CHECKING:
     from quizgym.serve.engine import Classroom
 
-__all__ = ["GRADEBOOKS", "ClassRun", "DecisionError", "Teacher"]
+__all__ = ["GRADEBOOKS", "Changed", "ClassRun", "DecisionError", "ScoreSink", "Teacher"]
 
 GRADEBOOKS = ("grades.csv", "gradebook-canvas.csv", "gradebook-moodle.csv")
 """The gradebook files the teacher page offers, as ``quizgym grade`` writes them."""
@@ -35,6 +35,32 @@ _AT = {name: k for k, name in enumerate(HEADER)}
 
 class DecisionError(QuizgymError):
     """A review decision that cannot be kept (the message says why, as ``grade --review``)."""
+
+
+@dataclass(frozen=True)
+class Changed:
+    """A student's quiz score that a decision changed, and what became of it for the LMS."""
+
+    student: str
+    old: float
+    new: float
+    top: float
+    key: str | None = None
+    """The LMS score queue's row that carries it (None: nothing queued)."""
+    why: str = ""
+    """Why nothing was queued, when an LMS is registered ("" without one)."""
+
+
+class ScoreSink(Protocol):
+    """Where changed scores go (the LTI score queue, when the LMS is mounted)."""
+
+    def send(self, scores: Mapping[str, float]) -> dict[str, tuple[str | None, str]]:
+        """Queue the changed scores; per student, (the row's key, or None and why not)."""
+        ...
+
+    def posted(self, keys: Sequence[str]) -> set[str]:
+        """Which of the queued rows the LMS has taken."""
+        ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,6 +98,10 @@ class Teacher:
         self._lock = threading.Lock()
         self._state: tuple[object, ...] | None = None
         self._run: ClassRun | None = None
+        self.sink: ScoreSink | None = None
+        """The LMS's score queue (set when LTI is mounted)."""
+        self.changes: list[Changed] = []
+        """What the last decision saved changed (shown on the review page)."""
 
     # --- the store ----------------------------------------------------------------------------
 
@@ -85,9 +115,10 @@ class Teacher:
         decisions = {str(f): (str(s), str(c)) for f, s, c in decided}
         return (int(last), int(count), tuple(decided)), decisions
 
-    def decide(self, fingerprint: str, score: str, comment: str) -> None:
+    def decide(self, fingerprint: str, score: str, comment: str) -> list[Changed]:
         """Keep (or, with an empty score and comment, drop) a decision on one row of the review
-        queue, checked as ``grade --review`` checks it.
+        queue, checked as ``grade --review`` checks it; the quiz scores it changed (the run
+        with the decisions before and after), each queued for the LMS when one is mounted.
 
         Raises:
             DecisionError: no such row in the queue, or a score ``grade --review`` refuses.
@@ -112,6 +143,30 @@ class Teacher:
                     " VALUES (?, ?, ?, ?, ?, ?)",
                     (fingerprint, row[_AT["question"]], row[_AT["answer"]], score, comment, now),
                 )
+        after = self.run()
+        moved = {} if after is None else _moved(run.scores, after.scores)
+        queued: Mapping[str, tuple[str | None, str]] = {}
+        if moved and self.sink is not None:
+            queued = self.sink.send({s: new for s, (_, new, _) in moved.items()})
+        changes = [
+            Changed(s, old, new, top, *queued.get(s, (None, "")))
+            for s, (old, new, top) in sorted(moved.items())
+        ]
+        self.changes = changes
+        return changes
+
+    def decided_scores(self) -> Mapping[str, float]:
+        """The quiz's scores with the decisions applied ({}: no decision kept, or no answer)."""
+        with self.room.db.transaction("read the decisions", write=False) as tx:
+            if not tx.rows("SELECT 1 FROM decision LIMIT 1"):
+                return {}
+        run = self.run()
+        return {} if run is None else {s: score for s, (score, _) in run.scores.items()}
+
+    def posted(self) -> set[str]:
+        """The keys of :attr:`changes` the LMS has taken."""
+        keys = [c.key for c in self.changes if c.key is not None]
+        return self.sink.posted(keys) if self.sink is not None and keys else set()
 
     def _check(self, row: Sequence[str], score: str, comment: str) -> None:
         from quizgym.grading.decisions import ReviewError, read_decisions
@@ -207,6 +262,17 @@ class Teacher:
             scores=scores, analysis=analysis, review=rows, decisions_csv=text, decided=kept,
             files=files, summary=graded.summary,
         )  # fmt: skip
+
+
+def _moved(
+    before: Mapping[str, tuple[float, float]], after: Mapping[str, tuple[float, float]]
+) -> dict[str, tuple[float, float, float]]:
+    """The students whose score differs between two runs: (old, new, maximum)."""
+    return {
+        s: (before[s][0], new, top)
+        for s, (new, top) in after.items()
+        if s in before and abs(before[s][0] - new) > 1e-9
+    }
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,9 @@ class LtiClassroom:
         self.db: Database = room.db
         self.keys = ToolKeys(folder)
         self.wall = wall
+        self.decided: Callable[[], Mapping[str, float]] | None = None
+        """The class's scores with the teacher's review decisions applied (set by the app),
+        which a release sends instead of the answers' own."""
         self._admit = threading.Lock()
         ensure_tables(self.db)
         if retry_base is None:
@@ -250,9 +253,11 @@ class LtiClassroom:
         return total, top, review, int(used), bool(finished)
 
     def _queue(
-        self, tx: Tx, key: str, student: str, now: datetime, *, released: bool
+        self, tx: Tx, key: str, student: str, now: datetime, *, released: bool,
+        score: float | None = None,
     ) -> bool:  # fmt: skip
-        """Queue the student's score now under ``key`` (once); whether a row was added."""
+        """Queue the student's score now under ``key`` (once; ``score``: the decided one
+        instead of the answers' own); whether a row was added."""
         found = self._link_of(tx, student)
         quiz = self.room.quiz
         if found is None or quiz is None:
@@ -262,7 +267,7 @@ class LtiClassroom:
         done = finished or (quiz.attempts is not None and used >= quiz.attempts)
         activity = "Completed" if done else "Submitted"
         grading = "PendingManual" if review else "FullyGraded"
-        given: float | None = total
+        given: float | None = total if score is None else score
         if not released:
             given, grading = None, "Pending"
         last = tx.rows(
@@ -316,12 +321,17 @@ class LtiClassroom:
             return 0
         now = self.room.clock()
         count = 0
+        waiting = (
+            "SELECT DISTINCT u.student FROM lti_user u JOIN submission s"
+            " ON s.student = u.student AND s.mode = 'quiz' WHERE u.learner = 1"
+            " AND NOT EXISTS (SELECT 1 FROM lti_score r WHERE r.key = 'release:' || u.student)"
+        )
+        with self.db.transaction("read the LMS scores to release", write=False) as tx:
+            if not tx.rows(waiting):
+                return 0
+        decided = self._decided()  # outside the write: it reads the store itself
         with self.db.transaction("release the LMS scores") as tx:
-            rows = tx.rows(
-                "SELECT DISTINCT u.student FROM lti_user u JOIN submission s"
-                " ON s.student = u.student AND s.mode = 'quiz' WHERE u.learner = 1"
-                " AND NOT EXISTS (SELECT 1 FROM lti_score r WHERE r.key = 'release:' || u.student)"
-            )
+            rows = tx.rows(waiting)
             for (student,) in rows:
                 total = self._total(tx, student)
                 done = total[4] or (quiz.attempts is not None and total[3] >= quiz.attempts)
@@ -333,10 +343,23 @@ class LtiClassroom:
                 )
                 if last and last[0][0] is not None and quiz.feedback == "submitted" and done:
                     continue  # posted with its score already, when the student finished
-                count += self._queue(tx, f"release:{student}", student, now, released=True)
+                count += self._queue(
+                    tx, f"release:{student}", student, now, released=True,
+                    score=decided.get(student),
+                )  # fmt: skip
         if count:
             self.queue.wake()
         return count
+
+    def _decided(self) -> Mapping[str, float]:
+        """The scores with the review decisions (empty: none, or the run refused)."""
+        if self.decided is None:
+            return {}
+        try:
+            return self.decided()
+        except Exception as exc:  # the release goes on with the answers' own scores
+            log.warning("the decided scores could not be read: %s", exc)
+            return {}
 
     def queued(self) -> list[tuple[str, str, float | None, str, int, bool, str]]:
         """Every queued score: (key, student, score, grading, tries, posted?, last error)."""
@@ -346,6 +369,31 @@ class LtiClassroom:
                 " FROM lti_score ORDER BY id"
             )
         return [(k, s, g, gr, int(t), p is not None, e) for k, s, g, gr, t, p, e in rows]
+
+    def send(self, scores: Mapping[str, float]) -> dict[str, tuple[str | None, str]]:
+        """Queue the scores a review decision changed (the teacher page's
+        :class:`~quizgym.serve.teacher.ScoreSink`): each against the last score sent, once
+        (a row keyed by the row it follows and the new score); per student, (key, why not)."""
+        if not self.platforms():
+            return {}  # no LMS registered: nothing to send
+        now, wall = self.room.clock(), self.wall()
+        out: dict[str, tuple[str | None, str]] = {}
+        with self.db.transaction("queue the decided scores") as tx:
+            for student, new in sorted(scores.items()):
+                out[student] = _requeue(tx, student, new, None, now=now, wall=wall)
+        if any(key is not None for key, _ in out.values()):
+            self.queue.wake()
+        return out
+
+    def posted(self, keys: Sequence[str]) -> set[str]:
+        """Which of the score rows ``keys`` the LMS has taken."""
+        found: set[str] = set()
+        with self.db.transaction("read the score queue", write=False) as tx:
+            for key in keys:
+                if tx.rows("SELECT 1 FROM lti_score WHERE key = ? AND posted_ts IS NOT NULL",
+                           (key,)):  # fmt: skip
+                    found.add(key)
+        return found
 
 
 class ScoreQueue:
@@ -481,6 +529,42 @@ class ScoreQueue:
         return None
 
 
+def _requeue(
+    tx: Tx, student: str, new: float, key: str | None, *, now: datetime, wall: float
+) -> tuple[str | None, str]:
+    """Queue a student's changed score under ``key`` against the last score sent: (the row's
+    key, "") or (None, why nothing was queued). Without a ``key``, the row is keyed by the
+    one it follows and the new score, so the same change is queued once."""
+    last = tx.rows(
+        "SELECT id, platform_id, lineitem, scopes, sub, score_maximum, activity, stamp"
+        " FROM lti_score WHERE student = ? ORDER BY id DESC LIMIT 1",
+        (student,),
+    )
+    if not last:
+        return None, "not an LMS student, or no score of theirs sent yet"
+    rid, pid, lineitem, scopes, sub, top, activity, stamp = last[0]
+    given = tx.rows(
+        "SELECT score_given FROM lti_score WHERE student = ? AND score_given IS NOT NULL"
+        " ORDER BY id DESC LIMIT 1",
+        (student,),
+    )
+    if not given:
+        return None, "not released yet: the LMS gets it when the quiz's policy releases it"
+    if abs(float(given[0][0]) - new) < 1e-9:
+        return None, "the LMS has this score already"
+    moment = max(now, datetime.fromisoformat(stamp) + timedelta(milliseconds=1))
+    name = f"decision:{rid}:{new!r}" if key is None else key
+    tx.run(
+        "INSERT INTO lti_score (key, platform_id, lineitem, scopes, sub, student,"
+        " score_given, score_maximum, activity, grading, stamp, made_ts, next_ts)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'FullyGraded', ?, ?, ?)"
+        " ON CONFLICT (key) DO NOTHING",
+        (name, pid, lineitem, scopes, sub, student, new, top, activity, _stamp(moment), wall,
+         wall),
+    )  # fmt: skip
+    return name, ""
+
+
 def regrade_scores(
     db: Database, scores: Mapping[str, float], *, label: str, now: datetime, wall: float
 ) -> list[tuple[str, float | None, float]]:
@@ -492,33 +576,16 @@ def regrade_scores(
     digest = hashlib.sha256(label.encode()).hexdigest()[:16]
     with db.transaction("queue the regraded scores") as tx:
         for student, new in sorted(scores.items()):
-            last = tx.rows(
-                "SELECT platform_id, lineitem, scopes, sub, score_maximum, activity, stamp"
-                " FROM lti_score WHERE student = ? ORDER BY id DESC LIMIT 1",
-                (student,),
-            )
-            if not last:
-                continue  # not an LMS student, or no attempt sent yet
-            pid, lineitem, scopes, sub, top, activity, stamp = last[0]
             given = tx.rows(
                 "SELECT score_given FROM lti_score WHERE student = ? AND score_given IS NOT NULL"
                 " ORDER BY id DESC LIMIT 1",
                 (student,),
             )
-            old = float(given[0][0]) if given else None
-            if old is None or abs(old - new) < 1e-9:
-                continue  # unchanged, or not released yet (its release sends the new score)
-            moment = max(now, datetime.fromisoformat(stamp) + timedelta(milliseconds=1))
-            added = tx.run(
-                "INSERT INTO lti_score (key, platform_id, lineitem, scopes, sub, student,"
-                " score_given, score_maximum, activity, grading, stamp, made_ts, next_ts)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'FullyGraded', ?, ?, ?)"
-                " ON CONFLICT (key) DO NOTHING",
-                (f"regrade:{digest}:{student}", pid, lineitem, scopes, sub, student, new, top,
-                 activity, _stamp(moment), wall, wall),
-            )  # fmt: skip
-            if added:
-                changed.append((student, old, new))
+            name = f"regrade:{digest}:{student}"
+            had = tx.rows("SELECT 1 FROM lti_score WHERE key = ?", (name,))
+            key, _ = _requeue(tx, student, new, name, now=now, wall=wall)
+            if key is not None and not had:
+                changed.append((student, float(given[0][0]), new))
     return changed
 
 
