@@ -483,6 +483,41 @@ def test_a_review_decision_on_the_page_sends_the_changed_scores_once(tmp_path: P
         lms.platform.stop()
 
 
+def test_a_decided_score_waits_for_the_release_and_is_the_one_released(tmp_path: Path) -> None:
+    lms = _start(tmp_path, "--attempts", "2", "--feedback", "submitted", bank_text=REVIEW_BANK)
+    try:
+        teacher = Client(lms.server)
+        page = lms.launch(teacher, "teach-1", deep_link=True)
+        back = Client(_At(lms.platform.url)).post("/deep-link", list(page.form().hidden.items()))
+        assert back.status == 200
+        client = Client(lms.server)
+        assert lms.launch(client, "s1", link="link-1").status == 303
+        quiz = client.get("/quiz")
+        pick = next(v for kind, name, v in quiz.form().fields if name == "pick")
+        assert client.submit(quiz, {"pick": pick, "why": "it bends light"}).status == 303
+        wait_for(lambda: len(lms.platform.scores_of(1)) == 1, "the first score")
+        assert "scoreGiven" not in lms.platform.scores_of(1)[0]  # not finished: not shown yet
+        assert lms.launch(teacher, "teach-1", link="link-1").status == 303
+        action, hidden = _review_forms(teacher)["it bends light"]
+        assert teacher.post(action, [*hidden.items(), ("score", "2")]).status == 303
+        listed = _changed(teacher.get("/teacher/review").text)
+        assert len(listed) == 1 and listed[0].startswith("lti1-s1: ")
+        assert listed[0].endswith(" of 3 (not sent to the LMS: not released yet: the LMS gets it"
+                                  " when the quiz's policy releases it)")  # fmt: skip
+        new = float(listed[0].split(" → ")[1].split()[0])
+        assert len(lms.platform.scores_of(1)) == 1  # the policy holds it back
+        # The student finishes: the score is released, and the LMS ends with the decided one.
+        page = client.get("/quiz")
+        assert client.post("/quiz", [*page.form().hidden.items(), ("_finish", "1")]).status == 303
+        wait_for(lambda: last_scores(lms)["s1"].get("scoreGiven") == new, "the decided score")
+        wait_for(lambda: not _waiting_rows(lms), "the queue to empty")
+        assert [s.get("scoreGiven") for s in lms.platform.scores_of(1)].count(new) == 1
+        assert last_scores(lms)["s1"]["gradingProgress"] == "FullyGraded"
+    finally:
+        lms.server.stop()
+        lms.platform.stop()
+
+
 def test_scores_wait_for_the_feedback_policy(tmp_path: Path) -> None:
     lms = _start(tmp_path, "--attempts", "2", "--feedback", "submitted", roster=False)
     try:

@@ -7,7 +7,9 @@ as the attempt (keyed by the attempt's form token: queued once, posted once); a 
 posts the rows in order, and one that fails (the LMS is down, refuses, times out) is tried
 again later, each time waiting twice as long, up to an hour. What a row says follows the
 quiz's feedback policy: scores the students may not see yet go as ``gradingProgress:
-Pending`` without a score, and are released when they may (``release:`` rows).
+Pending`` without a score, and are released when they may (``release:`` rows). A teacher's
+review decision that changes a score queues the new one (``decision:`` rows) once it may be
+seen, and the worker follows any score sent without the decisions by the decided one.
 """
 
 from __future__ import annotations
@@ -87,6 +89,7 @@ class LtiClassroom:
         """The class's scores with the teacher's review decisions applied (set by the app),
         which a release sends instead of the answers' own."""
         self._admit = threading.Lock()
+        self._sent_decided: tuple[int, tuple[tuple[str, float], ...]] | None = None
         ensure_tables(self.db)
         if retry_base is None:
             retry_base = _retry_base()
@@ -385,6 +388,21 @@ class LtiClassroom:
             self.queue.wake()
         return out
 
+    def send_decided(self) -> int:
+        """Queue every decided score the LMS does not have (an answer's own score sent after
+        the decision, at a finish or a new attempt, is followed by the decided one); how many
+        were queued. Nothing is read again while the queue and the decisions stay as they were.
+        """
+        with self.db.transaction("read the score queue", write=False) as tx:
+            last = tx.rows("SELECT COALESCE(MAX(id), 0) FROM lti_score")[0][0]
+        decided = self._decided()
+        seen = (int(last), tuple(sorted(decided.items())))
+        if not decided or seen == self._sent_decided:
+            return 0
+        count = sum(key is not None for key, _ in self.send(decided).values())
+        self._sent_decided = seen
+        return count
+
     def posted(self, keys: Sequence[str]) -> set[str]:
         """Which of the score rows ``keys`` the LMS has taken."""
         found: set[str] = set()
@@ -425,6 +443,7 @@ class ScoreQueue:
         while not self._stop.is_set():
             try:
                 self.lti.release_due()
+                self.lti.send_decided()
                 wait = self.flush()
             except Exception:  # the worker goes on; the row stays queued
                 log.exception("posting the LMS scores failed")
