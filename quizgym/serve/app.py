@@ -15,7 +15,7 @@ import threading
 import time
 import urllib.parse
 from collections import OrderedDict, deque
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence, Set
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -39,7 +39,7 @@ from quizgym.serve.engine import Classroom, Form, QuizView, Reask, RefusedError
 from quizgym.serve.forms import FormError, draw_question, draw_verdict, rich
 from quizgym.serve.keys import SESSION_COOKIE, SESSION_HOURS, Identity, LinkError
 from quizgym.serve.pages import CSS, button_form, page, table
-from quizgym.serve.teacher import GRADEBOOKS, ClassRun, DecisionError, Teacher
+from quizgym.serve.teacher import GRADEBOOKS, Changed, ClassRun, DecisionError, Teacher
 
 __all__ = ["MAX_BODY", "SESSION_COOKIE", "SignInLimit", "make_app"]
 
@@ -595,15 +595,21 @@ class _App:
         if run is None:
             return _html(page("Review queue", f"<p>{escape(why)}</p>", nav=self.nav(who)))
         number = request.query_params.get("page", "1")
-        body = self.review_body(run, session, page=int(number) if number.isdigit() else 1)
+        posted: Set[str] = set()
+        if self.teacher_view is not None and self.teacher_view.changes:
+            posted = await run_in_threadpool(self.teacher_view.posted)
+        body = self.review_body(
+            run, session, page=int(number) if number.isdigit() else 1, posted=posted
+        )
         return _html(page("Review queue", body, nav=self.nav(who)))
 
     def review_body(
         self, run: ClassRun, session: str, *, page: int,
-        problem: tuple[str, str, str, str] | None = None,
+        problem: tuple[str, str, str, str] | None = None, posted: Set[str] = frozenset(),
     ) -> str:  # fmt: skip
         """A page of the review queue; ``problem``: (fingerprint, why, score, note) of a decision
-        refused, shown with what was typed."""
+        refused, shown with what was typed; ``posted``: the LMS rows of the last decision's
+        changed scores that the LMS has taken."""
         at = {name: k for k, name in enumerate(REVIEW_HEADER)}
         rows = [r for r in run.review if r[at["question"]] != STUDENT_ROW]
         flagged = [r for r in run.review if r[at["question"]] == STUDENT_ROW]
@@ -619,7 +625,7 @@ class _App:
         if problem is not None:
             parts.append(f'<p class="problem" role="alert">{escape(problem[1])}</p>')
         elif self.teacher_view is not None and self.teacher_view.changes:
-            parts.append(self.changes_html(self.teacher_view))
+            parts.append(self.changes_html(self.teacher_view.changes, posted))
         if flagged:
             parts.append(
                 table(
@@ -671,11 +677,11 @@ class _App:
             parts.append(f'<nav aria-label="Pages of the queue"><p>Pages: {links}</p></nav>')
         return "".join(parts)
 
-    def changes_html(self, teacher: Teacher) -> str:
+    @staticmethod
+    def changes_html(changes: Sequence[Changed], posted: Set[str]) -> str:
         """The scores the last decision changed, and whether the LMS has them."""
-        posted = teacher.posted()
         items = []
-        for c in teacher.changes:
+        for c in changes:
             line = f"{c.student}: {c.old:g} → {c.new:g} of {c.top:g}"
             if c.key is not None:
                 line += ", sent to the LMS" if c.key in posted else ", waiting for the LMS"
