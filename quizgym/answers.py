@@ -107,6 +107,11 @@ class Verdict:
         return "rubric" if self.needs_review else "machine"
 
 
+UNSPLIT = "\u2063"
+"""Put (an invisible separator) before a text that answers several slots at once and could not
+be split among them, as given to each of them (an LMS's cloze or matching cell): no reader takes
+it for an answer, so each slot is graded unreadable, for review, never guessed."""
+
 TRUE_WORDS = frozenset({"true", "t", "yes", "y", "1"})
 FALSE_WORDS = frozenset({"false", "f", "no", "n", "0"})
 
@@ -868,6 +873,15 @@ def _grade_blank(
         return grade_slot(book, slot, variant, response, earlier_values=values)
     assert part is not None
     interaction = blanks.slot(part)
+    if response is not None and response.startswith(UNSPLIT):  # a number reads none already
+        return Verdict(
+            question=slot.id,
+            status=Status.INVALID,
+            score=0.0,
+            max_score=slot.points,
+            feedback="This answer fills several blanks at once and cannot be split among them.",
+            expected=expected_answer(question, variant, part=part),
+        )
     if unanswered(question, response, part):
         return Verdict(
             question=slot.id,

@@ -27,7 +27,7 @@ from quizgym.errors import AnswerParseError, QuizgymError
 from quizgym.expr import format_value
 from quizgym.model import AnyQuestion, Bank
 from quizgym.solver import CompiledBank, Variant
-from quizgym.types import choices_of, pairing_of, text_of
+from quizgym.types import choices_of, pairing_of, text_of, word_of
 
 __all__ = [
     "FORMAT",
@@ -322,6 +322,8 @@ def answers_of(book: CompiledBank, variant: Variant) -> list[str]:
             out.append("true" if picks.right == [0] else "false")
         elif picks is not None:
             out.append("; ".join(c.text for c in picks.choices if c.correct))
+        elif (word := word_of(question, slot.part)) is not None:  # a cloze's word blank
+            out.append("; ".join(word.accept))
         elif (text := text_of(question)) is not None:
             out.append(text.model_answer)
     return out

@@ -247,3 +247,17 @@ def test_a_cell_whose_items_cannot_be_told_is_graded_unreadable_never_guessed(
         "invalid",
         "blank",
     ]
+
+
+def test_a_cell_that_names_no_item_is_not_read_as_every_items_answer(
+    lab: Path, tmp_path: Path
+) -> None:
+    report = moodle_report(lab, _class(lab, 1)).splitlines()
+    header = next(csv.reader([report[0]]))
+    cells = next(csv.reader([report[1]]))
+    cells[header.index("Response 1")] = "K"  # one answer, no item: not Potassium's by luck
+    path = tmp_path / "bare.csv"
+    with path.open("w", newline="", encoding="utf-8") as stream:
+        csv.writer(stream).writerows([header, cells])
+    found = graded(lab, path, tmp_path / "g")
+    assert [found[("5000", f"symbols.{i}")][0] for i in ("na", "k", "fe")] == ["invalid"] * 3

@@ -326,7 +326,8 @@ def issued_items(
     for pool in pools:
         for item in pool.items:
             for piece in split_parts(item) if split else [item]:
-                part = piece.slots[0].part if split and len(piece.slots) == 1 else None
+                one = split and len(piece.slots) == 1 and blanks_of(piece.question) is None
+                part = piece.slots[0].part if one else None  # a cloze is one item, never a part
                 text = piece.prompt
                 statement = statement_of(piece.question)
                 if statement is not None:

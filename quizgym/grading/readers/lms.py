@@ -23,6 +23,15 @@ question's order as ``item=>answer`` joined by ``,`` (``=>`` and ``,`` of a text
 backslash; an item left unanswered ``item=>``), Moodle the answered ones in the order shown as
 ``item -> answer`` joined by ``; ``. An item the cell does not name is blank; a cell whose items
 cannot be told is given whole to each item, so each is graded unreadable, never guessed.
+
+A cloze is one LMS question too (its text shows each blank as Canvas's ``[name]`` or Moodle's
+``_____`` / ``{option; option}``), answered in one cell that maps back onto its blanks' slots
+(``question.blank``) by their order in the text: Canvas's fill-in question writes every blank's
+typed text joined by ``,`` (``\\,`` within one; an unanswered blank empty), its dropdowns question
+only the chosen options, which their texts place (an option more than one blank offers, answered
+alone, cannot be placed); Moodle writes ``part 1: …; part 2: …``, every blank numbered. A cell
+that cannot be split one way only is given whole to each blank, marked
+(:data:`~quizgym.answers.UNSPLIT`), so each is graded unreadable, never guessed.
 """
 
 from __future__ import annotations
@@ -33,7 +42,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from quizgym.answers import is_blank
+from quizgym.answers import UNSPLIT, is_blank
 from quizgym.errors import SubmissionError
 from quizgym.grading.readers.layout import CANVAS_QUESTION, MOODLE_RESPONSE
 from quizgym.grading.readers.text import Record
@@ -54,8 +63,15 @@ from quizgym.grading.rows import (
 )
 from quizgym.grading.table import ClassAnswers
 from quizgym.issued import Issued
-from quizgym.model import AnyQuestion, Bank, slot_id
-from quizgym.types import PairingInteraction, choices_of, pairing_of, statement_of
+from quizgym.model import BLANK, AnyQuestion, Bank, slot_id
+from quizgym.types import (
+    BlanksInteraction,
+    PairingInteraction,
+    blanks_of,
+    choices_of,
+    pairing_of,
+    statement_of,
+)
 
 __all__ = ["Matcher", "read_canvas", "read_moodle"]
 
@@ -112,23 +128,34 @@ class Matcher:
                 question = _question(bank, item.question)
                 if question is None:
                     continue
-                whole = pairing_of(question) is not None
+                whole = _whole(question)
                 if question.part_ids() and item.part is None and not whole:
                     why = f"{item.question} is one multi-part item in this export (cloze)"
                     self._entries.append((_fold(item.text), why))
                     continue
-                found = Found(slot_id(item.question, item.part), item.version, whole)
-                self._entries.append((_fold(item.text), found))
+                blanks = blanks_of(question)
+                part = None if blanks is not None else item.part  # a cloze is one LMS item
+                found = Found(slot_id(item.question, part), item.version, whole)
+                forms = [_fold(item.text)]
+                if blanks is not None:  # the manifest writes its blanks {{name}}
+                    forms = _blanks_shown(blanks, forms, _ISSUED_BLANK)
+                self._entries.extend((form, found) for form in forms)
         else:
             for question in bank.questions:
-                whole = pairing_of(question) is not None
+                whole = _whole(question)
                 if question.part_ids() and not whole:
                     continue  # one LMS item per part is not a layout we can recognise unissued
                 body = question.prompt
+                blanks = blanks_of(question)
+                if blanks is not None:
+                    body = BLANK.sub(_MARK, body)
                 statement = statement_of(question)
                 if statement is not None:
-                    body = f"{statement}\n{question.prompt}"
-                for form in _shown_forms(body):
+                    body = f"{statement}\n{body}"
+                forms = _shown_forms(body)
+                if blanks is not None:
+                    forms = _blanks_shown(blanks, forms, _MARKED)
+                for form in forms:
                     self._entries.append((form, Found(question.id, whole=whole)))
 
     def find(self, text: str) -> Found | str:
@@ -172,6 +199,43 @@ class Matcher:
 
 
 _SEVERAL = "its text is that of several items"
+_MARK = "QZBLANKQ"
+"""What stands for a cloze's blank while its bank text is folded (letters and digits only, so no
+Markup reads it as syntax)."""
+_MARKED = re.compile("qzblankq")
+"""A blank's mark, folded."""
+_ISSUED_BLANK = re.compile(r"\{\{[^{}]*\}\}")
+"""A blank in a folded manifest text (``{{name}}``: the text students saw, but its blanks)."""
+
+
+def _whole(question: AnyQuestion) -> bool:
+    """Whether one LMS cell answers the question's several slots (a matching question, a
+    cloze)."""
+    return pairing_of(question) is not None or blanks_of(question) is not None
+
+
+def _blanks_shown(blanks: BlanksInteraction, forms: list[str], mark: re.Pattern[str]) -> list[str]:
+    """A cloze's folded texts with each blank (``mark``, in the text's order) as Canvas shows it
+    (``[name]``, and a typed choice's options after it: ``[name] (a / b)``) and as Moodle's
+    question summary does (a choice's options ``{a; b}``, any other blank ``_____``)."""
+    from quizgym.richtext import plain_text  # LMS files
+
+    names = blanks.names
+    dropdowns = all(blanks.blank(name).kind == "choice" for name in names)
+    canvas, moodle = [], []
+    for name in names:
+        choices = [plain_text(c) for c in blanks.blank(name).choices]
+        typed = f" ({' / '.join(choices)})" if choices and not dropdowns else ""
+        canvas.append(_fold(f"[{name}]{typed}"))
+        moodle.append(_fold("{" + "; ".join(choices) + "}" if choices else "_____"))
+    out = []
+    for form in forms:
+        pieces = mark.split(form)
+        if len(pieces) != len(names) + 1:
+            continue
+        for shown in (canvas, moodle):
+            out.append("".join(p + b for p, b in zip(pieces, [*shown, ""], strict=True)))
+    return list(dict.fromkeys(out))
 
 
 def _shown(column: str) -> str:
@@ -289,7 +353,7 @@ class _Pairings:
 
     def _whole(self, qid: str, cell: str) -> list[tuple[str, str | None]]:
         """A cell whose items cannot be told, given to each item (each is graded unreadable)."""
-        return [(slot, cell) for slot in self.slots(qid)]
+        return [(slot, UNSPLIT + cell) for slot in self.slots(qid)]
 
 
 def _known_pairs(
@@ -309,6 +373,132 @@ def _known_pairs(
                 if rest is not None:
                     return [(item, text), *rest]
     return None
+
+
+class _Blanks:
+    """Cloze cells of an LMS export read back onto their blanks (see the module docs), each
+    question's choice texts folded once."""
+
+    def __init__(self, bank: Bank) -> None:
+        self.bank = bank
+        self._known: dict[str, tuple[BlanksInteraction, list[dict[str, str]]]] = {}
+
+    def _texts(self, qid: str) -> tuple[BlanksInteraction, list[dict[str, str]]]:
+        """The question's blanks and, per blank in the text's order, its choices by their
+        folded shown forms (none for a number or a word)."""
+        if qid not in self._known:
+            blanks = blanks_of(self.bank.question(qid))
+            assert blanks is not None
+            options = []
+            for name in blanks.names:
+                texts: dict[str, str] = {}
+                for text in blanks.blank(name).choices:
+                    for form in _shown_forms(text):
+                        texts.setdefault(form, text)
+                options.append(texts)
+            self._known[qid] = (blanks, options)
+        return self._known[qid]
+
+    def slots(self, qid: str) -> list[str]:
+        """The blank slots of a cloze, in the text's order."""
+        return [slot_id(qid, name) for name in self._texts(qid)[0].names]
+
+    def canvas(self, qid: str, cell: str) -> list[tuple[str, str | None]]:
+        """(slot, answer) of each blank of a Canvas cell: the blanks' answers in the text's
+        order joined by ``,`` (``\\,`` within one); a fill-in question writes every blank (an
+        unanswered one empty), a dropdowns question only the chosen options, which their texts
+        then place."""
+        blanks, options = self._texts(qid)
+        if not cell.strip():
+            return [(slot, None) for slot in self.slots(qid)]
+        pieces = [p.replace("\\,", ",").strip() for p in re.split(r"(?<!\\),", cell)]
+        if len(pieces) < len(options) and all(options):  # dropdowns: the chosen ones only
+            placed = _placed([_fold(p) for p in pieces], options)
+            if placed is None:
+                return self._whole(qid, cell)
+            given: list[str | None] = [None] * len(options)
+            for at, piece in zip(placed, pieces, strict=True):
+                given[at] = piece
+        elif len(pieces) == len(options):
+            given = [p or None for p in pieces]
+        else:
+            return self._whole(qid, cell)
+        return self._known_texts(qid, given)
+
+    def moodle(self, qid: str, cell: str) -> list[tuple[str, str | None]]:
+        """(slot, answer) of each blank of a Moodle cell: qtype_multianswer's ``part 1: …;
+        part 2: …`` (every blank, numbered in the text's order; the word ``part`` as the site's
+        language writes it). A cell that splits into its parts in more than one way, or not in
+        order, cannot be told."""
+        blanks, options = self._texts(qid)
+        if is_blank(cell):
+            return [(slot, None) for slot in self.slots(qid)]
+        word = re.match(r"\s*([^\d:;]*?)\s*1\s*:", cell)
+        if word is None:
+            return self._whole(qid, cell)
+        marks = [rf"{re.escape(word[1])}\s*{k}\s*:" for k in range(1, len(options) + 1)]
+        split = [
+            re.fullmatch(r"\s*" + r";\s*".join(f"{m}({run})" for m in marks), cell, re.DOTALL)
+            for run in (".*?", ".*")  # the first and the last way it splits
+        ]
+        if split[0] is None or split[1] is None or split[0].groups() != split[1].groups():
+            return self._whole(qid, cell)
+        return self._known_texts(qid, [g.strip() or None for g in split[0].groups()])
+
+    def _known_texts(self, qid: str, given: list[str | None]) -> list[tuple[str, str | None]]:
+        """Each blank's answer, a choice's as its bank text when it reads as one."""
+        _, options = self._texts(qid)
+        return [
+            (slot, texts.get(_fold(text), text) if text is not None else None)
+            for slot, texts, text in zip(self.slots(qid), options, given, strict=True)
+        ]
+
+    def _whole(self, qid: str, cell: str) -> list[tuple[str, str | None]]:
+        """A cell whose blanks cannot be told, given to each blank (each is graded unreadable)."""
+        return [(slot, UNSPLIT + cell) for slot in self.slots(qid)]
+
+
+def _placed(pieces: list[str], options: list[dict[str, str]]) -> list[int] | None:
+    """Where folded choice texts stand among the blanks, in order, each among its blank's
+    choices: the blanks' indices, or None unless exactly one way fits."""
+    ways: list[list[int]] = []
+
+    def place(k: int, start: int, taken: list[int]) -> None:
+        if len(ways) > 1:
+            return
+        if k == len(pieces):
+            ways.append(taken)
+            return
+        for at in range(start, len(options) - (len(pieces) - k) + 1):
+            if pieces[k] in options[at]:
+                place(k + 1, at + 1, [*taken, at])
+
+    place(0, 0, [])
+    return ways[0] if len(ways) == 1 else None
+
+
+class _Wholes:
+    """Cells that answer a question's several slots: a matching question's or a cloze's."""
+
+    def __init__(self, bank: Bank) -> None:
+        self.bank = bank
+        self.pairings = _Pairings(bank)
+        self.blanks = _Blanks(bank)
+
+    def _of(self, qid: str) -> _Pairings | _Blanks:
+        return self.pairings if pairing_of(self.bank.question(qid)) is not None else self.blanks
+
+    def slots(self, qid: str) -> list[str]:
+        """The slots one cell of the question answers."""
+        return self._of(qid).slots(qid)
+
+    def canvas(self, qid: str, cell: str) -> list[tuple[str, str | None]]:
+        """(slot, answer) of each slot of a Canvas cell."""
+        return self._of(qid).canvas(qid, cell)
+
+    def moodle(self, qid: str, cell: str) -> list[tuple[str, str | None]]:
+        """(slot, answer) of each slot of a Moodle cell."""
+        return self._of(qid).moodle(qid, cell)
 
 
 def _by_text(bank: Bank, answers: ClassAnswers, slot: str) -> None:
@@ -335,7 +525,7 @@ def read_canvas(
     matcher = Matcher(bank, issued)
     columns: dict[str, list[tuple[int, int | None, int | None]]] = {}
     answer = _Answers(bank)
-    pairings = _Pairings(bank)
+    joined = _Wholes(bank)
     wholes: set[str] = set()
     ambiguous: list[str] = []
     for index, name in enumerate(header):
@@ -352,7 +542,7 @@ def read_canvas(
         columns.setdefault(found.slot, []).append((index, points, found.version))
         if found.whole:
             wholes.add(found.slot)
-        for slot in pairings.slots(found.slot) if found.whole else [found.slot]:
+        for slot in joined.slots(found.slot) if found.whole else [found.slot]:
             answers.mark_present(slot)
             _by_text(bank, answers, slot)
     if not columns:
@@ -398,7 +588,7 @@ def read_canvas(
             continue
         for slot, (index, version) in chosen.items():
             cell = _cell(row, index)
-            read = pairings.canvas(slot, cell) if slot in wholes else [(slot, answer(slot, cell))]
+            read = joined.canvas(slot, cell) if slot in wholes else [(slot, answer(slot, cell))]
             for one, value in read:
                 answers.mark_present(one)[at] = value
                 if version is not None:
@@ -433,7 +623,7 @@ def read_moodle(
     responses = {int(m[1]): k for k, h in enumerate(header) if (m := MOODLE_RESPONSE.match(h))}
     matcher = Matcher(bank, issued)
     answer = _Answers(bank)
-    pairings = _Pairings(bank)
+    joined = _Wholes(bank)
     fixed: dict[int, Found] = {}  # Response N without Question N: from the manifest's slot order
     missing = [n for n in responses if n not in texts]
     if missing and issued is None:
@@ -454,7 +644,7 @@ def read_moodle(
                 continue
             slot, versions = order[n - 1]
             question = _question(bank, slot) if slot not in slots else None
-            whole = question is not None and pairing_of(question) is not None
+            whole = question is not None and _whole(question)
             if slot not in slots and not whole:
                 answers.ignore_column(source, header_line, moodle_cloze(column, slot))
             elif len(versions) > 1:
@@ -506,7 +696,7 @@ def read_moodle(
         for found, index in cells:
             cell = _cell(row, index)
             read = (
-                pairings.moodle(found.slot, cell)
+                joined.moodle(found.slot, cell)
                 if found.whole
                 else [(found.slot, answer(found.slot, cell))]
             )
