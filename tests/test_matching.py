@@ -558,3 +558,23 @@ def test_a_whole_question_typed_in_one_text_is_split_into_its_items(
     pairing = pairing_of(load_bank(bank_path).question("fixed"))
     assert pairing is not None
     assert pairing.split(typed) == split
+
+
+def test_a_whole_cell_that_names_no_item_is_unreadable_on_every_item(
+    bank_path: Path, tmp_path: Path
+) -> None:
+    # "a mean" is the t test's answer, but the cell names no item: never placed by luck.
+    book = compile_bank(load_bank(bank_path))
+    path = tmp_path / "class.csv"
+    path.write_text('student,fixed\ns1,a mean\ns2,"t test: a mean; F test: two variances"\n')
+    out = tmp_path / "out"
+    grade_submissions(book, [path], out_dir=out, seed=5)
+    with (out / "responses.csv").open(encoding="utf-8") as handle:
+        graded = {
+            (r["student"], r["question"]): r["verdict"]
+            for r in csv.DictReader(handle)
+            if r["question"].startswith("fixed.")
+        }
+    assert {v for (s, _), v in graded.items() if s == "s1"} == {"invalid"}
+    assert graded[("s2", "fixed.t")] == graded[("s2", "fixed.f")] == "correct"
+    assert graded[("s2", "fixed.chi")] == "blank"

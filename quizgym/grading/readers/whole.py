@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from quizgym.answers import UNSPLIT
 from quizgym.grading.table import ClassAnswers
 from quizgym.model import Bank, slot_id
 from quizgym.types import pairing_of
@@ -56,7 +57,7 @@ def split_wholes(bank: Bank, answers: ClassAnswers) -> None:
             if text not in memo:
                 found = pairing.split(text)
                 memo[text] = (
-                    dict.fromkeys(slots, text)
+                    dict.fromkeys(slots, UNSPLIT + text)  # unreadable on every item
                     if found is None
                     else {slot_id(question.id, item): typed for item, typed in found.items()}
                 )
