@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from quizgym.answers import grade_response
+from quizgym.answers import UNSPLIT, grade_response
 from quizgym.cli import cli
 from quizgym.grading.run import grade_submissions
 from quizgym.loader import load_bank
@@ -261,6 +261,7 @@ _WHOLE = st.one_of(
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(cells=[("whole", "", "A"), ("whole", "", "Na")])  # a whole text that names no item
 @given(
     cells=st.lists(
         st.tuples(st.sampled_from(["item", "whole"]), _TYPED, _WHOLE), min_size=1, max_size=6
@@ -295,8 +296,8 @@ def test_the_batch_grader_and_the_one_answer_path_agree_on_any_typed_answer(
             student = f"p{n}"
             if "symbols" in row:  # one answer for the whole question, split as the reader does
                 found = pairing.split(row["symbols"]) if row["symbols"].strip() else {}
-                typed = {
-                    p.id: (row["symbols"] if found is None else found.get(p.id))
+                typed = {  # a text that cannot be split is unreadable on every item
+                    p.id: (UNSPLIT + row["symbols"] if found is None else found.get(p.id))
                     for p in pairing.items
                 }
             else:

@@ -52,7 +52,7 @@ def split_wholes(bank: Bank, answers: ClassAnswers) -> None:
             answers.typed.update(slots)
         memo: dict[str, dict[str, str]] = {}
         for row, text in enumerate(column):
-            if text is None:
+            if text is None or not text.strip():  # a blank cell: every item blank
                 continue
             if text not in memo:
                 found = pairing.split(text)
