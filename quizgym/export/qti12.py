@@ -273,6 +273,20 @@ class Qti12Exporter(Exporter):
             _mattext(sub(fb, "flow_mat"), _html(text, media))
         return element
 
+    def _shares(self, element: ET.Element, item: Item, media: Media, alike: str) -> ET.Element:
+        """A question scored in equal shares: its general feedback, and a warning when its
+        slots' points differ (``alike`` says what Canvas does instead)."""
+        if item.feedback:
+            feedback = sub(element, "itemfeedback", ident="general_fb")
+            _mattext(sub(feedback, "flow_mat"), _html(item.feedback, media))
+        points = {slot.points for slot in self.compiled.slots_of(item.question)}
+        if len(points) > 1:
+            shown = ", ".join(sorted(decimal_text(p) for p in points))
+            self.warnings.append(
+                f"warning: {item.ident}: {alike}; quizgym gives them {shown} points"
+            )
+        return element
+
     def _matching(self, element: ET.Element, item: Item, pairing: PairingInteraction) -> ET.Element:
         """A ``matching_question``: one ``response_lid`` per item over every answer; Canvas
         scores the share of items matched right (so items weigh alike)."""
@@ -308,16 +322,9 @@ class Qti12Exporter(Exporter):
             condition = sub(processing, "respcondition", **{"continue": "Yes"})
             sub(sub(condition, "conditionvar"), "varequal", right, respident=response)
             sub(condition, "setvar", share, varname="SCORE", action="Add")
-        if item.feedback:
-            feedback = sub(element, "itemfeedback", ident="general_fb")
-            _mattext(sub(feedback, "flow_mat"), _html(item.feedback, media))
-        points = {slot.points for slot in self.compiled.slots_of(item.question)}
-        if len(points) > 1:
-            self.warnings.append(
-                f"warning: {ident}: Canvas weighs every item of a matching question alike; "
-                f"quizgym gives them {', '.join(sorted(decimal_text(p) for p in points))} points"
-            )
-        return element
+        return self._shares(
+            element, item, media, "Canvas weighs every item of a matching question alike"
+        )
 
     def _blanks(self, element: ET.Element, item: Item, blanks: BlanksInteraction) -> ET.Element:
         """A cloze as Canvas's ``multiple_dropdowns_question`` (every blank a choice) or
@@ -381,16 +388,7 @@ class Qti12Exporter(Exporter):
                     var = sub(condition, "conditionvar")
                     sub(var, "varequal", label, respident=f"response_{name}")
                     sub(condition, "setvar", share, varname="SCORE", action="Add")
-        if item.feedback:
-            feedback = sub(element, "itemfeedback", ident="general_fb")
-            _mattext(sub(feedback, "flow_mat"), _html(item.feedback, media))
-        points = {slot.points for slot in self.compiled.slots_of(item.question)}
-        if len(points) > 1:
-            self.warnings.append(
-                f"warning: {ident}: Canvas weighs every blank alike; quizgym gives them "
-                f"{', '.join(sorted(decimal_text(p) for p in points))} points"
-            )
-        return element
+        return self._shares(element, item, media, "Canvas weighs every blank alike")
 
     def _blank_warnings(
         self,

@@ -24,6 +24,7 @@ from quizgym.export import Exporter
 from quizgym.export.package import sub, write_zip, xml_bytes
 from quizgym.export.plan import (
     BLANK_MARK,
+    Blank,
     Item,
     Media,
     Pool,
@@ -133,6 +134,27 @@ def _within(parent: ET.Element, response: str, runs: tuple[Run, ...]) -> None:
             compare = sub(both, op)
             sub(compare, "variable", identifier=response)
             _base(compare, "float", number_text(bound))
+
+
+def _score_number(
+    processing: ET.Element, response: str, slot: Blank, feedback: list[tuple[str, str]]
+) -> None:
+    """A number's points when it lies in the runs quizgym accepts, else each known mistake's
+    credit and feedback (its identifier added to ``feedback``) when it lies in that one's."""
+    condition = sub(processing, "responseCondition")
+    branch = sub(condition, "responseIf")
+    _within(branch, response, slot.runs)
+    _add_score(branch, slot.points)
+    for n, wrong in enumerate(slot.wrong, start=1):
+        if not wrong.runs:
+            continue
+        ident = f"{response}_MISTAKE{n}"
+        feedback.append((ident, wrong.feedback))
+        branch = sub(condition, "responseElseIf")
+        _within(branch, response, wrong.runs)
+        if wrong.credit:
+            _add_score(branch, slot.points * wrong.credit)
+        _add_feedback(branch, ident=ident)
 
 
 def _marked(prompt: str) -> str:
@@ -398,20 +420,7 @@ class Qti21Exporter(Exporter):
                     baseType="float",
                 )  # fmt: skip
                 _value(declaration, "correctResponse", decimal_text(slot.accept.value))
-                condition = sub(processing, "responseCondition")
-                branch = sub(condition, "responseIf")
-                _within(branch, response, slot.runs)
-                _add_score(branch, slot.points)
-                for n, wrong in enumerate(slot.wrong, start=1):
-                    if not wrong.runs:
-                        continue
-                    ident = f"{response}_MISTAKE{n}"
-                    feedback.append((ident, wrong.feedback))
-                    branch = sub(condition, "responseElseIf")
-                    _within(branch, response, wrong.runs)
-                    if wrong.credit:
-                        _add_score(branch, slot.points * wrong.credit)
-                    _add_feedback(branch, ident=ident)
+                _score_number(processing, response, slot, feedback)
                 if slot.units:
                     self.warnings.append(
                         f"warning: {item.ident}.{name}: a QTI 2.1 float response holds a "
@@ -511,20 +520,7 @@ class Qti21Exporter(Exporter):
             else:
                 line = sub(body, "p")
             sub(line, "textEntryInteraction", responseIdentifier=response, expectedLength="12")
-            condition = sub(processing, "responseCondition")
-            branch = sub(condition, "responseIf")
-            _within(branch, response, slot.runs)
-            _add_score(branch, slot.points)
-            for n, wrong in enumerate(slot.wrong, start=1):
-                if not wrong.runs:
-                    continue
-                ident = f"{response}_MISTAKE{n}"
-                feedback.append((ident, wrong.feedback))
-                branch = sub(condition, "responseElseIf")
-                _within(branch, response, wrong.runs)
-                if wrong.credit:
-                    _add_score(branch, slot.points * wrong.credit)
-                _add_feedback(branch, ident=ident)
+            _score_number(processing, response, slot, feedback)
 
     def test(self, pools: list[Pool]) -> bytes:
         """The ``assessmentTest``: every question, a pool as a section that selects one."""
