@@ -295,6 +295,7 @@ def test_the_web_form_numbers_the_blanks_and_asks_each_by_its_slot(bank_path: Pa
     html = draw_question(book, water, book.variant(water), heading="Question 1")
     assert "{{" not in html
     assert html.count("(1)") >= 1 and "(4)" in html
+    assert [f"Blank ({n})" in html for n in (1, 2, 3, 4)] == [True] * 4
     for blank in ("mass", "ph", "gas"):
         assert f'name="water.{blank}"' in html
     assert html.count('name="water.bond"') == 3  # one radio button per option

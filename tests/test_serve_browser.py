@@ -207,3 +207,88 @@ def test_the_teacher_reviews_an_answer_with_the_keyboard(
         assert form.locator("input[name='score']").input_value() == "0.5"
         accessible(page, "review queue, decided")
         page.context.close()
+
+
+CHEM = """
+bank: chem-web
+title: Chemistry
+questions:
+  - id: water
+    type: cloze
+    prompt: >-
+      The molar mass of water is {{mass}}; its bonds are {{bond}}, and the gas given off at the
+      cathode is {{gas}}.
+    blanks:
+      mass: {answer: 2*1.008 + 15.999, units: g/mol, tolerance: {rel: 0.01}}
+      bond: {choices: [ionic, polar covalent, metallic], answer: polar covalent}
+      gas: {accept: [hydrogen, H2]}
+  - id: symbols
+    type: matching
+    prompt: Pair each element with its symbol.
+    pairs:
+      - {id: na, item: Sodium, answer: Na}
+      - {id: k, item: Potassium, answer: K}
+    distractors: [S]
+"""
+
+
+def choose(page: Any, name: str, text: str) -> None:
+    """Tab into the radio group ``name`` and move with the arrow keys, as a keyboard user does,
+    to the option whose label ends with ``text`` (the order is the student's own)."""
+    value = page.evaluate(
+        "([name, text]) => [...document.querySelectorAll(`input[name='${name}']`)]"
+        ".find(i => document.querySelector(`label[for='${i.id}']`).textContent.trim()"
+        ".endsWith(text)).value",
+        [name, text],
+    )
+    target = f"input[name='{name}'][value='{value}']"
+    tab_to(page, f"input[name='{name}']")
+    page.keyboard.press("Space")  # the first option, when the group has none chosen yet
+    for _ in range(8):
+        if page.evaluate("(s) => document.activeElement.matches(s)", target):
+            assert page.locator(target).is_checked()
+            return
+        page.keyboard.press("ArrowDown")
+    raise AssertionError(f"{target} cannot be reached with the arrow keys")
+
+
+def test_a_cloze_and_a_matching_question_on_a_phone_with_the_keyboard(
+    browser: Any, tmp_path: Path
+) -> None:
+    bank = tmp_path / "chem.yaml"
+    bank.write_text(CHEM, encoding="utf-8")
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student,name\nann,Ann\n", encoding="utf-8")
+    data = tmp_path / "data"
+    with Server(str(bank), "--roster", str(roster), "--data", str(data), "--quiz-ids",
+                "water,symbols", "--feedback", "now", "--rate", "1000"):  # fmt: skip
+        page = open_page(browser, "phone")
+        page.goto(links(data)["ann"])
+        page.goto(page.url + "quiz")
+        assert "{{" not in page.content()
+        accessible(page, "cloze and matching quiz")
+        page.screenshot(path=tmp_path / "cloze-phone.png", full_page=True)
+        tab_to(page, "input[name='water.mass']")
+        page.keyboard.type("18.0 g/mol")
+        choose(page, "water.bond", "polar covalent")
+        tab_to(page, "input[name='water.gas']")
+        page.keyboard.type("H2")
+        choose(page, "symbols.na", "Na")
+        choose(page, "symbols.k", "S")
+        tab_to(page, "button[type=submit]:not([name])")
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+        marks = {
+            el.get_attribute("data-slot"): el.get_attribute("data-verdict")
+            for el in page.locator("[data-slot]").all()
+        }
+        assert marks == {
+            "water.mass": "correct",
+            "water.bond": "correct",
+            "water.gas": "correct",
+            "symbols.na": "correct",
+            "symbols.k": "incorrect",
+        }
+        accessible(page, "cloze and matching verdicts")
+        page.screenshot(path=tmp_path / "cloze-verdict-phone.png", full_page=True)
+        page.context.close()

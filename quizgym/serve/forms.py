@@ -84,6 +84,14 @@ def _options(
     return f"<fieldset><legend>{legend}</legend>{''.join(boxes)}</fieldset>"
 
 
+def _blank_label(slot: Slot) -> str | None:
+    """A cloze blank's label, its number in the text drawn above it (None: not a blank)."""
+    blanks = blanks_of(slot.question)
+    if blanks is None or slot.part is None:
+        return None
+    return f"Blank ({blanks.number(slot.part)})"
+
+
 def _true_false(slot: Slot, variant: Variant, value: str, image: ImageUrl | None) -> str:
     chosen = {value.strip().casefold()}
     return _options(
@@ -102,7 +110,7 @@ def _choice(slot: Slot, variant: Variant, value: str, image: ImageUrl | None) ->
     ]
     legend = "Choose every right answer" if multiple else "Choose one answer"
     if slot.part is not None:  # a matching item: its text, over the answers it is paired with
-        legend = rich(slot.prompt, image=image)
+        legend = _blank_label(slot) or rich(slot.prompt, image=image)
     return _options(
         slot, slot.id, texts, set(value.split()), kind="checkbox" if multiple else "radio",
         legend=legend,
@@ -122,7 +130,7 @@ def _numeric(slot: Slot, variant: Variant, value: str, image: ImageUrl | None) -
     field_id = f"f-{slot.id}"
     label = "Your answer"
     if slot.part is not None:
-        label = rich(variant.fill(slot.prompt), image=image)
+        label = _blank_label(slot) or rich(variant.fill(slot.prompt), image=image)
     if slot.units:
         label += f' <span class="units">(in {rich(slot.units)})</span>'
     return (
